@@ -1,0 +1,152 @@
+import { existsSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { type } from 'arktype';
+import matter from 'gray-matter';
+import { OryxError, errorMessage } from './errors.ts';
+import type { AgentDefinition, AgentSettings, SkillRef } from './types.ts';
+
+export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
+  max_iterations: 10,
+  max_history_turns: 20,
+  context_tokens: 32_000,
+});
+
+export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
+
+const positiveInt = 'number.integer > 0';
+const frontmatterShape = type({
+  'description?': 'string',
+  'provider?': 'string > 0',
+  'model?': 'string > 0',
+  'tools?': 'string[]',
+  'skills?': 'string[]',
+  'settings?': {
+    'max_iterations?': positiveInt,
+    'max_history_turns?': positiveInt,
+    'context_tokens?': 'number.integer >= 256',
+  },
+  'sandbox?': 'object',
+  '+': 'ignore',
+});
+const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'settings', 'sandbox', 'name']);
+
+/**
+ * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Files are read on every load, so an
+ * edit applies to the next run without a restart.
+ */
+export class AgentLoader {
+  constructor(readonly workspaceDir: string) {}
+
+  get agentsDir(): string { return path.join(this.workspaceDir, 'agents'); }
+
+  /** Names of the agent folders that have an AGENT.md. */
+  async names(): Promise<string[]> {
+    let entries;
+    try { entries = await readdir(this.agentsDir, { withFileTypes: true }); } catch { return []; }
+    return entries
+      .filter((e) => e.isDirectory() && existsSync(path.join(this.agentsDir, e.name, 'AGENT.md')))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  async list(): Promise<AgentDefinition[]> {
+    return Promise.all((await this.names()).map((name) => this.load(name)));
+  }
+
+  async load(name: string): Promise<AgentDefinition> {
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
+      throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `"${name}" is not a valid agent name`, {
+        hint: 'Agent names are folder names: letters, digits, _ . and -.',
+      });
+    }
+    const dir = path.join(this.agentsDir, name);
+    const file = path.join(dir, 'AGENT.md');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      const known = await this.names();
+      throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `No agent "${name}": ${path.relative(process.cwd(), file)} does not exist`, {
+        hint: known.length ? `Known agents: ${known.join(', ')}.` : 'Run `oryx init` to create the assistant agent.',
+      });
+    }
+    let parsed;
+    try {
+      parsed = matter(text);
+    } catch (error) {
+      throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: the frontmatter is not valid YAML: ${errorMessage(error)}`, {
+        hint: 'Fix the YAML between the --- lines at the top of AGENT.md.',
+      });
+    }
+    const data = parsed.data as Record<string, unknown>;
+    const checked = frontmatterShape(data);
+    if (checked instanceof type.errors) {
+      const first = checked[0]!;
+      const field = first.path.join('.') || '(frontmatter)';
+      throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: field "${field}" ${first.message.replace(/^.*? must/, 'must')}`, {
+        hint: 'Fix that field in the AGENT.md frontmatter; see the kernel README for the format.',
+        data: { file, field },
+      });
+    }
+    const settings = { ...DEFAULT_SETTINGS, ...(data.settings as Partial<AgentSettings> | undefined) };
+    const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !KNOWN.has(k)));
+    return {
+      name,
+      description: typeof data.description === 'string' ? data.description : '',
+      provider: data.provider as string | undefined,
+      model: data.model as string | undefined,
+      tools: (data.tools as string[] | undefined) ?? [],
+      skills: await this.skills(dir, data.skills as string[] | undefined),
+      settings,
+      sandbox: data.sandbox,
+      instructions: parsed.content.trim(),
+      bootstrap: await this.bootstrap(dir),
+      dir,
+      file,
+      extra,
+    };
+  }
+
+  /** AGENTS.md, SOUL.md, USER.md: the agent's own copy first, then the workspace's. */
+  private async bootstrap(dir: string): Promise<AgentDefinition['bootstrap']> {
+    const found: AgentDefinition['bootstrap'] = [];
+    for (const name of BOOTSTRAP_FILES) {
+      for (const candidate of [path.join(dir, name), path.join(this.workspaceDir, name)]) {
+        try {
+          const content = (await readFile(candidate, 'utf8')).trim();
+          found.push({ name, path: candidate, content });
+          break;
+        } catch { /* try the next place */ }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Skills from `<agent>/skills/*.md` (all of them unless `skills:` lists some) and
+   * `<workspace>/skills/*.md` (only those `skills:` lists). Only name, description and path
+   * are kept: the model reads the body on demand with read_file.
+   */
+  private async skills(dir: string, allow: string[] | undefined): Promise<SkillRef[]> {
+    const own = await readSkills(path.join(dir, 'skills'));
+    const shared = allow ? await readSkills(path.join(this.workspaceDir, 'skills')) : [];
+    const matches = (s: SkillRef) => !allow || allow.some((p) => p === s.name || (p.includes('*') && new RegExp('^' + p.split('*').map(escape).join('.*') + '$').test(s.name)));
+    const seen = new Set<string>();
+    return [...own, ...shared].filter((s) => matches(s) && !seen.has(s.name) && seen.add(s.name));
+  }
+}
+
+const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+async function readSkills(dir: string): Promise<SkillRef[]> {
+  let files: string[];
+  try { files = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort(); } catch { return []; }
+  return Promise.all(files.map(async (f) => {
+    const file = path.join(dir, f);
+    const { data, content } = matter(await readFile(file, 'utf8'));
+    const description = typeof data.description === 'string' ? data.description
+      : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
+    return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };
+  }));
+}

@@ -1,0 +1,88 @@
+import { Command, Flags, type Interfaces } from '@oclif/core';
+import { loadConfig, resolveConfig, type ResolvedConfig } from '../config.ts';
+import { OryxError, isOryxError, errorMessage } from '../errors.ts';
+import { Kernel, type Logger } from '../kernel.ts';
+import type { Plugin } from '../plugin.ts';
+import { AgentService } from '../service.ts';
+
+/**
+ * Plugins used when there is no oryx.config.ts at all, so the CLI still works on the
+ * embedded default database. Loaded by package name, only if installed: the kernel never
+ * imports a plugin statically.
+ */
+export const DEFAULT_PLUGIN_PACKAGES = ['@oryxos/plugin-sqlite', '@oryxos/plugin-audit'];
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof OryxCommand)['baseFlags'] & T['flags']>;
+
+/**
+ * Base of every `oryx` command, in the kernel and in plugins: `--config`, booting the kernel
+ * from the config, closing it afterwards, and errors printed as code, message and hint.
+ *
+ * @example
+ * export default class Hello extends OryxCommand {
+ *   static summary = 'Say hello';
+ *   async run() { const { kernel } = await this.boot(); this.log(kernel.version); }
+ * }
+ */
+export abstract class OryxCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({ char: 'c', summary: 'Path to oryx.config.ts (default: searched from the working directory up).', env: 'ORYX_CONFIG', helpGroup: 'GLOBAL' }),
+  };
+
+  private kernel?: Kernel;
+
+  /** Loads the config (or the defaults without one) and starts a kernel on it. */
+  protected async boot(options: { logger?: Logger } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
+    const { flags } = await this.parse(this.constructor as typeof OryxCommand);
+    const config = (await loadConfig({ file: (flags as { config?: string }).config })) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+    const logger: Logger = options.logger ?? {
+      debug: () => {},
+      info: () => {},
+      warn: (m) => this.logToStderr(`warning: ${m}`),
+    };
+    this.kernel = new Kernel({ config, logger });
+    await this.kernel.start();
+    return { kernel: this.kernel, service: new AgentService(this.kernel), config };
+  }
+
+  protected override async finally(error: Error | undefined): Promise<void> {
+    await this.kernel?.close().catch((e) => this.logToStderr(`warning: close failed: ${errorMessage(e)}`));
+    await super.finally(error);
+  }
+
+  protected override async catch(error: Error & { exitCode?: number; oclif?: unknown }): Promise<unknown> {
+    if (!isOryxError(error)) {
+      if (error.oclif || (error as { code?: string }).code === 'EEXIT') throw error;
+      error = new OryxError('ORYX_E_CLI_FAILED', errorMessage(error), { cause: error, hint: 'This is unexpected; please report it with the command you ran.' });
+    }
+    const e = error as OryxError;
+    if (this.jsonEnabled()) {
+      this.logJson({ error: e.toJSON() });
+    } else {
+      this.logToStderr(`error ${e.code}: ${e.message}`);
+      if (e.hint) this.logToStderr(`  hint: ${e.hint}`);
+    }
+    this.exit(e.code === 'ORYX_E_CLI_USAGE' ? 2 : 1);
+  }
+}
+
+/** The default plugins that are installed, each created with its default options. */
+export async function defaultPlugins(): Promise<Plugin[]> {
+  const plugins: Plugin[] = [];
+  for (const name of DEFAULT_PLUGIN_PACKAGES) {
+    try {
+      const mod = await import(name);
+      plugins.push(mod.default());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    }
+  }
+  return plugins;
+}
+
+/** Reads all of standard input. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

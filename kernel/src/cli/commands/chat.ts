@@ -1,0 +1,57 @@
+import { createInterface } from 'node:readline/promises';
+import { Flags } from '@oclif/core';
+import { errorMessage, isOryxError } from '../../errors.ts';
+import type { RunEvent } from '../../types.ts';
+import { OryxCommand } from '../base.ts';
+
+export default class Chat extends OryxCommand {
+  static override summary = 'Chat with an agent in an interactive session.';
+  static override description = 'Streams answers as they come. Type /new for a new session, /session to see its id, /exit (or Ctrl-D) to leave. '
+    + 'Ctrl-C while the agent works cancels that run.';
+  static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -a researcher -s 3f2a…'];
+  static override flags = {
+    agent: Flags.string({ char: 'a', summary: 'Agent name (default: defaultAgent from the config).' }),
+    session: Flags.string({ char: 's', summary: 'Resume this session id.' }),
+    stream: Flags.boolean({ summary: 'Stream tokens (on by default; --no-stream to wait for whole answers).', default: true, allowNo: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Chat);
+    const { service, config } = await this.boot();
+    const agent = flags.agent ?? config.defaultAgent;
+    let session = flags.session ? (await service.openSession(agent, flags.session)).id : undefined;
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    let running: AbortController | undefined;
+    rl.on('SIGINT', () => { if (running) running.abort(); else rl.close(); });
+    this.log(`Chatting with ${agent}${session ? ` (session ${session})` : ''}. /exit to leave.`);
+    for (;;) {
+      let line: string;
+      try { line = (await rl.question('you> ')).trim(); } catch { break; }
+      if (!line) continue;
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/new') { session = undefined; this.log('New session.'); continue; }
+      if (line === '/session') { this.log(session ?? '(no session yet)'); continue; }
+      running = new AbortController();
+      let streamed = false;
+      const onEvent = (e: RunEvent) => {
+        if (e.type === 'token') { if (!streamed) process.stdout.write(`${agent}> `); process.stdout.write(e.text); streamed = true; }
+        if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
+        if (e.type === 'tool_call') this.logToStderr(`  → ${e.call.name} ${JSON.stringify(e.call.args).slice(0, 200)}`);
+        if (e.type === 'tool_result' && e.result.isError) this.logToStderr(`  ✗ ${e.call.name}: ${e.result.content.slice(0, 200)}`);
+      };
+      try {
+        const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent });
+        session = result.sessionId;
+        if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
+        else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
+        if (result.stopReason === 'limit') this.logToStderr('(stopped at max_iterations)');
+        if (result.stopReason === 'aborted') this.logToStderr('(cancelled)');
+      } catch (error) {
+        this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);
+      } finally {
+        running = undefined;
+      }
+    }
+    rl.close();
+  }
+}

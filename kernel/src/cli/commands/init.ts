@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Flags } from '@oclif/core';
+import { OryxError } from '../../errors.ts';
+import { OryxCommand } from '../base.ts';
+import { scaffold } from '../scaffold.ts';
+
+export default class Init extends OryxCommand {
+  static override summary = 'Create oryx.config.ts and the .oryxos workspace (an assistant agent, bootstrap files, memory).';
+  static override description = 'Enables the OpenAI-compatible provider when OPENAI_API_KEY is set, Ollama otherwise. '
+    + 'Refuses to overwrite existing files unless --force is given.';
+  static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --dir my-project --force'];
+  static override enableJsonFlag = true;
+  static override flags = {
+    dir: Flags.string({ summary: 'Project folder to initialise.', default: '.' }),
+    force: Flags.boolean({ summary: 'Overwrite existing files.', default: false }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(Init);
+    const root = path.resolve(flags.dir);
+    const provider = process.env.OPENAI_API_KEY ? 'openai' : 'ollama';
+    const files = scaffold({ provider });
+    const existing = Object.keys(files).filter((f) => existsSync(path.join(root, f)));
+    if (existing.length && !flags.force) {
+      throw new OryxError('ORYX_E_INIT_EXISTS', `Not overwriting existing files: ${existing.join(', ')}`, {
+        hint: 'Pass --force to replace them (your edits in those files will be lost).',
+      });
+    }
+    for (const [file, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+      await writeFile(path.join(root, file), content);
+    }
+    if (!this.jsonEnabled()) {
+      this.log(`Created ${Object.keys(files).length} files in ${root}:`);
+      for (const f of Object.keys(files)) this.log(`  ${f}`);
+      this.log(provider === 'openai'
+        ? 'Provider: OpenAI-compatible (OPENAI_API_KEY is set; OPENAI_BASE_URL picks another endpoint).'
+        : 'Provider: Ollama at OLLAMA_HOST or http://127.0.0.1:11434 (set OPENAI_API_KEY before `oryx init` to use an OpenAI-compatible endpoint instead).');
+      this.log('Next: oryx run "hello"');
+    }
+    return { root, provider, files: Object.keys(files), overwritten: existing };
+  }
+}

@@ -1,0 +1,25 @@
+import { Flags } from '@oclif/core';
+import { OryxCommand, table } from '../index.ts';
+
+export default class Tools extends OryxCommand {
+  static override summary = 'List tools: all registered ones, or those an agent may use.';
+  static override examples = ['<%= config.bin %> tools', '<%= config.bin %> tools -a assistant --json'];
+  static override enableJsonFlag = true;
+  static override flags = {
+    agent: Flags.string({ char: 'a', summary: 'Only the tools this agent\'s allow-list lets it use.' }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(Tools);
+    const { kernel, config } = await this.boot();
+    const agent = await kernel.agents.load(flags.agent ?? config.defaultAgent).catch((e) => { if (flags.agent) throw e; return undefined; });
+    const list = agent && flags.agent ? await kernel.toolsFor(agent) : agent ? await kernel.allTools(agent) : [];
+    const tools = list.map((t) => ({ name: t.name, source: t.source, plugin: t.plugin, description: t.description, inputSchema: t.inputSchema }));
+    const unavailable = (await kernel.toolSourceStatus()).filter((s) => !s.ok);
+    if (!this.jsonEnabled()) {
+      this.log(tools.length ? table(tools, ['name', 'source', 'plugin', 'description']) : 'No tools.');
+      for (const s of unavailable) this.log(`unavailable: ${s.provider}/${s.name}: ${s.reason ?? 'unknown reason'}`);
+    }
+    return { agent: flags.agent, tools, unavailable };
+  }
+}

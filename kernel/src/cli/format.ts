@@ -1,0 +1,10 @@
+/** Renders rows as aligned columns for people (scripts use --json). */
+export function table(rows: Record<string, unknown>[], columns?: string[]): string {
+  if (rows.length === 0) return '';
+  const cols = columns ?? Object.keys(rows[0]!);
+  const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/\s+/g, ' ');
+  const widths = cols.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => cell(r[c]).length))));
+  const fit = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + '…' : s.padEnd(w));
+  const line = (values: string[]) => values.map((v, i) => fit(v, widths[i]!)).join('  ').trimEnd();
+  return [line(cols.map((c) => c.toUpperCase())), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}

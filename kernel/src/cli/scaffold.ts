@@ -1,0 +1,90 @@
+/** The files `oryx init` writes, relative to the project folder. */
+export function scaffold(options: { provider: 'openai' | 'ollama' }): Record<string, string> {
+  const providerImport = options.provider === 'openai'
+    ? "import openai from '@oryxos/plugin-openai';"
+    : "import ollama from '@oryxos/plugin-ollama';";
+  const providerLine = options.provider === 'openai'
+    ? "    openai({ defaultModel: 'gpt-4o-mini' }), // reads OPENAI_API_KEY and OPENAI_BASE_URL"
+    : "    ollama({ defaultModel: 'qwen2.5:7b' }), // OLLAMA_HOST or http://127.0.0.1:11434";
+  return {
+    'oryx.config.ts': `import { defineConfig } from '@oryxos/kernel';
+${providerImport}
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '@oryxos/plugin-audit';
+import memory from '@oryxos/plugin-memory';
+import sandbox from '@oryxos/plugin-sandbox';
+import tools from '@oryxos/plugin-tools';
+import mcp from '@oryxos/plugin-mcp';
+import web from '@oryxos/plugin-web';
+
+export default defineConfig({
+  defaultAgent: 'assistant',
+  plugins: [
+${providerLine}
+    sqlite(), // sessions and audit tables in file:.oryxos/oryx.db
+    audit(), // every LLM and tool call, denials too: oryx audit llm | tools | summary
+    memory(), // .oryxos/memory/MEMORY.md (or agents/<name>/MEMORY.md): Core and Archive
+    // Deny by default: only what is listed here is allowed. Paths are relative to this file.
+    sandbox({
+      files: { read: ['.'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
+      // exec: { allow: ['git', 'ls', { command: 'npm', args: ['^(test|run)$'] }] },
+      // http: { allow: ['api.github.com', '*.wikipedia.org'] },
+      // smtp: { allow: ['smtp.example.com:587'] },
+    }),
+    tools(), // read_file, write_file, edit_file, list_dir, shell, http_request, current_time
+    mcp(), // servers from .oryxos/mcp_servers.yaml
+    web(), // oryx web: REST + SSE on 127.0.0.1:8787
+  ],
+});
+`,
+    '.oryxos/agents/assistant/AGENT.md': `---
+description: A general assistant that works with the files of this project and remembers what matters.
+tools: [read_file, write_file, edit_file, list_dir, current_time, save_memory, recall_memory]
+settings:
+  max_iterations: 10
+  max_history_turns: 20
+  context_tokens: 32000
+---
+You are a careful, concise assistant working in the user's project folder.
+Use tools to look things up instead of guessing, and say plainly when something failed.
+When you learn a lasting fact about the user or the project, save it with save_memory.
+`,
+    '.oryxos/AGENTS.md': `# Working rules
+
+- Read before you write; prefer small, reversible changes.
+- Report what you did and what you could not do.
+`,
+    '.oryxos/SOUL.md': `# Character
+
+Direct, calm and honest. No flattery, no filler.
+`,
+    '.oryxos/USER.md': `# About the user
+
+(Describe yourself here: name, role, preferences. Every agent reads this file.)
+`,
+    '.oryxos/memory/MEMORY.md': `# Memory
+
+## Core
+
+## Archive
+`,
+    '.oryxos/mcp_servers.yaml': `# MCP servers whose tools agents may use (as <server>__<tool>; allow them in AGENT.md tools:).
+# \${VAR} is replaced by the environment variable VAR. Starting a server is an exec action and
+# reaching a URL an http action: the sandbox must allow them.
+servers: {}
+#  filesystem:
+#    command: npx
+#    args: [-y, "@modelcontextprotocol/server-filesystem", "."]
+#    timeoutMs: 30000
+#    tools: [read_file, list_directory]
+#  remote:
+#    url: https://mcp.example.com/mcp
+#    headers:
+#      Authorization: Bearer \${EXAMPLE_TOKEN}
+`,
+    '.oryxos/.gitignore': `oryx.db
+oryx.db-*
+logs/
+`,
+  };
+}

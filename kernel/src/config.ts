@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { type } from 'arktype';
+import { OryxError, errorMessage, isOryxError } from './errors.ts';
+import type { Plugin } from './plugin.ts';
+
+/** What `oryx.config.ts` exports (through {@link defineConfig}). */
+export interface OryxConfig {
+  /** The plugins to enable, each the result of its factory: `[sqlite(), audit()]`. */
+  plugins: Plugin[];
+  /** The workspace folder, relative to the config file. Default `.oryxos`. */
+  workspace?: string;
+  /** The agent `oryx run` uses without `--agent`. Default `assistant`. */
+  defaultAgent?: string;
+  /** The provider for agents whose AGENT.md names none. */
+  defaultProvider?: string;
+}
+
+/** A config with paths resolved. */
+export interface ResolvedConfig extends Required<Omit<OryxConfig, 'defaultProvider'>> {
+  defaultProvider?: string;
+  /** The folder the config file is in (or the working directory without one). */
+  root: string;
+  /** Absolute path of the workspace folder. */
+  workspaceDir: string;
+  /** The config file, when there is one. */
+  file?: string;
+}
+
+const pluginShape = type({
+  name: 'string > 0',
+  version: 'string > 0',
+  kernel: 'string > 0',
+  'requires?': 'string[]',
+  setup: type.unknown.narrow((v, ctx) => typeof v === 'function' || ctx.mustBe('a function')),
+});
+
+const configShape = type({
+  plugins: pluginShape.array(),
+  'workspace?': 'string > 0',
+  'defaultAgent?': 'string > 0',
+  'defaultProvider?': 'string > 0',
+});
+
+/**
+ * Types a config object; the default export of `oryx.config.ts`.
+ *
+ * @example
+ * import { defineConfig } from '@oryxos/kernel';
+ * import sqlite from '@oryxos/plugin-sqlite';
+ * export default defineConfig({ plugins: [sqlite()] });
+ */
+export function defineConfig(config: OryxConfig): OryxConfig {
+  return config;
+}
+
+/** Validates a config object; the error names the field. */
+export function resolveConfig(raw: unknown, root: string, file?: string): ResolvedConfig {
+  const where = file ? path.relative(process.cwd(), file) || file : 'config';
+  const candidate = raw && typeof raw === 'object' && 'default' in raw && !('plugins' in raw) ? (raw as { default: unknown }).default : raw;
+  // An option left undefined (defaultProvider: process.env.X) means "not set".
+  if (candidate && typeof candidate === 'object') {
+    for (const [k, v] of Object.entries(candidate)) if (v === undefined) delete (candidate as Record<string, unknown>)[k];
+  }
+  const result = configShape(candidate);
+  if (result instanceof type.errors) {
+    const first = result[0];
+    const field = first?.path?.length ? first.path.join('.') : '(root)';
+    throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${field} ${first ? first.message.replace(/^.*? must/, 'must') : result.summary}`, {
+      hint: field.startsWith('plugins')
+        ? 'Each plugin entry must be the object a plugin factory returns, e.g. plugins: [sqlite()].'
+        : 'Fix that field in oryx.config.ts; see the README for the config format.',
+      data: { field, summary: result.summary },
+    });
+  }
+  const config = candidate as OryxConfig;
+  const workspace = config.workspace ?? '.oryxos';
+  return {
+    plugins: config.plugins,
+    workspace,
+    defaultAgent: config.defaultAgent ?? 'assistant',
+    defaultProvider: config.defaultProvider,
+    root,
+    workspaceDir: path.resolve(root, workspace),
+    file,
+  };
+}
+
+/**
+ * Finds `oryx.config.ts` (or .mts/.js/.mjs) from `cwd` up with cosmiconfig, or loads the
+ * given file, and validates it. Returns undefined when there is no config file at all.
+ */
+export async function loadConfig(options: { cwd?: string; file?: string } = {}): Promise<ResolvedConfig | undefined> {
+  const cwd = options.cwd ?? process.cwd();
+  const [{ cosmiconfig }, { TypeScriptLoader }] = await Promise.all([
+    import('cosmiconfig'),
+    import('cosmiconfig-typescript-loader'),
+  ]);
+  const tsLoader = TypeScriptLoader();
+  const explorer = cosmiconfig('oryx', {
+    searchPlaces: ['oryx.config.ts', 'oryx.config.mts', 'oryx.config.js', 'oryx.config.mjs'],
+    loaders: { '.ts': tsLoader, '.mts': tsLoader },
+    searchStrategy: 'global',
+    cache: false,
+  });
+  let found;
+  try {
+    found = options.file ? await explorer.load(path.resolve(cwd, options.file)) : await explorer.search(cwd);
+  } catch (error) {
+    if (isOryxError(error)) throw error;
+    const code = (error as NodeJS.ErrnoException)?.code;
+    if (options.file && code === 'ENOENT') {
+      throw new OryxError('ORYX_E_CONFIG_NOT_FOUND', `Config file not found: ${options.file}`, {
+        hint: 'Check the --config path, or run `oryx init` to create oryx.config.ts.',
+      });
+    }
+    throw new OryxError('ORYX_E_CONFIG_LOAD', `Could not load ${options.file ?? 'oryx.config.ts'}: ${errorMessage(error)}`, {
+      cause: error,
+      hint: 'Fix the error in the config file; the plugins it imports must be installed (npm install).',
+    });
+  }
+  if (!found) return undefined;
+  return resolveConfig(found.config, path.dirname(found.filepath), found.filepath);
+}

@@ -1,0 +1,100 @@
+const BRAND = Symbol.for('oryxos.error');
+
+/** Options for {@link OryxError}. */
+export interface OryxErrorOptions {
+  /** How to fix it, in one sentence a user can act on. */
+  hint?: string;
+  cause?: unknown;
+  /** True when trying the same thing again may succeed (rate limits, timeouts, resets). */
+  retryable?: boolean;
+  /** Server-requested wait before a retry, in milliseconds. */
+  retryAfterMs?: number;
+  /** Structured extra data (HTTP status, file, field…). */
+  data?: Record<string, unknown>;
+}
+
+/**
+ * The one error class of OryxOS. Codes look like `ORYX_E_<AREA>_<WHAT>`, are stable and
+ * never reused; every package lists its codes in its README.
+ *
+ * Recognisable across duplicate installs of the kernel through a `Symbol.for` brand, so use
+ * {@link isOryxError} rather than `instanceof`.
+ *
+ * @example
+ * throw new OryxError('ORYX_E_CONFIG_INVALID', 'plugins[2] must be a plugin object', {
+ *   hint: 'Call the plugin factory: plugins: [sqlite()] rather than [sqlite]',
+ * });
+ */
+export class OryxError extends Error {
+  readonly code: string;
+  readonly hint?: string;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly data?: Record<string, unknown>;
+
+  constructor(code: string, message: string, options: OryxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'OryxError';
+    this.code = code;
+    this.hint = options.hint;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.data = options.data;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  toJSON(): { code: string; message: string; hint?: string } {
+    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) };
+  }
+}
+
+/** True for any OryxError, even one created by another copy of the kernel. */
+export function isOryxError(value: unknown): value is OryxError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** The message of anything thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Wraps anything thrown into an OryxError, keeping an OryxError as it is. */
+export function toOryxError(error: unknown, code: string, options: OryxErrorOptions = {}): OryxError {
+  if (isOryxError(error)) return error;
+  return new OryxError(code, errorMessage(error), { cause: error, ...options });
+}
+
+/**
+ * The kernel's error codes with how to fix each. `test/error-codes.test.ts` checks this
+ * table against `kernel/README.md`, so the two never drift.
+ */
+export const KERNEL_ERROR_CODES = {
+  ORYX_E_CONFIG_NOT_FOUND: 'Run `oryx init`, or pass --config with the path of an oryx.config.ts.',
+  ORYX_E_CONFIG_INVALID: 'Fix the field the message names in oryx.config.ts.',
+  ORYX_E_CONFIG_LOAD: 'The config file threw while loading: fix the syntax or import it names.',
+  ORYX_E_PLUGIN_INVALID: 'A plugin entry must be the object a plugin factory returns: plugins: [sqlite()].',
+  ORYX_E_PLUGIN_DUPLICATE: 'Remove the second copy of the plugin from oryx.config.ts.',
+  ORYX_E_PLUGIN_MISSING_DEPENDENCY: 'Add the plugin it names to `plugins` in oryx.config.ts.',
+  ORYX_E_PLUGIN_KERNEL_MISMATCH: 'Install a plugin version built for this kernel, or upgrade the kernel.',
+  ORYX_E_PLUGIN_CYCLE: 'Two plugins require each other; remove one of the `requires` entries.',
+  ORYX_E_PLUGIN_SETUP: 'The plugin threw in setup or init: read the cause and fix its options.',
+  ORYX_E_HOOK_FAILED: 'A plugin tap threw: the message names the plugin and hook; fix or disable that plugin.',
+  ORYX_E_REGISTRY_DUPLICATE: 'Two plugins register the same provider or tool name; rename one (most plugins take a `name` option).',
+  ORYX_E_REGISTRY_FROZEN: 'Register providers, tools and services in setup(), not after the kernel has started.',
+  ORYX_E_SERVICE_MISSING: 'Enable the plugin that provides the service in oryx.config.ts.',
+  ORYX_E_AGENT_NOT_FOUND: 'Create .oryxos/agents/<name>/AGENT.md, or pick one listed by `oryx agents`.',
+  ORYX_E_AGENT_INVALID: 'Fix the AGENT.md frontmatter field the message names.',
+  ORYX_E_PROVIDER_NOT_FOUND: 'Set `provider:` in AGENT.md to a provider enabled in oryx.config.ts.',
+  ORYX_E_SESSION_NOT_FOUND: 'List sessions with `oryx sessions`, or omit --session to start a new one.',
+  ORYX_E_SESSION_AGENT_MISMATCH: 'Resume the session with the agent it belongs to, or start a new session.',
+  ORYX_E_TOOL_UNKNOWN: 'The model called a tool that does not exist or is not allowed for this agent.',
+  ORYX_E_TOOL_BAD_ARGS: 'The model sent arguments that do not match the tool schema.',
+  ORYX_E_TOOL_FAILED: 'The tool threw; the model sees the message and can retry or change course.',
+  ORYX_E_TOOL_TIMEOUT: 'The tool ran past its time limit; raise timeoutMs or make the call smaller.',
+  ORYX_E_SANDBOX_DENIED: 'Allow the action in the sandbox options of oryx.config.ts (or the agent sandbox: frontmatter).',
+  ORYX_E_LLM_FAILED: 'The model call failed; the message names provider, model and cause.',
+  ORYX_E_RUN_ABORTED: 'The run was cancelled; the session keeps every step committed before the abort.',
+  ORYX_E_CLI_USAGE: 'Check the command usage with --help.',
+  ORYX_E_CLI_FAILED: 'An unexpected error in a command; report it with the command you ran.',
+  ORYX_E_INIT_EXISTS: 'Files would be overwritten: pass --force to replace them.',
+} as const;

@@ -1,0 +1,115 @@
+import tapable from 'tapable';
+import { OryxError, errorMessage, isOryxError } from './errors.ts';
+import type {
+  ChatRequest, ChatResponse, Prompt, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
+} from './types.ts';
+
+const { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } = tapable;
+
+/**
+ * Stages order taps on one hook, whatever order plugins were set up in: guards (sandbox,
+ * approval) run first, rewriting taps in the middle, observers (audit) last.
+ */
+export const STAGE = Object.freeze({ GUARD: -100, EARLY: -50, DEFAULT: 0, LATE: 50, OBSERVE: 100 });
+
+/** One model call attempt, as `afterLLM` and `llmError` see it. */
+export interface LLMCallInfo {
+  run: RunContext;
+  request: ChatRequest;
+  /** 1 for the first try, 2 for the first retry… */
+  attempt: number;
+  latencyMs: number;
+}
+
+/** One tool call, as `beforeTool` sees it. */
+export interface ToolCallInfo {
+  run: RunContext;
+  call: ToolCall;
+  /** Undefined for an unknown tool. */
+  tool?: Tool;
+}
+
+/** One finished tool call, as `afterTool` sees it (failures and denials too). */
+export interface ToolResultInfo extends ToolCallInfo {
+  status: 'ok' | 'error' | 'denied';
+  durationMs: number;
+}
+
+/** The loop reached `max_iterations`. */
+export interface LimitInfo {
+  run: RunContext;
+  /** The last response the model gave (it still asked for tools). */
+  last: ChatResponse;
+}
+
+/** Turns about to leave the prompt (window or token budget), oldest first. */
+export interface TrimInfo {
+  run: RunContext;
+  reason: 'window' | 'budget';
+  /** Each turn's messages; `firstSeq` is the stored position of its first message, when known. */
+  turns: { firstSeq?: number; messages: Message[] }[];
+}
+
+/**
+ * Every hook of the kernel, declared once. Taps are named after their plugin and ordered by
+ * {@link STAGE}. Waterfall taps return the (possibly rewritten) value; bail taps return
+ * `undefined` to pass.
+ */
+export function createHooks() {
+  const hooks = {
+    // ReAct phases
+    /** Add or rewrite prompt parts (memory, skills, clock). Rebuilt every iteration. */
+    beforePrompt: new AsyncSeriesWaterfallHook<[Prompt, RunContext]>(['prompt', 'run']),
+    /** Sees every model response (audit, policy); may rewrite it. */
+    afterLLM: new AsyncSeriesWaterfallHook<[ChatResponse, LLMCallInfo]>(['response', 'info']),
+    /** Sees every failed model attempt, retried or final (audit). */
+    llmError: new AsyncSeriesHook<[OryxError, LLMCallInfo & { willRetry: boolean }]>(['error', 'info']),
+    /** A tap that returns a result replaces execution (denial, approval refused, cache). */
+    beforeTool: new AsyncSeriesBailHook<[ToolCallInfo], ToolResult | undefined>(['info']),
+    /** Sees every tool result, errors and denials included (audit, redaction). */
+    afterTool: new AsyncSeriesWaterfallHook<[ToolResult, ToolResultInfo]>(['result', 'info']),
+    /** `max_iterations` reached: return the response to end with; default is the last one. */
+    onLimit: new AsyncSeriesBailHook<[LimitInfo], ChatResponse | undefined>(['info']),
+    /** Turns are about to leave the prompt: checkpoint them (memory). */
+    trimContext: new AsyncSeriesHook<[TrimInfo]>(['info']),
+    // lifecycle
+    /** After every plugin's setup: open databases, connect servers. */
+    init: new AsyncSeriesHook<[]>([]),
+    /** A run has ended, whatever its stop reason (notifications, metrics). */
+    afterRun: new AsyncSeriesHook<[RunResult, RunContext]>(['result', 'run']),
+    /** Shutdown; taps run in reverse setup order. */
+    close: new AsyncSeriesHook<[]>([]),
+  };
+  for (const [name, hook] of Object.entries(hooks)) guardTaps(name, hook);
+  return Object.freeze(hooks);
+}
+
+export type Hooks = ReturnType<typeof createHooks>;
+export type HookName = keyof Hooks;
+
+/** Re-raises anything a tap throws as an OryxError that names the plugin and the hook. */
+function guardTaps(hookName: string, hook: { intercept(i: object): void }): void {
+  hook.intercept({
+    register(tap: { type: string; name: string; fn: (...args: unknown[]) => unknown }) {
+      const fn = tap.fn;
+      const wrap = (error: unknown): OryxError => {
+        if (isOryxError(error) && error.code === 'ORYX_E_HOOK_FAILED') return error;
+        return new OryxError(
+          'ORYX_E_HOOK_FAILED',
+          `Plugin "${tap.name}" failed in hook "${hookName}": ${errorMessage(error)}`,
+          { cause: error, hint: isOryxError(error) ? error.hint : `Fix or disable the plugin "${tap.name}".` },
+        );
+      };
+      if (tap.type === 'promise') {
+        tap.fn = async (...args: unknown[]) => {
+          try { return await fn(...args); } catch (error) { throw wrap(error); }
+        };
+      } else if (tap.type === 'sync') {
+        tap.fn = (...args: unknown[]) => {
+          try { return fn(...args); } catch (error) { throw wrap(error); }
+        };
+      }
+      return tap;
+    },
+  });
+}

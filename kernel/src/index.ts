@@ -1,0 +1,14 @@
+export * from './types.ts';
+export { OryxError, isOryxError, toOryxError, errorMessage, KERNEL_ERROR_CODES, type OryxErrorOptions } from './errors.ts';
+export { STAGE, createHooks, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
+export { Kernel, KERNEL_VERSION, type KernelOptions, type Logger } from './kernel.ts';
+export { definePlugin, orderPlugins, type Plugin } from './plugin.ts';
+export { defineConfig, loadConfig, resolveConfig, type OryxConfig, type ResolvedConfig } from './config.ts';
+export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES } from './agents.ts';
+export { AgentService } from './service.ts';
+export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';
+export { ToolExecutor, enforceAction, DEFAULT_TOOL_TIMEOUT_MS } from './executor.ts';
+export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenEstimator } from './prompt.ts';
+export { validateJsonSchema } from './json-schema.ts';
+export { matchesToolPattern } from './registry.ts';
+export { InMemorySessionStore } from './memory-store.ts';

@@ -1,0 +1,74 @@
+import { OryxError } from './errors.ts';
+import type { Provider, Services, Tool, ToolProvider } from './types.ts';
+
+/**
+ * Providers by explicit name, tools by name, tool providers (MCP) and named services.
+ * Filled during plugin setup, frozen once the kernel has started.
+ */
+export class Registry {
+  readonly providers = new Map<string, Provider & { plugin?: string }>();
+  readonly tools = new Map<string, Tool>();
+  readonly toolProviders: (ToolProvider & { plugin?: string })[] = [];
+  readonly services = new Map<string, { value: unknown; plugin?: string }>();
+  private frozen = false;
+
+  freeze(): void { this.frozen = true; }
+
+  private check(what: string, name: string): void {
+    if (this.frozen) {
+      throw new OryxError('ORYX_E_REGISTRY_FROZEN', `Cannot register ${what} "${name}": the kernel has already started`, {
+        hint: 'Register providers, tools and services in setup(), not after start.',
+      });
+    }
+  }
+
+  addProvider(provider: Provider, plugin?: string): void {
+    this.check('provider', provider.name);
+    const existing = this.providers.get(provider.name);
+    if (existing) {
+      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Provider "${provider.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
+        hint: 'Give one of them another name with its `name` option.',
+      });
+    }
+    this.providers.set(provider.name, Object.assign(provider, { plugin }));
+  }
+
+  addTool(tool: Tool, plugin?: string): void {
+    this.check('tool', tool.name);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
+      throw new OryxError('ORYX_E_PLUGIN_INVALID', `Tool name "${tool.name}" (from ${plugin}) must match [a-zA-Z0-9_-]{1,64}`, {
+        hint: 'Model APIs accept only letters, digits, _ and - in tool names.',
+      });
+    }
+    const existing = this.tools.get(tool.name);
+    if (existing) {
+      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Tool "${tool.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
+        hint: 'Rename one of the tools or disable one of the plugins.',
+      });
+    }
+    this.tools.set(tool.name, { ...tool, plugin: tool.plugin ?? plugin });
+  }
+
+  addToolProvider(source: ToolProvider, plugin?: string): void {
+    this.check('tool provider', source.name);
+    this.toolProviders.push(Object.assign(source, { plugin }));
+  }
+
+  addService<K extends keyof Services>(name: K, value: Services[K], plugin?: string): void {
+    this.check('service', name);
+    const existing = this.services.get(name);
+    if (existing) {
+      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Service "${name}" is provided twice (by ${existing.plugin} and ${plugin})`, {
+        hint: 'Enable only one plugin that provides it.',
+      });
+    }
+    this.services.set(name, { value, plugin });
+  }
+}
+
+/** Matches a tool name against an allow-list entry with `*` globs. */
+export function matchesToolPattern(name: string, pattern: string): boolean {
+  if (!pattern.includes('*')) return name === pattern;
+  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return re.test(name);
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { OryxError } from './errors.ts';
+import type { Kernel } from './kernel.ts';
+import { runLoop } from './loop.ts';
+import { groupTurns } from './prompt.ts';
+import type { Message, RunContext, RunInput, RunResult, SessionInfo } from './types.ts';
+
+/**
+ * The single entry the CLI, the REST channel and the scheduler share: load the agent, open
+ * or create the session, serialize runs on it, run the loop, commit every message.
+ *
+ * @example
+ * const service = new AgentService(kernel);
+ * const { answer, sessionId } = await service.process({ agent: 'assistant', message: 'hello' });
+ */
+export class AgentService {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(readonly kernel: Kernel) {}
+
+  /** Opens the session a run will use: the given one (checked) or a new one. */
+  async openSession(agent: string, id?: string): Promise<SessionInfo> {
+    const store = this.kernel.service('sessions');
+    if (!id) return store.create({ agent });
+    const session = await store.get(id);
+    if (!session) {
+      throw new OryxError('ORYX_E_SESSION_NOT_FOUND', `No session "${id}"`, {
+        hint: 'List sessions with `oryx sessions`, or omit the session to start a new one.',
+      });
+    }
+    if (session.agent !== agent) {
+      throw new OryxError('ORYX_E_SESSION_AGENT_MISMATCH', `Session "${id}" belongs to agent "${session.agent}", not "${agent}"`, {
+        hint: `Resume it with --agent ${session.agent}, or start a new session.`,
+      });
+    }
+    return session;
+  }
+
+  async process(input: RunInput): Promise<RunResult> {
+    const agent = await this.kernel.agents.load(input.agent);
+    const provider = this.kernel.providerFor(agent);
+    const model = agent.model ?? provider.defaultModel;
+    if (!model) {
+      throw new OryxError('ORYX_E_AGENT_INVALID', `Agent "${agent.name}" names no model and provider "${provider.name}" has no default`, {
+        hint: `Set model: in ${agent.file}, or defaultModel in the provider's options.`,
+      });
+    }
+    const session = await this.openSession(agent.name, input.session);
+    return this.serialize(session.id, input.signal, async () => {
+      const store = this.kernel.service('sessions');
+      const signal = input.signal ?? new AbortController().signal;
+      const run: RunContext = {
+        runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
+      };
+      await store.append(session.id, [{ role: 'user', content: input.message }]);
+
+      const max = agent.settings.max_history_turns;
+      const stored = await store.history(session.id, max + 1);
+      const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
+      let turns = groupTurns(stored.map((s) => s.message));
+      if (turns.length > max) {
+        const leaving = turns.slice(0, turns.length - max);
+        await this.kernel.hooks.trimContext.promise({
+          run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
+        });
+        turns = turns.slice(turns.length - max);
+      }
+      const result = await runLoop({
+        kernel: this.kernel,
+        run,
+        provider,
+        history: turns.flat(),
+        tools: await this.kernel.toolsFor(agent, signal),
+        commit: (messages) => store.append(session.id, messages),
+        seqOf: (m) => seq.get(m),
+        stream: input.stream,
+        onEvent: input.onEvent,
+      });
+      const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
+      await this.kernel.hooks.afterRun.promise(full, run);
+      return full;
+    });
+  }
+
+  /** Runs on one session go one after the other, in this process and (via the store's lock) across processes. */
+  private async serialize<T>(sessionId: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(sessionId) ?? Promise.resolve();
+    const mine = previous.catch(() => {}).then(async () => {
+      const store = this.kernel.service('sessions');
+      const release = store.lock ? await store.lock(sessionId, signal) : undefined;
+      try { return await fn(); } finally { await release?.(); }
+    });
+    this.tails.set(sessionId, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.tails.get(sessionId) === mine) this.tails.delete(sessionId);
+    }
+  }
+}

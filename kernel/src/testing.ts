@@ -1,0 +1,143 @@
+/**
+ * Helpers for plugin tests: a scripted provider (the one thing tests may fake is the LLM),
+ * a temp workspace with agents, and a kernel started on it.
+ *
+ * @example
+ * import { scripted, testKernel } from '@oryxos/kernel/testing';
+ * const llm = scripted([{ toolCalls: [{ name: 'echo', args: { text: 'hi' } }] }, { text: 'done' }]);
+ * const { service, close } = await testKernel({ plugins: [llm, myPlugin()], agents: { a: { tools: ['*'] } } });
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { resolveConfig } from './config.ts';
+import { OryxError } from './errors.ts';
+import { Kernel, type Logger } from './kernel.ts';
+import type { Plugin } from './plugin.ts';
+import { AgentService } from './service.ts';
+import type { ChatRequest, ChatResponse, Provider, Sandbox, StreamEvent, ToolCall, Usage } from './types.ts';
+
+/** One scripted model turn. */
+export interface ScriptStep {
+  text?: string;
+  toolCalls?: (Omit<ToolCall, 'id' | 'args'> & { id?: string; args?: Record<string, unknown> })[];
+  usage?: Partial<Usage>;
+  finishReason?: string;
+  /** Throw this instead of answering (to test failures and retries). */
+  error?: Error;
+  /** Wait this long first (honours the request's AbortSignal). */
+  delayMs?: number;
+}
+
+export type Script = (ScriptStep | ((request: ChatRequest, index: number) => ScriptStep))[];
+
+export interface ScriptedPlugin extends Plugin {
+  provider: Provider;
+  /** Every request the provider received, in order. */
+  requests: ChatRequest[];
+}
+
+/**
+ * A provider that answers from a script and records every request. Registered under `name`
+ * (default `scripted`) with default model `scripted-model`. Running past the script's end is
+ * an error, so a test notices an unexpected extra call.
+ */
+export function scripted(script: Script, options: { name?: string; retry?: Provider['retry'] } = {}): ScriptedPlugin {
+  const requests: ChatRequest[] = [];
+  let calls = 0;
+  const next = async (request: ChatRequest): Promise<ChatResponse> => {
+    const index = calls++;
+    requests.push(structuredClone({ ...request, signal: undefined }));
+    const entry = script[index];
+    if (!entry) throw new OryxError('ORYX_E_LLM_FAILED', `scripted provider: no step ${index + 1} in the script (it has ${script.length})`);
+    const step = typeof entry === 'function' ? entry(request, index) : entry;
+    if (step.delayMs) await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, step.delayMs);
+      request.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(request.signal!.reason ?? new Error('aborted')); }, { once: true });
+    });
+    if (step.error) throw step.error;
+    const toolCalls = step.toolCalls?.map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.args ?? {}, ...(c.argsError ? { argsError: c.argsError } : {}) }));
+    return {
+      message: { role: 'assistant', content: step.text ?? '', ...(toolCalls?.length ? { toolCalls } : {}) },
+      usage: { inputTokens: step.usage?.inputTokens ?? 10, outputTokens: step.usage?.outputTokens ?? 5 },
+      finishReason: step.finishReason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
+      model: request.model,
+    };
+  };
+  const provider: Provider = {
+    name: options.name ?? 'scripted',
+    defaultModel: 'scripted-model',
+    retry: options.retry ?? { maxRetries: 2, baseDelayMs: 1 },
+    chat: next,
+    async *stream(request): AsyncIterable<StreamEvent> {
+      const response = await next(request);
+      for (const piece of response.message.content.match(/\S+\s*|\s+/g) ?? []) yield { type: 'text', delta: piece };
+      for (const call of response.message.toolCalls ?? []) yield { type: 'tool_call', call };
+      yield { type: 'done', response };
+    },
+  };
+  return {
+    name: `provider-${provider.name}`, version: '1.0.0', kernel: '^1', provider, requests,
+    setup(kernel) { kernel.registerProvider(provider); },
+  };
+}
+
+/** A sandbox plugin that allows everything: for tests of plugins that are not the sandbox. */
+export function allowAll(): Plugin {
+  const sandbox: Sandbox = { async enforce() { return { allow: true }; } };
+  return { name: 'sandbox', version: '1.0.0', kernel: '^1', setup(kernel) { kernel.provide('sandbox', sandbox); } };
+}
+
+/** Frontmatter and body of a test agent. */
+export interface TestAgent {
+  description?: string;
+  provider?: string;
+  model?: string;
+  tools?: string[];
+  settings?: Record<string, number>;
+  sandbox?: unknown;
+  body?: string;
+  [key: string]: unknown;
+}
+
+/** Writes `agents/<name>/AGENT.md` files into a workspace folder. */
+export async function writeAgents(workspaceDir: string, agents: Record<string, TestAgent | string>): Promise<void> {
+  for (const [name, agent] of Object.entries(agents)) {
+    const dir = path.join(workspaceDir, 'agents', name);
+    await mkdir(dir, { recursive: true });
+    let text: string;
+    if (typeof agent === 'string') text = agent;
+    else {
+      const { body, ...front } = agent;
+      text = `---\n${JSON.stringify({ description: `test agent ${name}`, ...front }, null, 2)}\n---\n${body ?? `You are ${name}.`}\n`;
+    }
+    await writeFile(path.join(dir, 'AGENT.md'), text);
+  }
+}
+
+export interface TestKernel {
+  kernel: Kernel;
+  service: AgentService;
+  /** The temp project folder (workspace is `<dir>/.oryxos`). */
+  dir: string;
+  warnings: string[];
+  /** Closes the kernel and removes the temp folder (unless `keep`). */
+  close(options?: { keep?: boolean }): Promise<void>;
+}
+
+/** Starts a kernel on a fresh temp project with the given plugins and agents. */
+export async function testKernel(options: { plugins: Plugin[]; agents?: Record<string, TestAgent | string>; dir?: string; defaultProvider?: string }): Promise<TestKernel> {
+  const dir = options.dir ?? await mkdtemp(path.join(tmpdir(), 'oryx-test-'));
+  const config = resolveConfig({ plugins: options.plugins, defaultProvider: options.defaultProvider }, dir);
+  await writeAgents(config.workspaceDir, options.agents ?? { assistant: { tools: ['*'] } });
+  const warnings: string[] = [];
+  const logger: Logger = { debug() {}, info() {}, warn: (m) => warnings.push(m) };
+  const kernel = await new Kernel({ config, logger }).start();
+  return {
+    kernel, service: new AgentService(kernel), dir, warnings,
+    async close({ keep = false } = {}) {
+      await kernel.close();
+      if (!keep && !options.dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,308 @@
+/**
+ * The one message schema every part of OryxOS speaks: providers map it to and from their
+ * wire format, the session store persists it, the loop builds prompts from it. Tool calls
+ * and results travel as structured messages matched by id, never flattened into text.
+ */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export interface SystemMessage { role: 'system'; content: string }
+export interface UserMessage { role: 'user'; content: string }
+export interface AssistantMessage { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+export interface ToolMessage {
+  role: 'tool';
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError?: boolean;
+}
+
+/** A call the model asked for. `argsError` is set when the provider could not parse the arguments. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** The raw argument text when it was not valid JSON; the executor returns an error result. */
+  argsError?: string;
+}
+
+/** What a tool returns. A string returned by `execute` is shorthand for `{content, isError: false}`. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+  /** The model may retry the same call (timeouts, transient server errors). */
+  retryable?: boolean;
+  /** Set when the sandbox or a `beforeTool` guard refused the call; the reason. */
+  denied?: string;
+}
+
+export type JsonSchema = Record<string, unknown>;
+export type ToolSource = 'builtin' | 'mcp' | 'plugin';
+
+/** What the model is told about a tool. */
+export interface ToolSpec { name: string; description: string; inputSchema: JsonSchema }
+
+/** A tool registered by a plugin. */
+export interface Tool extends ToolSpec {
+  source: ToolSource;
+  /** The plugin that registered it (filled in by the kernel). */
+  plugin?: string;
+  /** Per-call time limit; the kernel default is 60 s. */
+  timeoutMs?: number;
+  /**
+   * Validates arguments; return an error string to reject. When absent the kernel checks the
+   * arguments against `inputSchema`.
+   */
+  validate?(args: Record<string, unknown>): string | undefined;
+  /** Sandbox actions this call will perform; each is enforced before `execute` runs. */
+  actions?(args: Record<string, unknown>, ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/** A plugin that discovers tools at run time (MCP servers). Listed when a prompt is built. */
+export interface ToolProvider {
+  name: string;
+  list(ctx: { agent: AgentDefinition; signal?: AbortSignal }): Promise<Tool[]>;
+  /** Health of each source (an MCP server), for `oryx tools` to show what is unavailable and why. */
+  status?(): Promise<ToolSourceStatus[]>;
+}
+
+export interface ToolSourceStatus { name: string; ok: boolean; reason?: string; tools: number }
+
+/** What a tool receives besides its arguments. */
+export interface ToolContext {
+  agent: AgentDefinition;
+  sessionId: string;
+  iteration: number;
+  toolCallId: string;
+  signal: AbortSignal;
+  /** Enforces a sandbox action at the point of I/O; throws ORYX_E_SANDBOX_DENIED on denial. */
+  enforce(action: SandboxAction): Promise<void>;
+  /** Another plugin's service, by name. */
+  service<K extends keyof Services>(name: K): Services[K];
+}
+
+export interface Usage { inputTokens: number; outputTokens: number }
+
+export interface ChatRequest {
+  model: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | (string & {});
+
+export interface ChatResponse {
+  message: AssistantMessage;
+  usage: Usage;
+  finishReason: FinishReason;
+  model: string;
+}
+
+/** Events of a streamed model call: text deltas, assembled tool calls, then the whole response. */
+export type StreamEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'done'; response: ChatResponse };
+
+/** How the kernel retries a failed model call (only errors marked `retryable`). */
+export interface RetryPolicy {
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** First backoff; doubles each retry, with full jitter. Default 500 ms. */
+  baseDelayMs?: number;
+  /** Cap for one wait, `retry-after` included. Default 30 s. */
+  maxDelayMs?: number;
+}
+
+/**
+ * An LLM provider, registered under an explicit name that agents refer to.
+ * Failures are thrown as OryxError with `retryable` set for rate limits, 5xx, timeouts and
+ * resets, so the kernel can retry and audit each attempt.
+ */
+export interface Provider {
+  name: string;
+  defaultModel?: string;
+  retry?: RetryPolicy;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  stream?(request: ChatRequest): AsyncIterable<StreamEvent>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Agents
+
+export interface AgentSettings {
+  max_iterations: number;
+  max_history_turns: number;
+  /** Token budget for the whole prompt; older turns are dropped and long tool results cut to fit. */
+  context_tokens: number;
+}
+
+/** An agent loaded from `.oryxos/agents/<name>/AGENT.md`. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  provider?: string;
+  model?: string;
+  /** Allow-list of tool names; `*` globs (`filesystem__*`). Empty = no tools. */
+  tools: string[];
+  skills: SkillRef[];
+  settings: AgentSettings;
+  /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
+  sandbox?: unknown;
+  /** The body of AGENT.md: the system prompt. */
+  instructions: string;
+  /** Bootstrap files found (AGENTS.md, SOUL.md, USER.md), in order. */
+  bootstrap: { name: string; path: string; content: string }[];
+  dir: string;
+  file: string;
+  /** Frontmatter keys the kernel does not know, for plugins. */
+  extra: Record<string, unknown>;
+}
+
+export interface SkillRef { name: string; description: string; path: string }
+
+// ---------------------------------------------------------------------------------------
+// Prompt
+
+export interface PromptSection { id: string; title?: string; content: string }
+
+/** What the prompt builder put in and what it cut, in characters. Never silent. */
+export interface PromptReport {
+  injected: { section: string; chars: number }[];
+  cut: { section: string; chars: number; reason: string }[];
+  estimatedTokens: number;
+}
+
+/**
+ * The four sections of a prompt, in order. `beforePrompt` taps rewrite it: memory adds to
+ * `memory`, a clock or policy plugin adds to `system`.
+ */
+export interface Prompt {
+  system: PromptSection[];
+  memory: PromptSection[];
+  history: Message[];
+  tools: ToolSpec[];
+  report: PromptReport;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions
+
+export interface SessionInfo {
+  id: string;
+  agent: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+/** A message as stored, with its position in the session. */
+export interface StoredMessage { seq: number; message: Message; createdAt: string }
+
+export interface Page<T> { items: T[]; nextCursor?: string }
+
+/**
+ * The session store service (`kernel.service('sessions')`). The kernel ships an in-memory
+ * one; the sqlite plugin provides a durable one.
+ */
+export interface SessionStore {
+  create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo>;
+  get(id: string): Promise<SessionInfo | undefined>;
+  list(query?: { agent?: string; limit?: number; cursor?: string }): Promise<Page<SessionInfo>>;
+  /** The last `limit` messages (all when omitted), oldest first. */
+  messages(id: string, query?: { limit?: number }): Promise<StoredMessage[]>;
+  /** The messages of the last `turns` user turns, oldest first. */
+  history(id: string, turns: number): Promise<StoredMessage[]>;
+  /** Appends and commits, in order. */
+  append(id: string, messages: Message[]): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  /**
+   * Optional exclusive lock on a session across processes. Returns the release function.
+   * The kernel already serializes runs on one session inside a process.
+   */
+  lock?(id: string, signal?: AbortSignal): Promise<() => Promise<void>>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sandbox
+
+export type SandboxAction =
+  | { kind: 'file'; op: 'read' | 'write'; path: string }
+  | { kind: 'exec'; command: string; args: string[] }
+  | { kind: 'http'; url: string; method: string }
+  | { kind: 'smtp'; host: string; port: number };
+
+export type SandboxDecision = { allow: true } | { allow: false; reason: string };
+
+/**
+ * The sandbox service. With no sandbox plugin, the kernel's default denies everything.
+ * A stronger implementation (container, microVM) replaces the plugin without touching callers.
+ */
+export interface Sandbox {
+  enforce(action: SandboxAction, ctx?: { agent?: AgentDefinition }): Promise<SandboxDecision>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Services (extend by declaration merging)
+
+/**
+ * Named services plugins provide to each other. A plugin adds its own by declaration merging:
+ *
+ * @example
+ * declare module '@oryxos/kernel' {
+ *   interface Services { audit: AuditStore }
+ * }
+ */
+export interface Services {
+  sessions: SessionStore;
+  sandbox: Sandbox;
+}
+
+// ---------------------------------------------------------------------------------------
+// Runs
+
+export type StopReason = 'final' | 'limit' | 'error' | 'aborted';
+
+/** Events a run emits as it goes, for streaming front ends (CLI, SSE). */
+export type RunEvent =
+  | { type: 'iteration'; iteration: number }
+  | { type: 'token'; text: string }
+  | { type: 'assistant'; message: AssistantMessage }
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'tool_result'; call: ToolCall; result: ToolResult }
+  | { type: 'retry'; attempt: number; delayMs: number; error: { code: string; message: string } };
+
+export interface RunInput {
+  agent: string;
+  /** An existing session id; a new session is created when omitted. */
+  session?: string;
+  message: string;
+  signal?: AbortSignal;
+  /** Use the provider's streaming API and emit `token` events. */
+  stream?: boolean;
+  onEvent?(event: RunEvent): void;
+}
+
+export interface RunResult {
+  sessionId: string;
+  agent: string;
+  answer: string;
+  stopReason: StopReason;
+  iterations: number;
+  usage: Usage;
+  /** Set when stopReason is `error`. */
+  error?: { code: string; message: string; hint?: string };
+}
+
+/** Per-run state handed to hooks. */
+export interface RunContext {
+  runId: string;
+  agent: AgentDefinition;
+  sessionId: string;
+  provider: string;
+  model: string;
+  iteration: number;
+  signal: AbortSignal;
+}
