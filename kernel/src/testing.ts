@@ -88,6 +88,16 @@ export function allowAll(): Plugin {
   return { name: 'sandbox', version: '1.0.0', kernel: '^1', setup(kernel) { kernel.provide('sandbox', sandbox); } };
 }
 
+/**
+ * A fresh folder under `<cwd>/.tmp` (tests run from the repository root), so an
+ * `oryx.config.ts` written there resolves `@oryxos/*` imports from the repo's node_modules.
+ */
+export async function tempProject(prefix = 'oryx-'): Promise<string> {
+  const base = path.join(process.cwd(), '.tmp');
+  await mkdir(base, { recursive: true });
+  return mkdtemp(path.join(base, prefix));
+}
+
 /** Frontmatter and body of a test agent. */
 export interface TestAgent {
   description?: string;

@@ -258,6 +258,44 @@ export interface Sandbox {
 export interface Services {
   sessions: SessionStore;
   sandbox: Sandbox;
+  /** SQL database, provided by the sqlite plugin (used by audit, scheduler, notify). */
+  database: Database;
+  /** Long-term memory, provided by the memory plugin (used by the web channel). */
+  memory: LongTermMemoryStore;
+}
+
+// ---------------------------------------------------------------------------------------
+// Database
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+export type SqlParams = SqlValue[] | Record<string, SqlValue>;
+
+/**
+ * The SQL database service. The same SQL runs on the embedded libsql file and on a libsql
+ * server; every method is async so both drivers fit.
+ */
+export interface Database {
+  /** The URL it was opened with (secrets removed). */
+  readonly url: string;
+  execute(sql: string, params?: SqlParams): Promise<{ rowsAffected: number; lastInsertRowid?: number | bigint }>;
+  query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]>;
+  /** Runs `fn` in one transaction: all of it commits or none of it does. */
+  transaction<T>(fn: (tx: Omit<Database, 'transaction'>) => Promise<T>): Promise<T>;
+}
+
+// ---------------------------------------------------------------------------------------
+// Long-term memory
+
+export interface MemoryEntry { date: string; text: string }
+export interface MemoryZones { path: string; core: MemoryEntry[]; archive: MemoryEntry[] }
+
+/**
+ * Long-term memory behind an interface, so a store other than MEMORY.md can replace it.
+ */
+export interface LongTermMemoryStore {
+  read(agent: string): Promise<MemoryZones>;
+  save(agent: string, text: string, zone?: 'core' | 'archive'): Promise<MemoryEntry>;
+  recall(agent: string, query: string, limit?: number): Promise<(MemoryEntry & { score: number })[]>;
 }
 
 // ---------------------------------------------------------------------------------------
