@@ -12,5 +12,10 @@ for (const dir of dirs) {
   if (!existsSync(pkgFile)) continue;
   const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
   if (!pkg.oclif?.commands) continue;
-  execFileSync(process.execPath, [oclif, 'manifest'], { cwd: path.join(root, dir), stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    execFileSync(process.execPath, [oclif, 'manifest'], { cwd: path.join(root, dir), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OCLIF_SKIP_UPDATE_CHECK: '1' } });
+  } catch (error) {
+    process.stderr.write(`oclif manifest failed in ${dir}:\n${error.stderr ?? error.message}\n`);
+    process.exit(1);
+  }
 }

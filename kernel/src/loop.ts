@@ -51,6 +51,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const { messages, prompt } = await buildPrompt({
         hooks: kernel.hooks, run, history, tools: specs, estimator, seqOf: input.seqOf, trimmed,
       });
+      emit({ type: 'prompt', report: prompt.report });
       const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
       const response = await callModel(kernel, provider, request, run, input.stream ?? false, emit);
       usage.inputTokens += response.usage.inputTokens;

@@ -59,7 +59,11 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
     const toolCalls = step.toolCalls?.map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.args ?? {}, ...(c.argsError ? { argsError: c.argsError } : {}) }));
     return {
       message: { role: 'assistant', content: step.text ?? '', ...(toolCalls?.length ? { toolCalls } : {}) },
-      usage: { inputTokens: step.usage?.inputTokens ?? 10, outputTokens: step.usage?.outputTokens ?? 5 },
+      // Like a real provider: about four characters a token, unless the step says otherwise.
+      usage: {
+        inputTokens: step.usage?.inputTokens ?? Math.ceil((request.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(request.tools).length) / 4),
+        outputTokens: step.usage?.outputTokens ?? Math.max(1, Math.ceil((step.text ?? '').length / 4)),
+      },
       finishReason: step.finishReason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
       model: request.model,
     };

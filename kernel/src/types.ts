@@ -306,6 +306,8 @@ export type StopReason = 'final' | 'limit' | 'error' | 'aborted';
 /** Events a run emits as it goes, for streaming front ends (CLI, SSE). */
 export type RunEvent =
   | { type: 'iteration'; iteration: number }
+  /** What the prompt of this iteration holds and what was cut to fit. */
+  | { type: 'prompt'; report: PromptReport }
   | { type: 'token'; text: string }
   | { type: 'assistant'; message: AssistantMessage }
   | { type: 'tool_call'; call: ToolCall }

@@ -1,0 +1,112 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AgentLoader, DEFAULT_SETTINGS, type OryxError } from '../src/index.ts';
+import { scripted, testKernel } from '../src/testing.ts';
+
+let ws: string;
+test.before.each(async () => { ws = await mkdtemp(path.join(tmpdir(), 'oryx-agents-')); });
+test.after.each(async () => { await rm(ws, { recursive: true, force: true }); });
+
+async function put(rel: string, text: string) {
+  await mkdir(path.dirname(path.join(ws, rel)), { recursive: true });
+  await writeFile(path.join(ws, rel), text);
+}
+async function loadError(name: string): Promise<OryxError> {
+  try { await new AgentLoader(ws).load(name); } catch (e) { return e as OryxError; }
+  throw new Error('expected an error');
+}
+
+test('frontmatter and body are parsed; defaults fill settings', async () => {
+  await put('agents/helper/AGENT.md', '---\ndescription: Helps\nprovider: openai\nmodel: gpt-x\ntools: [read_file, "fs__*"]\nsettings:\n  max_iterations: 3\ncolor: blue\n---\n\nBe brief.\n');
+  const a = await new AgentLoader(ws).load('helper');
+  assert.is(a.description, 'Helps');
+  assert.is(a.provider, 'openai');
+  assert.is(a.model, 'gpt-x');
+  assert.equal(a.tools, ['read_file', 'fs__*']);
+  assert.equal(a.settings, { ...DEFAULT_SETTINGS, max_iterations: 3 });
+  assert.is(a.settings.max_history_turns, 20);
+  assert.is(a.instructions, 'Be brief.');
+  assert.equal(a.extra, { color: 'blue' });
+});
+
+test('an AGENT.md without frontmatter is an agent with no tools', async () => {
+  await put('agents/plain/AGENT.md', 'Just a prompt.');
+  const a = await new AgentLoader(ws).load('plain');
+  assert.equal(a.tools, []);
+  assert.is(a.instructions, 'Just a prompt.');
+});
+
+test('malformed AGENT.md: the error names the file and the field', async () => {
+  await put('agents/a/AGENT.md', '---\ntools: read_file\n---\nx');
+  let e = await loadError('a');
+  assert.is(e.code, 'ORYX_E_AGENT_INVALID');
+  assert.match(e.message, path.join('agents', 'a', 'AGENT.md'));
+  assert.match(e.message, 'field "tools"');
+
+  await put('agents/b/AGENT.md', '---\nsettings:\n  max_iterations: 0\n---\nx');
+  e = await loadError('b');
+  assert.match(e.message, 'field "settings.max_iterations"');
+
+  await put('agents/c/AGENT.md', '---\nsettings:\n  max_history_turns: "lots"\n---\nx');
+  e = await loadError('c');
+  assert.match(e.message, 'settings.max_history_turns');
+
+  await put('agents/d/AGENT.md', '---\ntools: [a\n  b: c\n---\nx');
+  e = await loadError('d');
+  assert.is(e.code, 'ORYX_E_AGENT_INVALID');
+  assert.match(e.message, 'not valid YAML');
+});
+
+test('unknown agents list the known ones', async () => {
+  await put('agents/one/AGENT.md', 'x');
+  const e = await loadError('two');
+  assert.is(e.code, 'ORYX_E_AGENT_NOT_FOUND');
+  assert.match(e.hint!, 'Known agents: one');
+  assert.is((await loadError('../etc')).code, 'ORYX_E_AGENT_NOT_FOUND');
+});
+
+test('bootstrap files: the agent folder first, then the workspace', async () => {
+  await put('agents/x/AGENT.md', 'x');
+  await put('agents/x/SOUL.md', 'agent soul');
+  await put('SOUL.md', 'shared soul');
+  await put('AGENTS.md', 'shared rules');
+  const a = await new AgentLoader(ws).load('x');
+  assert.equal(a.bootstrap.map((b) => [b.name, b.content]), [['AGENTS.md', 'shared rules'], ['SOUL.md', 'agent soul']]);
+});
+
+test('skills: only name, description and path are injected', async () => {
+  await put('agents/x/AGENT.md', '---\nskills: [deploy, "rev*"]\n---\nx');
+  await put('agents/x/skills/deploy.md', '---\ndescription: Ship a release\n---\nSTEP ONE: secret body text');
+  await put('skills/review.md', '# Review\nCheck diffs line by line.\n\nbody body');
+  await put('skills/other.md', '---\ndescription: not listed\n---\n');
+  const a = await new AgentLoader(ws).load('x');
+  assert.equal(a.skills.map((s) => [s.name, s.description]), [['deploy', 'Ship a release'], ['review', 'Check diffs line by line.']]);
+});
+
+test('the prompt carries skills as an index, never their bodies', async () => {
+  const llm = scripted([{ text: 'ok' }]);
+  const t = await testKernel({ plugins: [llm], agents: { assistant: { body: 'Main prompt.' } } });
+  await mkdir(path.join(t.kernel.config.workspaceDir, 'agents/assistant/skills'), { recursive: true });
+  await writeFile(path.join(t.kernel.config.workspaceDir, 'agents/assistant/skills/deploy.md'), '---\ndescription: Ship it\n---\nSECRET BODY');
+  await writeFile(path.join(t.kernel.config.workspaceDir, 'USER.md'), 'The user is Ada.');
+  await t.service.process({ agent: 'assistant', message: 'hi' });
+  const system = llm.requests[0]!.messages[0]!.content;
+  assert.match(system, 'Main prompt.');
+  assert.match(system, '## USER.md\n\nThe user is Ada.');
+  assert.match(system, '- deploy: Ship it (');
+  assert.not.match(system, 'SECRET BODY');
+  assert.match(system, '## Current time');
+  await t.close();
+});
+
+test('list() returns every agent folder with an AGENT.md', async () => {
+  await put('agents/b/AGENT.md', 'b');
+  await put('agents/a/AGENT.md', 'a');
+  await mkdir(path.join(ws, 'agents/empty'), { recursive: true });
+  assert.equal((await new AgentLoader(ws).list()).map((a) => a.name), ['a', 'b']);
+});
+
+test.run();

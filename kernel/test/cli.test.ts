@@ -1,0 +1,123 @@
+// End to end through the built CLI (npm test builds first): oryx init, then oryx run with a
+// scripted provider declared in the project's oryx.config.ts.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject } from '../src/testing.ts';
+
+const bin = path.resolve('bin/run.js');
+let dir: string;
+
+function oryx(args: string[], options: { input?: string; env?: Record<string, string | undefined> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, ...options.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdin.end(options.input ?? '');
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const scriptedConfig = `
+import { defineConfig } from '@oryxos/kernel';
+import { scripted } from '@oryxos/kernel/testing';
+const shout = {
+  name: 'tools', version: '1.0.0', kernel: '^1',
+  setup(k) {
+    k.registerTool({
+      name: 'shout', description: 'Upper-cases text', source: 'plugin',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      async execute(args) { return String(args.text).toUpperCase(); },
+    });
+  },
+};
+export default defineConfig({
+  plugins: [
+    scripted([
+      { toolCalls: [{ name: 'shout', args: { text: 'hello cli' } }] },
+      (req) => ({ text: 'The tool said: ' + req.messages.at(-1).content }),
+    ]),
+    shout,
+  ],
+});
+`;
+
+test.before.each(async () => { dir = await tempProject('cli-'); });
+test.after.each(async () => { await rm(dir, { recursive: true, force: true }); });
+
+test('oryx init scaffolds the workspace and refuses to overwrite without --force', async () => {
+  const first = await oryx(['init'], { env: { OPENAI_API_KEY: undefined } });
+  assert.is(first.code, 0, first.stderr);
+  for (const f of ['oryx.config.ts', '.oryxos/agents/assistant/AGENT.md', '.oryxos/AGENTS.md', '.oryxos/SOUL.md', '.oryxos/USER.md', '.oryxos/memory/MEMORY.md', '.oryxos/mcp_servers.yaml']) {
+    assert.ok(existsSync(path.join(dir, f)), `${f} exists`);
+  }
+  assert.match(first.stdout, 'Provider: Ollama');
+  assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import ollama from '@oryxos/plugin-ollama'");
+  const memory = await readFile(path.join(dir, '.oryxos/memory/MEMORY.md'), 'utf8');
+  assert.match(memory, '## Core');
+  assert.match(memory, '## Archive');
+
+  await writeFile(path.join(dir, '.oryxos/USER.md'), 'my edits');
+  const again = await oryx(['init']);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, 'error ORYX_E_INIT_EXISTS');
+  assert.match(again.stderr, 'hint: Pass --force');
+  assert.is(await readFile(path.join(dir, '.oryxos/USER.md'), 'utf8'), 'my edits', 'nothing was overwritten');
+
+  const forced = await oryx(['init', '--force', '--json'], { env: { OPENAI_API_KEY: 'sk-test' } });
+  assert.is(forced.code, 0, forced.stderr);
+  assert.is(JSON.parse(forced.stdout).provider, 'openai');
+  assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
+});
+
+test('oryx init then oryx run with a scripted provider: tools run, answer printed, --json shape', async () => {
+  assert.is((await oryx(['init'])).code, 0);
+  await writeFile(path.join(dir, 'oryx.config.ts'), scriptedConfig);
+  const agentFile = path.join(dir, '.oryxos/agents/assistant/AGENT.md');
+  await writeFile(agentFile, (await readFile(agentFile, 'utf8')).replace(/^tools: .*$/m, 'tools: [shout]'));
+
+  const plain = await oryx(['run', 'please shout']);
+  assert.is(plain.code, 0, plain.stderr);
+  assert.is(plain.stdout.trim(), 'The tool said: HELLO CLI');
+
+  const json = await oryx(['run', '-', '--json'], { input: 'from stdin\n' });
+  assert.is(json.code, 0, json.stderr);
+  const result = JSON.parse(json.stdout);
+  assert.equal(Object.keys(result).sort(), ['agent', 'answer', 'iterations', 'sessionId', 'stopReason', 'usage']);
+  assert.is(result.answer, 'The tool said: HELLO CLI');
+  assert.is(result.stopReason, 'final');
+  assert.is(result.iterations, 2);
+  assert.ok(result.usage.inputTokens > 0);
+
+  const agents = JSON.parse((await oryx(['agents', '--json'])).stdout);
+  assert.equal(agents.map((a: { name: string; tools: string[] }) => [a.name, a.tools]), [['assistant', ['shout']]]);
+  const tools = JSON.parse((await oryx(['tools', '-a', 'assistant', '--json'])).stdout);
+  assert.equal(tools.tools.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
+});
+
+test('errors print code, message and hint and exit non-zero', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), scriptedConfig);
+  const missing = await oryx(['run', '-a', 'ghost', 'hi']);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, 'error ORYX_E_AGENT_NOT_FOUND: No agent "ghost"');
+  assert.match(missing.stderr, 'hint:');
+  const json = await oryx(['run', '-a', 'ghost', 'hi', '--json']);
+  assert.is(json.code, 1);
+  assert.is(JSON.parse(json.stdout).error.code, 'ORYX_E_AGENT_NOT_FOUND');
+  const empty = await oryx(['run', '']);
+  assert.is(empty.code, 2);
+  assert.match(empty.stderr, 'ORYX_E_CLI_USAGE');
+  await writeFile(path.join(dir, 'oryx.config.ts'), 'export default { plugins: "all" };');
+  const bad = await oryx(['agents']);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, 'error ORYX_E_CONFIG_INVALID');
+  assert.match(bad.stderr, 'plugins must be an array');
+});
+
+test.run();
