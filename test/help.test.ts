@@ -1,0 +1,30 @@
+// `oryx --help` must stay fast: it reads command metadata from oclif manifests and loads no
+// plugin code and no heavy library (timing itself lives in bench/, not in a test).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+test('oryx --help lists commands from every plugin without importing plugin code', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'oryx-trace-'));
+  const file = path.join(dir, 'loaded.txt');
+  try {
+    const r = spawnSync(process.execPath, ['--import', './test/fixtures/trace-imports.mjs', 'bin/run.js', '--help'], {
+      encoding: 'utf8', env: { ...process.env, ORYX_TRACE_FILE: file },
+    });
+    assert.is(r.status, 0, r.stderr);
+    for (const cmd of ['init', 'run', 'chat', 'agents', 'tools', 'sessions', 'audit', 'memory', 'mcp', 'web']) {
+      assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\s`, 'm'), `${cmd} is listed`);
+    }
+    const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const offenders = loaded.filter((u) => /\/(kernel|plugins\/[^/]+)\/(dist|src)\//.test(u)
+      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig)\//.test(u));
+    assert.equal(offenders, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
