@@ -71,7 +71,17 @@ export class TokenEstimator {
 }
 
 const sectionText = (s: PromptSection) => (s.title ? `## ${s.title}\n\n${s.content}` : s.content);
-const messageChars = (m: Message) => m.content.length + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0);
+// Sizes are asked for every iteration over the whole history; messages never change once
+// made (cuts make new objects), so each size is computed once.
+const sizes = new WeakMap<Message, number>();
+const messageChars = (m: Message): number => {
+  let n = sizes.get(m);
+  if (n === undefined) {
+    n = m.content.length + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0);
+    sizes.set(m, n);
+  }
+  return n;
+};
 export const promptChars = (p: Prompt) =>
   [...p.system, ...p.memory].reduce((n, s) => n + sectionText(s).length + 2, 0)
   + p.history.reduce((n, m) => n + messageChars(m), 0)
