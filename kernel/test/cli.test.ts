@@ -101,6 +101,25 @@ test('oryx init then oryx run with a scripted provider: tools run, answer printe
   assert.equal(tools.tools.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
 });
 
+test('oryx chat keeps one session across lines, streams, and handles /session and /new', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), `
+    import { scripted } from '@oryxos/kernel/testing';
+    const echo = (r) => ({ text: 'heard ' + r.messages.at(-1).content + ' after ' + (r.messages.length - 2) + ' earlier messages' });
+    export default { plugins: [scripted([echo, echo, echo])] };
+  `);
+  const { writeAgents } = await import('../src/testing.ts');
+  await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
+  const r = await oryx(['chat'], { input: 'one\ntwo\n/session\n/new\nthree\n/exit\n' });
+  assert.is(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.filter((l) => l.startsWith('assistant> ')), [
+    'assistant> heard one after 0 earlier messages',
+    'assistant> heard two after 2 earlier messages',
+    'assistant> heard three after 0 earlier messages',
+  ]);
+  assert.ok(lines.some((l) => /^[0-9a-f-]{36}$/.test(l)), 'the session id was printed');
+});
+
 test('errors print code, message and hint and exit non-zero', async () => {
   await writeFile(path.join(dir, 'oryx.config.ts'), scriptedConfig);
   const missing = await oryx(['run', '-a', 'ghost', 'hi']);

@@ -24,13 +24,15 @@ export default class Chat extends OryxCommand {
     let running: AbortController | undefined;
     rl.on('SIGINT', () => { if (running) running.abort(); else rl.close(); });
     this.log(`Chatting with ${agent}${session ? ` (session ${session})` : ''}. /exit to leave.`);
-    for (;;) {
-      let line: string;
-      try { line = (await rl.question('you> ')).trim(); } catch { break; }
-      if (!line) continue;
+    const prompt = () => { if (process.stdin.isTTY) process.stdout.write('you> '); };
+    prompt();
+    // The async iterator buffers lines that arrive while a run is in progress (piped input).
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (!line) { prompt(); continue; }
       if (line === '/exit' || line === '/quit') break;
-      if (line === '/new') { session = undefined; this.log('New session.'); continue; }
-      if (line === '/session') { this.log(session ?? '(no session yet)'); continue; }
+      if (line === '/new') { session = undefined; this.log('New session.'); prompt(); continue; }
+      if (line === '/session') { this.log(session ?? '(no session yet)'); prompt(); continue; }
       running = new AbortController();
       let streamed = false;
       const onEvent = (e: RunEvent) => {
@@ -51,6 +53,7 @@ export default class Chat extends OryxCommand {
       } finally {
         running = undefined;
       }
+      prompt();
     }
     rl.close();
   }
