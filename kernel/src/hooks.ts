@@ -92,13 +92,16 @@ function guardTaps(hookName: string, hook: { intercept(i: object): void }): void
   hook.intercept({
     register(tap: { type: string; name: string; fn: (...args: unknown[]) => unknown }) {
       const fn = tap.fn;
+      // An OryxError keeps its own code (it says what is wrong); anything else becomes
+      // ORYX_E_HOOK_FAILED. Either way the message names the plugin and the hook.
       const wrap = (error: unknown): OryxError => {
-        if (isOryxError(error) && error.code === 'ORYX_E_HOOK_FAILED') return error;
-        return new OryxError(
-          'ORYX_E_HOOK_FAILED',
-          `Plugin "${tap.name}" failed in hook "${hookName}": ${errorMessage(error)}`,
-          { cause: error, hint: isOryxError(error) ? error.hint : `Fix or disable the plugin "${tap.name}".` },
-        );
+        if (isOryxError(error) && error.data?.hook) return error;
+        const message = `Plugin "${tap.name}" failed in hook "${hookName}": ${errorMessage(error)}`;
+        const data = { ...(isOryxError(error) ? error.data : {}), plugin: tap.name, hook: hookName };
+        if (isOryxError(error)) {
+          return new OryxError(error.code, message, { cause: error, hint: error.hint, retryable: error.retryable, retryAfterMs: error.retryAfterMs, data });
+        }
+        return new OryxError('ORYX_E_HOOK_FAILED', message, { cause: error, hint: `Fix or disable the plugin "${tap.name}".`, data });
       };
       if (tap.type === 'promise') {
         tap.fn = async (...args: unknown[]) => {

@@ -104,6 +104,17 @@ test('a tap that throws is re-raised as ORYX_E_HOOK_FAILED naming plugin and hoo
   await t.close();
 });
 
+test('a tap throwing an OryxError keeps its code; the message still names plugin and hook', async () => {
+  const llm = scripted([{ text: 'ok' }]);
+  const bad = plugin('strict', (k) => {
+    k.hooks.afterLLM.tapPromise('strict', async () => { throw new OryxError('ORYX_E_POLICY_BLOCKED', 'answer blocked', { hint: 'ask differently' }); });
+  });
+  const t = await testKernel({ plugins: [llm, bad] });
+  const r = await t.service.process({ agent: 'assistant', message: 'hi' });
+  assert.equal(r.error, { code: 'ORYX_E_POLICY_BLOCKED', message: 'Plugin "strict" failed in hook "afterLLM": answer blocked', hint: 'ask differently' });
+  await t.close();
+});
+
 test('init runs after every setup; close runs in reverse order, each even if one fails', async () => {
   const log: string[] = [];
   const mk = (name: string, requires: string[] = [], failClose = false) => ({
