@@ -1,0 +1,11 @@
+/**
+ * @oryxos/plugin-ollama: an LLM provider for Ollama.
+ *
+ * @example
+ * import ollama from '@oryxos/plugin-ollama';
+ * export default defineConfig({ plugins: [ollama({ defaultModel: 'qwen2.5:7b' })] });
+ */
+export { default, default as ollama } from './ollama.ts';
+export type { OllamaOptions } from './options.ts';
+export { ERROR_CODES } from './errors.ts';
+export { stableCallId, toolArguments, toOllamaMessages, toOllamaTools, fromResponse } from './mapping.ts';

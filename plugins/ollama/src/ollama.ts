@@ -1,0 +1,29 @@
+import type { Plugin } from '@oryxos/kernel';
+import { resolveSettings, validateOptions, type OllamaOptions } from './options.ts';
+import { createOllamaProvider } from './provider.ts';
+import { VERSION } from './version.ts';
+
+/**
+ * An LLM provider for a local (or remote) Ollama server through the `ollama` SDK: tools,
+ * streaming, usage, typed errors. Ollama's tool calls carry no ids, so stable ones are
+ * generated from the conversation.
+ *
+ * @example
+ * import { defineConfig } from '@oryxos/kernel';
+ * import ollama from '@oryxos/plugin-ollama';
+ * export default defineConfig({
+ *   plugins: [ollama({ defaultModel: 'qwen2.5:7b', keepAlive: '30m', modelOptions: { num_ctx: 16384 } })],
+ * });
+ */
+export default function ollama(options: OllamaOptions = {}): Plugin {
+  const validated = validateOptions(options);
+  const name = validated.name ?? 'ollama';
+  return {
+    name: name === 'ollama' ? 'ollama' : `ollama:${name}`,
+    version: VERSION,
+    kernel: '^1',
+    setup(kernel) {
+      kernel.registerProvider(createOllamaProvider(resolveSettings(validated, process.env)));
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { OryxError, type RetryPolicy } from '@oryxos/kernel';
+import { type } from 'arktype';
+
+/** Options of {@link ollama}. Every field is optional. */
+export interface OllamaOptions {
+  /** The provider name agents refer to (`provider:` in AGENT.md). Default `ollama`. */
+  name?: string;
+  /** Where Ollama listens. Default: `OLLAMA_HOST` (read at setup), else `http://127.0.0.1:11434`. */
+  host?: string;
+  /** Model used when the agent names none, e.g. `qwen2.5:7b`. */
+  defaultModel?: string;
+  /** How long Ollama keeps the model loaded after a call: `'5m'`, `'1h'`, seconds, `-1` (forever), `0` (unload). */
+  keepAlive?: string | number;
+  /** Ollama model options sent with every call (`num_ctx`, `temperature`, `seed`, …). */
+  modelOptions?: Record<string, unknown>;
+  /** Extra HTTP headers (for a proxy in front of Ollama). */
+  headers?: Record<string, string>;
+  /** Time allowed for Ollama to start answering (model loading included), and between two stream parts, in ms. Default 600000. */
+  timeoutMs?: number;
+  /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
+  maxRetries?: number;
+  /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Cap for one retry wait in ms, `retry-after` included. Default 30000. */
+  retryMaxDelayMs?: number;
+}
+
+const schema = type({
+  'name?': /^[A-Za-z0-9][\w.-]*$/,
+  'host?': 'string > 0',
+  'defaultModel?': 'string > 0',
+  'keepAlive?': 'string > 0 | number.integer',
+  'modelOptions?': 'Record<string, unknown>',
+  'headers?': 'Record<string, string>',
+  'timeoutMs?': 'number.integer > 0',
+  'maxRetries?': '0 <= number.integer <= 10',
+  'retryBaseDelayMs?': 'number.integer >= 0',
+  'retryMaxDelayMs?': 'number.integer >= 0',
+  '+': 'reject',
+});
+
+/** Validates the factory options at once; the error names the field. */
+export function validateOptions(options: unknown): OllamaOptions {
+  const candidate = options && typeof options === 'object' && !Array.isArray(options)
+    ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
+    : options ?? {};
+  const result = schema(candidate);
+  let problem: { field: string; message: string } | undefined;
+  if (result instanceof type.errors) {
+    const first = result[0];
+    problem = { field: first?.path?.length ? first.path.join('.') : '(options)', message: first?.message ?? result.summary };
+  } else if (result.host !== undefined && !parseHost(result.host)) {
+    problem = { field: 'host', message: `host must be a host, host:port or URL (was ${JSON.stringify(result.host)})` };
+  }
+  if (problem) {
+    throw new OryxError('ORYX_E_OLLAMA_OPTIONS', `ollama(): ${problem.message}`, {
+      hint: `Fix ${problem.field} in ollama({...}) in oryx.config.ts; the plugin README lists every option.`,
+      data: { field: problem.field },
+    });
+  }
+  return result as OllamaOptions;
+}
+
+/**
+ * The base URL Ollama is reached at, as the SDK computes it: `host:port` gets `http://`,
+ * a bare host gets port 11434, `:port` means 127.0.0.1.
+ */
+export function parseHost(host: string): string | undefined {
+  let value = host.trim();
+  const explicit = value.includes('://');
+  if (value.startsWith(':')) value = `http://127.0.0.1${value}`;
+  else if (!explicit) value = `http://${value}`;
+  let url: URL;
+  try { url = new URL(value); } catch { return undefined; }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const port = url.port || (explicit ? (url.protocol === 'https:' ? '443' : '80') : '11434');
+  return `${url.protocol}//${url.hostname}:${port}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/** Options with the environment applied, as the provider uses them. */
+export interface OllamaSettings {
+  name: string;
+  host: string;
+  /** The base URL, for messages. */
+  url: string;
+  defaultModel?: string;
+  keepAlive?: string | number;
+  modelOptions?: Record<string, unknown>;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** Fills in defaults; `OLLAMA_HOST` is read here (at setup), never at import. */
+export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv): OllamaSettings {
+  const fromEnv = env.OLLAMA_HOST?.trim() ? env.OLLAMA_HOST.trim() : undefined;
+  const host = options.host ?? fromEnv ?? 'http://127.0.0.1:11434';
+  let url = parseHost(host);
+  if (!url) {
+    throw new OryxError('ORYX_E_OLLAMA_OPTIONS', `OLLAMA_HOST is not a host, host:port or URL (was ${JSON.stringify(host)})`, {
+      hint: 'Fix OLLAMA_HOST (e.g. 127.0.0.1:11434), or pass host to ollama().', data: { field: 'OLLAMA_HOST' },
+    });
+  }
+  // Ollama listens on 0.0.0.0 when OLLAMA_HOST says so; a client connects to it on loopback.
+  if (new URL(url).hostname === '0.0.0.0') url = url.replace('0.0.0.0', '127.0.0.1');
+  return {
+    name: options.name ?? 'ollama',
+    host: url,
+    url,
+    defaultModel: options.defaultModel,
+    keepAlive: options.keepAlive,
+    modelOptions: options.modelOptions,
+    headers: options.headers ?? {},
+    timeoutMs: options.timeoutMs ?? 600_000,
+    retry: {
+      maxRetries: options.maxRetries ?? 2,
+      baseDelayMs: options.retryBaseDelayMs ?? 500,
+      maxDelayMs: options.retryMaxDelayMs ?? 30_000,
+    },
+  };
+}

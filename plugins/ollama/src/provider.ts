@@ -1,0 +1,150 @@
+import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/kernel';
+import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
+import {
+  ERROR_CODES, abortError, causeChain, connectionError, label, statusError, timeoutError, type CallContext, type FixWhere,
+} from './errors.ts';
+import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
+import type { OllamaSettings } from './options.ts';
+
+type Sdk = typeof import('ollama');
+
+/**
+ * Per-call timer shared by the fetch wrapper, the stream loop and error classification: it
+ * runs until the answer starts, then (streams) between two parts.
+ */
+interface CallState { timedOut: boolean; arm(): void; disarm(): void }
+
+/**
+ * The provider behind {@link ollama}. The SDK is loaded on the first call. Its non-streamed
+ * calls take no AbortSignal, so each call gets a client whose `fetch` carries the call's
+ * signal and the timeout, and turns HTTP errors (with their headers) into OryxErrors.
+ */
+export function createOllamaProvider(settings: OllamaSettings): Provider {
+  let loading: Promise<Sdk> | undefined;
+  const load = () => (loading ??= import('ollama').catch((error) => { loading = undefined; throw error; }));
+  const named = settings.name === 'ollama' ? '' : `name: '${settings.name}', `;
+  const where: FixWhere = {
+    unreachable: `Start Ollama (\`ollama serve\`) at ${settings.url}, or fix ollama({ ${named}host })${named ? '' : ' or OLLAMA_HOST'} to where it listens.`,
+    timeout: `timeoutMs in ollama({ ${named}timeoutMs })`,
+    timeoutMs: settings.timeoutMs,
+  };
+  const ctxOf = (request: ChatRequest): CallContext => ({ provider: settings.name, model: request.model, url: settings.url });
+
+  const clientFor = async (request: ChatRequest) => {
+    const { Ollama } = await load();
+    const timeout = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const state: CallState = {
+      timedOut: false,
+      arm() { clearTimeout(timer); timer = setTimeout(() => { state.timedOut = true; timeout.abort(); }, settings.timeoutMs); },
+      disarm() { clearTimeout(timer); },
+    };
+    const fetchWithSignal: typeof fetch = async (input, init = {}) => {
+      const signals = [timeout.signal, request.signal, init.signal].filter((s): s is AbortSignal => !!s);
+      state.arm();
+      let response: Response;
+      try {
+        response = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
+      } finally {
+        state.disarm();
+      }
+      if (!response.ok) throw await httpError(response, request);
+      return response;
+    };
+    return { client: new Ollama({ host: settings.host, headers: settings.headers, fetch: fetchWithSignal }), state };
+  };
+
+  const httpError = async (response: Response, request: ChatRequest): Promise<OryxError> => {
+    const text = await response.text().catch(() => '');
+    let message = text;
+    try { const body = JSON.parse(text); if (typeof body?.error === 'string') message = body.error; } catch { /* not JSON */ }
+    return statusError({
+      status: response.status, message: message.slice(0, 1000), headers: response.headers, ctx: ctxOf(request),
+      keyHint: `Ollama itself takes no key: a proxy at ${settings.url} refused the request; pass its credentials with headers in ollama({...}).`,
+      modelHint: `Pull the model with \`ollama pull ${request.model}\`, or fix the model name (agent model: or defaultModel).`,
+    });
+  };
+
+  const classify = (error: unknown, request: ChatRequest, state: CallState): OryxError => {
+    if (isOryxError(error)) return error;
+    const ctx = ctxOf(request);
+    if (request.signal?.aborted) return abortError(error);
+    if (state.timedOut) return timeoutError(error, ctx, where);
+    const { codes, messages } = causeChain(error);
+    if (/did not receive done/i.test(messages[0] ?? '')) {
+      return new OryxError('ORYX_E_LLM_CONNECTION', `${label(ctx)}: the stream from ${ctx.url} ended before the model finished`, {
+        cause: error, retryable: true, hint: ERROR_CODES.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+      });
+    }
+    if (codes.length || /terminated|fetch failed|socket/i.test(messages.join(' '))) return connectionError(error, ctx, where);
+    if (error instanceof SyntaxError) {
+      return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${label(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
+        cause: error, hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+      });
+    }
+    // The SDK throws a plain Error for an {"error": …} line inside a stream.
+    return new OryxError('ORYX_E_LLM_SERVER', `${label(ctx)}: Ollama reported an error: ${messages[0]}`, {
+      cause: error, retryable: true, hint: ERROR_CODES.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+    });
+  };
+
+  const badResponse = (request: ChatRequest) => new OryxError('ORYX_E_LLM_BAD_RESPONSE',
+    `${label(ctxOf(request))}: the answer from ${settings.url} has no message`, {
+      hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
+    });
+
+  return {
+    name: settings.name,
+    defaultModel: settings.defaultModel,
+    retry: settings.retry,
+
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      const { client, state } = await clientFor(request);
+      let response: WireResponse;
+      try {
+        response = await client.chat({ ...toRequestBody(request, settings), stream: false });
+      } catch (error) {
+        throw classify(error, request, state);
+      }
+      const mapped = fromResponse(request, response);
+      if (!mapped) throw badResponse(request);
+      return mapped;
+    },
+
+    async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+      const { client, state } = await clientFor(request);
+      let text = '';
+      const calls: WireToolCall[] = [];
+      let final: WireResponse | undefined;
+      let iterator: AbortableAsyncIterator<WireResponse> | undefined;
+      try {
+        const parts = await client.chat({ ...toRequestBody(request, settings), stream: true });
+        iterator = parts;
+        // A stream that goes silent for timeoutMs is cut, so a stalled server cannot hang a run.
+        state.arm();
+        for await (const part of parts) {
+          state.arm();
+          const delta = part.message?.content;
+          if (delta) { text += delta; yield { type: 'text', delta }; }
+          if (part.message?.tool_calls?.length) calls.push(...part.message.tool_calls);
+          if (part.done) final = part;
+        }
+      } catch (error) {
+        throw classify(error, request, state);
+      } finally {
+        state.disarm();
+        // A consumer that stops early must not leave the HTTP request running.
+        if (!final) iterator?.abort();
+      }
+      if (request.signal?.aborted) throw abortError(request.signal.reason);
+      const toolCalls = toToolCalls(request, calls);
+      const response: ChatResponse = {
+        message: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },
+        ...finishOf(final!, toolCalls.length > 0),
+        model: final!.model || request.model,
+      };
+      for (const call of toolCalls) yield { type: 'tool_call', call };
+      yield { type: 'done', response };
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * @oryxos/plugin-openai: an LLM provider for OpenAI-compatible endpoints.
+ *
+ * @example
+ * import openai from '@oryxos/plugin-openai';
+ * export default defineConfig({ plugins: [openai({ defaultModel: 'gpt-4o-mini' })] });
+ */
+export { default, default as openai } from './openai.ts';
+export type { OpenAIOptions } from './options.ts';
+export { ERROR_CODES } from './errors.ts';
+export { parseToolArguments, toChatMessages, toTools, fromCompletion } from './mapping.ts';
+export { ChunkAssembler } from './stream.ts';

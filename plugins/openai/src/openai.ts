@@ -1,0 +1,33 @@
+import type { Plugin } from '@oryxos/kernel';
+import { validateOptions, resolveSettings, type OpenAIOptions } from './options.ts';
+import { createOpenAIProvider } from './provider.ts';
+import { VERSION } from './version.ts';
+
+/**
+ * An LLM provider for any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek,
+ * DashScope compatible mode, vLLM, LM Studio) through the `openai` SDK. Several instances
+ * coexist under different `name`s; agents pick one with `provider:` in AGENT.md.
+ *
+ * @example
+ * import { defineConfig } from '@oryxos/kernel';
+ * import openai from '@oryxos/plugin-openai';
+ * export default defineConfig({
+ *   plugins: [
+ *     openai({ defaultModel: 'gpt-4o-mini' }), // OPENAI_API_KEY, OPENAI_BASE_URL
+ *     openai({ name: 'local', baseURL: 'http://127.0.0.1:1234/v1', defaultModel: 'qwen2.5-7b-instruct' }),
+ *   ],
+ * });
+ */
+export default function openai(options: OpenAIOptions = {}): Plugin {
+  const validated = validateOptions(options);
+  const name = validated.name ?? 'openai';
+  return {
+    // Unique per instance, so the loader accepts several providers from this package.
+    name: name === 'openai' ? 'openai' : `openai:${name}`,
+    version: VERSION,
+    kernel: '^1',
+    setup(kernel) {
+      kernel.registerProvider(createOpenAIProvider(resolveSettings(validated, process.env)));
+    },
+  };
+}

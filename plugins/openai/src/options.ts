@@ -1,0 +1,84 @@
+import { OryxError, type RetryPolicy } from '@oryxos/kernel';
+import { type } from 'arktype';
+
+/** Options of {@link openai}. Every field is optional. */
+export interface OpenAIOptions {
+  /** The provider name agents refer to (`provider:` in AGENT.md). Default `openai`. */
+  name?: string;
+  /** API key. Default: the `OPENAI_API_KEY` environment variable, read at setup. */
+  apiKey?: string;
+  /** Base URL of an OpenAI-compatible API (ends in `/v1`). Default: `OPENAI_BASE_URL`, else OpenAI. */
+  baseURL?: string;
+  /** Model used when the agent names none. */
+  defaultModel?: string;
+  /** Extra HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Time allowed for the server to start answering, and between two chunks of a stream, in ms. Default 600000 (10 min). */
+  timeoutMs?: number;
+  /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
+  maxRetries?: number;
+  /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Cap for one retry wait in ms, `retry-after` included. Default 30000. */
+  retryMaxDelayMs?: number;
+}
+
+const schema = type({
+  'name?': /^[A-Za-z0-9][\w.-]*$/,
+  'apiKey?': 'string > 0',
+  'baseURL?': 'string.url',
+  'defaultModel?': 'string > 0',
+  'headers?': 'Record<string, string>',
+  'timeoutMs?': 'number.integer > 0',
+  'maxRetries?': '0 <= number.integer <= 10',
+  'retryBaseDelayMs?': 'number.integer >= 0',
+  'retryMaxDelayMs?': 'number.integer >= 0',
+  '+': 'reject',
+});
+
+/** Validates the factory options at once; the error names the field. */
+export function validateOptions(options: unknown): OpenAIOptions {
+  // `apiKey: process.env.X` with X unset means "not set", as in the kernel config.
+  const candidate = options && typeof options === 'object' && !Array.isArray(options)
+    ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
+    : options ?? {};
+  const result = schema(candidate);
+  if (result instanceof type.errors) {
+    const first = result[0];
+    const field = first?.path?.length ? first.path.join('.') : '(options)';
+    throw new OryxError('ORYX_E_OPENAI_OPTIONS', `openai(): ${first?.message ?? result.summary}`, {
+      hint: `Fix ${field} in openai({...}) in oryx.config.ts; the plugin README lists every option.`,
+      data: { field },
+    });
+  }
+  return result as OpenAIOptions;
+}
+
+/** Options with the environment applied, as the provider uses them. */
+export interface OpenAISettings {
+  name: string;
+  apiKey?: string;
+  baseURL?: string;
+  defaultModel?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** Fills in defaults; the environment is read here (at setup), never at import. */
+export function resolveSettings(options: OpenAIOptions, env: NodeJS.ProcessEnv): OpenAISettings {
+  const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
+  return {
+    name: options.name ?? 'openai',
+    apiKey: options.apiKey ?? nonEmpty(env.OPENAI_API_KEY),
+    baseURL: (options.baseURL ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, ''),
+    defaultModel: options.defaultModel,
+    headers: options.headers ?? {},
+    timeoutMs: options.timeoutMs ?? 600_000,
+    retry: {
+      maxRetries: options.maxRetries ?? 2,
+      baseDelayMs: options.retryBaseDelayMs ?? 500,
+      maxDelayMs: options.retryMaxDelayMs ?? 30_000,
+    },
+  };
+}

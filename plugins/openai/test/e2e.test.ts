@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { openaiServer, completion, textStream } from './helpers/openai-server.ts';
+
+const run = promisify(execFile);
+const repo = path.resolve(import.meta.dirname, '../../..');
+
+test.before(async () => {
+  // The CLI loads the built package through oryx.config.ts, so build it first.
+  await run('npx', ['tsc', '-b', 'plugins/openai'], { cwd: repo });
+});
+
+const config = (url: string) => `import { defineConfig, type Tool } from '@oryxos/kernel';
+import openai from '@oryxos/plugin-openai';
+
+const add: Tool = {
+  name: 'add', description: 'Add two numbers', source: 'plugin',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  async execute(args) { return String(Number(args.a) + Number(args.b)); },
+};
+
+export default defineConfig({
+  plugins: [
+    openai({ baseURL: '${url}', apiKey: 'test', defaultModel: 'm' }),
+    { name: 'calc', version: '1.0.0', kernel: '^1', setup(k) { k.registerTool(add); } },
+  ],
+});
+`;
+
+test('oryx run against the loopback OpenAI server: several tool-calling iterations, answer printed', async () => {
+  const server = await openaiServer([
+    { json: completion({ toolCalls: [{ id: 'c1', name: 'add', args: { a: 2, b: 3 } }], usage: [10, 1] }) },
+    (body) => {
+      const result = body.messages.at(-1);
+      return { json: completion({ toolCalls: [{ id: 'c2', name: 'add', args: { a: Number(result.content), b: 10 } }], usage: [20, 2] }) };
+    },
+    (body) => ({ json: completion({ content: `The total is ${body.messages.at(-1).content}.`, usage: [30, 3] }) }),
+  ]);
+  const dir = await tempProject('openai-e2e-');
+  try {
+    await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url));
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
+    const { stdout } = await run(process.execPath, [path.join(repo, 'bin/run.js'), 'run', 'What is 2+3, plus 10?', '--json'], {
+      cwd: dir, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' }, timeout: 60_000,
+    });
+    const result = JSON.parse(stdout);
+    assert.is(result.stopReason, 'final');
+    assert.is(result.answer, 'The total is 15.');
+    assert.is(result.iterations, 3);
+    assert.equal(result.usage, { inputTokens: 60, outputTokens: 6 });
+    assert.is(server.requests.length, 3);
+    assert.equal(server.requests[2]!.body.messages.filter((m: any) => m.role === 'tool'), [
+      { role: 'tool', tool_call_id: 'c1', content: '5' },
+      { role: 'tool', tool_call_id: 'c2', content: '15' },
+    ]);
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('oryx run --stream prints tokens as they come', async () => {
+  const server = await openaiServer([{ sse: textStream(['Hello', ' from', ' the stream']) }]);
+  const dir = await tempProject('openai-e2e-');
+  try {
+    await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url));
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: [] } });
+    const { stdout } = await run(process.execPath, [path.join(repo, 'bin/run.js'), 'run', 'hi', '--stream'], { cwd: dir, timeout: 60_000 });
+    assert.is(stdout, 'Hello from the stream\n');
+    assert.is(server.requests[0]!.body.stream, true);
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

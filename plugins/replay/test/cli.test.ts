@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+
+const run = promisify(execFile);
+const repo = path.resolve(import.meta.dirname, '../../..');
+const oryx = (dir: string, ...args: string[]) => run(process.execPath, [path.join(repo, 'bin/run.js'), ...args], { cwd: dir, timeout: 60_000 });
+
+test.before(async () => {
+  await run('npx', ['tsc', '-b', 'plugins/replay'], { cwd: repo });
+});
+
+const tool = `const add: Tool = {
+  name: 'add', description: 'Add two numbers', source: 'plugin',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  async execute(args) { return String(Number(args.a) + Number(args.b)); },
+};
+const calc = { name: 'calc', version: '1.0.0', kernel: '^1', setup(k: Kernel) { k.registerTool(add); } };
+`;
+
+const recordConfig = `import { defineConfig, type Kernel, type Tool } from '@oryxos/kernel';
+import { scripted } from '@oryxos/kernel/testing';
+import replay from '@oryxos/plugin-replay';
+${tool}
+const model = scripted([
+  { toolCalls: [{ name: 'add', args: { a: 2, b: 3 } }] },
+  (request) => ({ text: 'The sum is ' + request.messages.at(-1)!.content + '.' }),
+], { name: 'upstream' });
+
+export default defineConfig({
+  defaultProvider: 'replay',
+  plugins: [model, replay({ mode: 'record', cassette: 'sums', target: 'upstream' }), calc],
+});
+`;
+
+const replayConfig = `import { defineConfig, type Kernel, type Tool } from '@oryxos/kernel';
+import replay from '@oryxos/plugin-replay';
+${tool}
+export default defineConfig({ defaultProvider: 'replay', plugins: [replay({ cassette: 'sums' }), calc] });
+`;
+
+test('record in one oryx run process, replay in another with no model at all', async () => {
+  const dir = await tempProject('replay-cli-');
+  try {
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
+    await writeFile(path.join(dir, 'oryx.config.ts'), recordConfig);
+    const recorded = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    assert.is(recorded.answer, 'The sum is 5.');
+    const cassette = await readFile(path.join(dir, '.oryxos', 'cassettes', 'sums.jsonl'), 'utf8');
+    assert.is(cassette.trim().split('\n').length, 2);
+
+    await writeFile(path.join(dir, 'oryx.config.ts'), replayConfig);
+    const replayed = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    assert.is(replayed.answer, 'The sum is 5.');
+    assert.is(replayed.iterations, 2);
+
+    const diverged = await oryx(dir, 'run', 'What is 4+4?').then(() => undefined, (e) => e);
+    assert.ok(diverged, 'a diverging run exits non-zero');
+    assert.match(diverged.stderr, 'ORYX_E_REPLAY_DIVERGED');
+    assert.match(diverged.stderr, 'this run has user "What is 4+4?"');
+    assert.match(diverged.stderr, 'hint:');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a hand-written cassette, as the README documents it, replays through oryx run', async () => {
+  const dir = await tempProject('replay-cli-');
+  try {
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
+    await writeFile(path.join(dir, 'oryx.config.ts'), replayConfig);
+    const readme = await readFile(path.join(repo, 'plugins/replay/README.md'), 'utf8');
+    const example = readme.match(/```jsonl\n([\s\S]*?)```/)?.[1];
+    assert.ok(example, 'the README has a ```jsonl example');
+    await mkdir(path.join(dir, '.oryxos', 'cassettes'), { recursive: true });
+    await writeFile(path.join(dir, '.oryxos', 'cassettes', 'sums.jsonl'), example);
+    const result = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    assert.is(result.stopReason, 'final');
+    assert.is(result.answer, '2 + 3 = 5.');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
