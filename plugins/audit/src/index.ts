@@ -1,0 +1,15 @@
+/**
+ * @oryxos/plugin-audit: every model call and tool call written to `llm_calls` and
+ * `tool_invocations` (failures, retries and denials too), secrets redacted first.
+ *
+ * @example
+ * import sqlite from '@oryxos/plugin-sqlite';
+ * import audit from '@oryxos/plugin-audit';
+ * export default defineConfig({ plugins: [sqlite(), audit()] });
+ */
+export { default, default as audit, PLUGIN_VERSION } from './plugin.ts';
+export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
+export { resolveOptions, type AuditOptions } from './options.ts';
+export { createRedactor, DEFAULT_REDACTIONS, REDACTED, type Redactor, type RedactOption } from './redact.ts';
+export { AuditRecorder } from './recorder.ts';
+export { listLlmCalls, listToolInvocations, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SessionSummary } from './queries.ts';

@@ -1,0 +1,61 @@
+import { type } from 'arktype';
+import { auditError } from './errors.ts';
+import type { RedactOption } from './redact.ts';
+
+/** Options of {@link audit}. */
+export interface AuditOptions {
+  /**
+   * Extra redaction applied before anything is written: patterns (a string is a literal
+   * secret) or a function. Runs after the default patterns.
+   */
+  redact?: RedactOption;
+  /** Apply the default secret patterns (API keys, bearer tokens). Default true. */
+  redactDefaults?: boolean;
+  /** Rows older than this many days are deleted at start. Default: kept forever. */
+  retentionDays?: number;
+  /** Tool output kept per row (the full length is recorded too). Default 8192. */
+  maxOutputChars?: number;
+  /** Tool input (JSON arguments) kept per row. Default 32768. */
+  maxInputChars?: number;
+}
+
+export type ResolvedAuditOptions = Required<Omit<AuditOptions, 'retentionDays' | 'redact'>> & Pick<AuditOptions, 'retentionDays' | 'redact'>;
+
+const isRedactList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' || x instanceof RegExp);
+
+const shape = type({
+  'redact?': type.unknown.narrow((v, ctx) => typeof v === 'function' || isRedactList(v) || ctx.mustBe('an array of RegExp or strings, or a function (text) => text')),
+  'redactDefaults?': 'boolean',
+  'retentionDays?': 'number > 0',
+  'maxOutputChars?': 'number.integer >= 0',
+  'maxInputChars?': 'number.integer >= 0',
+  '+': 'reject',
+});
+
+/**
+ * Validates the factory's options at once; the error names the field.
+ *
+ * @example
+ * resolveOptions({ retentionDays: 0 }); // throws ORYX_E_AUDIT_OPTIONS naming retentionDays
+ */
+export function resolveOptions(raw: unknown): ResolvedAuditOptions {
+  const result = shape((raw === undefined ? {} : raw) as never);
+  if (result instanceof type.errors) {
+    const first = result[0];
+    const field = first?.path?.length ? first.path.join('.') : '(options)';
+    throw auditError('ORYX_E_AUDIT_OPTIONS', `audit(): ${field === '(options)' ? 'options' : `option ${field}`} ${first?.message.replace(/^.*? must/, 'must') ?? result.summary}`, {
+      hint: field === '(options)'
+        ? 'Call audit() with an options object, e.g. audit({ retentionDays: 30 }).'
+        : `Fix ${field} in audit({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-audit README.`,
+      data: { field },
+    });
+  }
+  const o = result as AuditOptions;
+  return {
+    redact: o.redact,
+    redactDefaults: o.redactDefaults ?? true,
+    retentionDays: o.retentionDays,
+    maxOutputChars: o.maxOutputChars ?? 8192,
+    maxInputChars: o.maxInputChars ?? 32_768,
+  };
+}

@@ -1,0 +1,54 @@
+import { STAGE, type Kernel, type Plugin } from '@oryxos/kernel';
+import { resolveOptions, type AuditOptions } from './options.ts';
+import { AuditRecorder } from './recorder.ts';
+import { createRedactor } from './redact.ts';
+
+export const PLUGIN_VERSION = '0.1.0';
+
+/**
+ * The audit trail: one `llm_calls` row per model attempt (failures and retries too) and one
+ * `tool_invocations` row per tool call (errors and denials too), redacted before writing.
+ * Needs the sqlite plugin, whose migrations create both tables.
+ *
+ * @example
+ * // oryx.config.ts
+ * import { defineConfig } from '@oryxos/kernel';
+ * import sqlite from '@oryxos/plugin-sqlite';
+ * import audit from '@oryxos/plugin-audit';
+ * export default defineConfig({ plugins: [sqlite(), audit({ retentionDays: 90, redact: [/corp-[0-9a-f]{32}/] })] });
+ */
+export default function audit(options: AuditOptions = {}): Plugin {
+  const opts = resolveOptions(options);
+  return {
+    name: 'audit',
+    version: PLUGIN_VERSION,
+    kernel: '^1',
+    requires: ['sqlite'],
+    setup(kernel: Kernel) {
+      const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults });
+      const recorder = new AuditRecorder(() => kernel.service('database'), {
+        redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
+      }, kernel.log);
+      const tap = { name: 'audit', stage: STAGE.OBSERVE };
+
+      kernel.hooks.init.tapPromise({ name: 'audit' }, async () => {
+        await recorder.checkSchema();
+        if (opts.retentionDays !== undefined) {
+          const removed = await recorder.prune(opts.retentionDays);
+          if (removed) kernel.log.debug(`audit: pruned ${removed} row(s) older than ${opts.retentionDays} day(s)`);
+        }
+      });
+      kernel.hooks.afterLLM.tapPromise(tap, async (response, info) => {
+        await recorder.llmOk(response, info);
+        return response;
+      });
+      kernel.hooks.llmError.tapPromise(tap, async (error, info) => {
+        await recorder.llmError(error, info);
+      });
+      kernel.hooks.afterTool.tapPromise(tap, async (result, info) => {
+        await recorder.tool(result, info);
+        return result;
+      });
+    },
+  };
+}

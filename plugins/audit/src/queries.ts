@@ -1,0 +1,95 @@
+import type { Database, SqlValue } from '@oryxos/kernel';
+
+/** Filters of the `oryx audit` commands. `session` matches an id or a prefix of one. */
+export interface AuditFilter {
+  session?: string;
+  agent?: string;
+  status?: string;
+  tool?: string;
+  limit?: number;
+}
+
+/** An `llm_calls` row, as stored. */
+export interface LlmCallRow {
+  id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; attempt: number;
+  provider: string | null; model: string | null; input_tokens: number | null; output_tokens: number | null; latency_ms: number | null;
+  finish_reason: string | null; status: 'ok' | 'error'; error_code: string | null; error: string | null; retried: number | null; created_at: string;
+}
+
+/** A `tool_invocations` row, as stored. */
+export interface ToolInvocationRow {
+  id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; tool_call_id: string | null;
+  tool: string; source: string | null; input: string | null; input_chars: number | null; output: string | null; output_chars: number | null;
+  status: 'ok' | 'error' | 'denied'; denied_reason: string | null; retryable: number; duration_ms: number | null; created_at: string;
+}
+
+/** One session's totals (`oryx audit summary`). */
+export interface SessionSummary {
+  session_id: string; agent: string | null; llm_calls: number; input_tokens: number; output_tokens: number; llm_failures: number;
+  tool_calls: number; tool_errors: number; denials: number; last_at: string;
+}
+
+function where(filter: AuditFilter, columns: { status?: boolean; tool?: boolean } = {}): { sql: string; params: SqlValue[] } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.session) { parts.push('session_id >= ? AND session_id < ?'); params.push(filter.session, `${filter.session}\uffff`); }
+  if (filter.agent) { parts.push('agent = ?'); params.push(filter.agent); }
+  if (columns.status && filter.status) { parts.push('status = ?'); params.push(filter.status); }
+  if (columns.tool && filter.tool) { parts.push('tool = ?'); params.push(filter.tool); }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+const limitOf = (filter: AuditFilter) => Math.max(1, Math.min(10_000, Math.floor(filter.limit ?? 50)));
+
+/**
+ * The newest `llm_calls` rows first.
+ *
+ * @example
+ * const failed = await listLlmCalls(kernel.service('database'), { status: 'error', limit: 20 });
+ */
+export async function listLlmCalls(db: Database, filter: AuditFilter = {}): Promise<LlmCallRow[]> {
+  const w = where(filter, { status: true });
+  return db.query<LlmCallRow>(`SELECT * FROM llm_calls ${w.sql} ORDER BY id DESC LIMIT ?`, [...w.params, limitOf(filter)]);
+}
+
+/**
+ * The newest `tool_invocations` rows first.
+ *
+ * @example
+ * const denied = await listToolInvocations(db, { status: 'denied', session: '3f2a' });
+ */
+export async function listToolInvocations(db: Database, filter: AuditFilter = {}): Promise<ToolInvocationRow[]> {
+  const w = where(filter, { status: true, tool: true });
+  return db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations ${w.sql} ORDER BY id DESC LIMIT ?`, [...w.params, limitOf(filter)]);
+}
+
+/**
+ * One row per session: calls, tokens, failures, tool errors and denials; most recent first.
+ *
+ * @example
+ * for (const s of await summarize(db, { limit: 10 })) console.log(s.session_id, s.llm_calls, s.llm_failures);
+ */
+export async function summarize(db: Database, filter: AuditFilter = {}): Promise<SessionSummary[]> {
+  const w = where(filter);
+  const rows = await db.query<SessionSummary>(`
+    WITH l AS (
+      SELECT session_id, MAX(agent) AS agent, COUNT(*) AS llm_calls, COALESCE(SUM(input_tokens), 0) AS input_tokens,
+        COALESCE(SUM(output_tokens), 0) AS output_tokens, SUM(status = 'error') AS llm_failures, MAX(created_at) AS last_at
+      FROM llm_calls ${w.sql} GROUP BY session_id
+    ), t AS (
+      SELECT session_id, MAX(agent) AS agent, COUNT(*) AS tool_calls, SUM(status = 'error') AS tool_errors,
+        SUM(status = 'denied') AS denials, MAX(created_at) AS last_at
+      FROM tool_invocations ${w.sql} GROUP BY session_id
+    ), ids AS (SELECT session_id FROM l UNION SELECT session_id FROM t)
+    SELECT ids.session_id AS session_id, COALESCE(l.agent, t.agent) AS agent,
+      COALESCE(l.llm_calls, 0) AS llm_calls, COALESCE(l.input_tokens, 0) AS input_tokens, COALESCE(l.output_tokens, 0) AS output_tokens,
+      COALESCE(l.llm_failures, 0) AS llm_failures, COALESCE(t.tool_calls, 0) AS tool_calls, COALESCE(t.tool_errors, 0) AS tool_errors,
+      COALESCE(t.denials, 0) AS denials, MAX(COALESCE(l.last_at, ''), COALESCE(t.last_at, '')) AS last_at
+    FROM ids LEFT JOIN l ON l.session_id IS ids.session_id LEFT JOIN t ON t.session_id IS ids.session_id
+    ORDER BY last_at DESC LIMIT ?`, [...w.params, ...w.params, limitOf(filter)]);
+  return rows.map((r) => ({
+    ...r,
+    llm_calls: Number(r.llm_calls), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens),
+    llm_failures: Number(r.llm_failures), tool_calls: Number(r.tool_calls), tool_errors: Number(r.tool_errors), denials: Number(r.denials),
+  }));
+}

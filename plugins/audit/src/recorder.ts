@@ -1,0 +1,96 @@
+import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
+import { auditError } from './errors.ts';
+import type { Redactor } from './redact.ts';
+
+export interface RecorderOptions {
+  redact: Redactor;
+  maxOutputChars: number;
+  maxInputChars: number;
+}
+
+const LLM_INSERT = `INSERT INTO llm_calls (session_id, run_id, agent, iteration, attempt, provider, model, input_tokens, output_tokens,
+  latency_ms, finish_reason, status, error_code, error, retried, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+const TOOL_INSERT = `INSERT INTO tool_invocations (session_id, run_id, agent, iteration, tool_call_id, tool, source, input, input_chars,
+  output, output_chars, status, denied_reason, retryable, duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Writes audit rows. A failed write is logged (ORYX_E_AUDIT_WRITE) and swallowed: the run
+ * matters more than its audit row.
+ *
+ * @example
+ * const recorder = new AuditRecorder(() => kernel.service('database'), { redact: createRedactor(), maxOutputChars: 8192, maxInputChars: 32768 }, kernel.log);
+ * await recorder.prune(30);
+ */
+export class AuditRecorder {
+  constructor(private readonly db: () => Database, private readonly options: RecorderOptions, private readonly log: Logger) {}
+
+  /** One successful model call (afterLLM). */
+  async llmOk(response: ChatResponse, info: LLMCallInfo): Promise<void> {
+    const { run } = info;
+    await this.write('llm_calls', LLM_INSERT, [
+      run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, response.model || info.request.model,
+      response.usage?.inputTokens ?? null, response.usage?.outputTokens ?? null, info.latencyMs, response.finishReason ?? null,
+      'ok', null, null, null, new Date().toISOString(),
+    ]);
+  }
+
+  /** One failed model attempt (llmError), retried or final. */
+  async llmError(error: OryxError, info: LLMCallInfo & { willRetry: boolean }): Promise<void> {
+    const { run } = info;
+    await this.write('llm_calls', LLM_INSERT, [
+      run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, info.request.model,
+      null, null, info.latencyMs, null, 'error', error.code ?? null, this.options.redact(errorMessage(error)), info.willRetry ? 1 : 0,
+      new Date().toISOString(),
+    ]);
+  }
+
+  /** One finished tool call (afterTool): ok, error or denied. */
+  async tool(result: ToolResult, info: ToolResultInfo): Promise<void> {
+    const { run, call } = info;
+    const input = call.argsError ?? JSON.stringify(call.args ?? {});
+    const content = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+    await this.write('tool_invocations', TOOL_INSERT, [
+      run.sessionId, run.runId, run.agent.name, run.iteration, call.id, call.name,
+      // an unknown tool has no source: NULL rather than a guess
+      info.tool?.source ?? null,
+      cap(this.options.redact(input), this.options.maxInputChars), input.length,
+      cap(this.options.redact(content), this.options.maxOutputChars), content.length,
+      info.status, info.status === 'denied' ? this.options.redact(result.denied ?? '') : null,
+      result.retryable ? 1 : 0, info.durationMs, new Date().toISOString(),
+    ]);
+  }
+
+  /** Deletes rows older than `days`; returns how many went. */
+  async prune(days: number): Promise<number> {
+    const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
+    let removed = 0;
+    for (const table of ['llm_calls', 'tool_invocations']) {
+      removed += (await this.db().execute(`DELETE FROM ${table} WHERE created_at < ?`, [cutoff])).rowsAffected;
+    }
+    return removed;
+  }
+
+  /** Fails clearly when the database has no audit tables (a database plugin other than sqlite). */
+  async checkSchema(): Promise<void> {
+    for (const table of ['llm_calls', 'tool_invocations']) {
+      try {
+        await this.db().query(`SELECT id FROM ${table} LIMIT 0`);
+      } catch (error) {
+        throw auditError('ORYX_E_AUDIT_SCHEMA', `The database ${this.db().url} has no usable ${table} table: ${errorMessage(error)}`, { cause: error });
+      }
+    }
+  }
+
+  private async write(table: string, sql: string, params: SqlValue[]): Promise<void> {
+    try {
+      await this.db().execute(sql, params);
+    } catch (error) {
+      this.log.warn(`audit: ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
+    }
+  }
+}
+
+function cap(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) : text;
+}

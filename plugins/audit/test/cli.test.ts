@@ -1,0 +1,86 @@
+// End-to-end: the built `oryx` binary in a temp project with no config file (the default
+// plugins sqlite and audit). Build first:
+//   npx tsc -b plugins/sqlite plugins/audit && node scripts/manifest.mjs
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { OryxError } from '@oryxos/kernel';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '../src/index.ts';
+import { echo, fail, guarded, toolsPlugin } from './helpers.ts';
+
+const BIN = path.join(process.cwd(), 'bin', 'run.js');
+
+function oryx(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function json(cwd: string, ...args: string[]): Promise<any> {
+  const r = await oryx(cwd, ...args, '--json');
+  assert.is(r.code, 0, `oryx ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+test('oryx audit llm / tools / summary read the trail, filter it, and print JSON for scripts', async () => {
+  // outside the repository, so no oryx.config.ts is found up the tree
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-audit-cli-'));
+  try {
+    const llm = scripted([
+      { error: new OryxError('ORYX_E_LLM_SERVER', 'overloaded', { retryable: true }) },
+      { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'hi' } }, { id: 'c2', name: 'guarded', args: { path: '/x' } }], usage: { inputTokens: 100, outputTokens: 10 } },
+      { text: 'first done', usage: { inputTokens: 120, outputTokens: 5 } },
+      { toolCalls: [{ id: 'c3', name: 'fail' }], usage: { inputTokens: 50, outputTokens: 3 } },
+      { text: 'second done', usage: { inputTokens: 60, outputTokens: 2 } },
+    ]);
+    const k = await testKernel({ plugins: [llm, toolsPlugin(echo, fail, guarded), sqlite(), audit()], dir });
+    const a = await k.service.process({ agent: 'assistant', message: 'one' });
+    const b = await k.service.process({ agent: 'assistant', message: 'two' });
+    await k.close({ keep: true });
+
+    const [calls, failed, tools, denied, ofB, summary, human] = await Promise.all([
+      json(dir, 'audit', 'llm'),
+      json(dir, 'audit', 'llm', '--status', 'error'),
+      json(dir, 'audit', 'tools'),
+      json(dir, 'audit', 'tools', '--status', 'denied'),
+      json(dir, 'audit', 'tools', '--session', b.sessionId.slice(0, 8)),
+      json(dir, 'audit', 'summary'),
+      oryx(dir, 'audit', 'summary'),
+    ]);
+    assert.is(calls.length, 5);
+    assert.equal(calls.map((c: { status: string }) => c.status), ['ok', 'ok', 'ok', 'ok', 'error'], 'newest first');
+    assert.equal(failed.map((c: { error: string; attempt: number }) => [c.error, c.attempt]), [['overloaded', 1]]);
+    assert.equal(tools.map((t: { tool: string; status: string }) => [t.tool, t.status]), [['fail', 'error'], ['guarded', 'denied'], ['echo', 'ok']]);
+    assert.is(denied.length, 1);
+    assert.match(denied[0].denied_reason, 'no sandbox plugin');
+    assert.equal(ofB.map((t: { tool_call_id: string }) => t.tool_call_id), ['c3']);
+
+    const bySession = Object.fromEntries(summary.map((s: { session_id: string }) => [s.session_id, s]));
+    assert.equal(Object.keys(bySession).sort(), [a.sessionId, b.sessionId].sort());
+    const sa = bySession[a.sessionId];
+    assert.equal([sa.llm_calls, sa.input_tokens, sa.output_tokens, sa.llm_failures, sa.tool_calls, sa.tool_errors, sa.denials], [3, 220, 15, 1, 2, 0, 1]);
+    const sb = bySession[b.sessionId];
+    assert.equal([sb.llm_calls, sb.input_tokens, sb.output_tokens, sb.llm_failures, sb.tool_calls, sb.tool_errors, sb.denials], [2, 110, 5, 0, 1, 1, 0]);
+
+    assert.is(human.code, 0, human.stderr);
+    const lines = human.stdout.trim().split('\n');
+    assert.is(lines.length, 3, 'a header and one line per session');
+    assert.match(lines[0]!, 'SESSION');
+    assert.ok(lines.some((l) => l.startsWith(a.sessionId)));
+
+    const bad = await oryx(dir, 'audit', 'tools', '--status', 'maybe');
+    assert.is.not(bad.code, 0);
+    assert.match(bad.stderr, 'maybe');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,34 @@
+import { Flags } from '@oclif/core';
+import type { Page, SessionInfo } from '@oryxos/kernel';
+import { OryxCommand, table } from '@oryxos/kernel/cli';
+
+export default class Sessions extends OryxCommand {
+  static override summary = 'List stored sessions, most recently active first.';
+  static override examples = [
+    '<%= config.bin %> sessions',
+    '<%= config.bin %> sessions --agent researcher --limit 5',
+    '<%= config.bin %> sessions --json',
+  ];
+  static override enableJsonFlag = true;
+  static override flags = {
+    agent: Flags.string({ char: 'a', summary: 'Only sessions of this agent.' }),
+    limit: Flags.integer({ char: 'n', summary: 'Sessions per page.', default: 20, min: 1, max: 1000 }),
+    cursor: Flags.string({ summary: 'Show the page after this cursor (printed under the previous page).' }),
+  };
+
+  async run(): Promise<Page<SessionInfo>> {
+    const { flags } = await this.parse(Sessions);
+    const { kernel } = await this.boot();
+    const page = await kernel.service('sessions').list({ agent: flags.agent, limit: flags.limit, cursor: flags.cursor });
+    if (!this.jsonEnabled()) {
+      if (page.items.length === 0) this.log(flags.cursor ? 'No more sessions.' : 'No sessions yet. Start one with `oryx run "hello"`.');
+      else {
+        this.log(table(page.items.map((s) => ({
+          id: s.id, agent: s.agent, messages: s.messageCount, updated: s.updatedAt.replace('T', ' ').slice(0, 19), title: s.title,
+        })), ['id', 'agent', 'messages', 'updated', 'title']));
+      }
+      if (page.nextCursor) this.log(`\nmore: ${this.config.bin} sessions --cursor ${page.nextCursor}${flags.agent ? ` --agent ${flags.agent}` : ''}`);
+    }
+    return page;
+  }
+}

@@ -1,0 +1,368 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage, isOryxError, type Database, type SqlParams } from '@oryxos/kernel';
+import type { Client, InArgs, Transaction } from '@libsql/client';
+import type LibsqlDatabase from 'libsql';
+import { sqliteError } from './errors.ts';
+import { Serial } from './serial.ts';
+import { fromDriverValue, toDriverParams } from './sql-values.ts';
+import { displayUrl, type DatabaseTarget } from './url.ts';
+
+type Tx = Omit<Database, 'transaction'>;
+/** The transaction an async context is inside; `active` turns false at commit or rollback. */
+interface TxScope { view: Tx; active: boolean }
+type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
+
+/** The `database` service plus what its owner needs: which driver, and closing it. */
+export interface OpenDatabase extends Database {
+  readonly driver: 'libsql' | 'client';
+  /** Waits for queued work, then closes the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** `libsql` = the synchronous embedded driver; `client` = @libsql/client. */
+  driver: 'libsql' | 'client';
+  authToken?: string;
+  busyTimeoutMs: number;
+}
+
+/**
+ * Opens a database. A file is created (with its folder) when missing; its connection gets
+ * `synchronous=NORMAL`, a busy timeout and foreign keys. WAL is a separate step
+ * ({@link enableWal}) because it writes to the file, which must wait until the schema version
+ * has been found acceptable. WAL with `synchronous=NORMAL` survives a killed process without
+ * losing a committed transaction.
+ *
+ * @example
+ * const db = await openDatabase({ kind: 'file', path: '/tmp/x.db' }, { driver: 'libsql', busyTimeoutMs: 5000 });
+ * await enableWal(db);
+ * await db.execute('CREATE TABLE t (a INTEGER)');
+ * await db.close();
+ */
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions): Promise<OpenDatabase> {
+  if (target.kind !== 'file') return connect(target, options);
+  // One connection per file and driver in a process: a second connection would wait for the
+  // first one's write lock inside a synchronous call, blocking the event loop the first one
+  // needs to commit (two kernels on one file, as tests and benchmarks do).
+  const key = `${options.driver}:${target.path}`;
+  let entry = shared.get(key);
+  if (!entry) {
+    entry = { connection: connect(target, options), refs: 0 };
+    shared.set(key, entry);
+    entry.connection.catch(() => { if (shared.get(key) === entry) shared.delete(key); });
+  }
+  entry.refs++;
+  let connection: OpenDatabase;
+  try {
+    connection = await entry.connection;
+  } catch (error) {
+    entry.refs--;
+    throw error;
+  }
+  const owner = entry;
+  return new SharedHandle(connection, async () => {
+    if (--owner.refs > 0) return;
+    if (shared.get(key) === owner) shared.delete(key);
+    await connection.close();
+  });
+}
+
+const shared = new Map<string, { connection: Promise<OpenDatabase>; refs: number }>();
+
+/** One user's handle on a shared connection; closing it closes the connection with the last user. */
+class SharedHandle implements OpenDatabase {
+  private closed = false;
+  constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {}
+  get driver() { return this.connection.driver; }
+  get url() { return this.connection.url; }
+  execute(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.execute(sql, params); }
+  query<T = Record<string, unknown>>(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.query<T>(sql, params); }
+  transaction<T>(fn: (tx: Tx) => Promise<T>) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.transaction(fn); }
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.release();
+  }
+}
+
+async function connect(target: DatabaseTarget, options: OpenOptions): Promise<OpenDatabase> {
+  const shown = target.kind === 'file' ? `file:${target.path}` : displayUrl(target.url);
+  try {
+    if (target.kind === 'file') await mkdir(path.dirname(target.path), { recursive: true });
+    if (options.driver === 'libsql') {
+      if (target.kind !== 'file') throw new Error('the embedded libsql driver opens only file: URLs');
+      const { default: Libsql } = await import('libsql');
+      const db = new Libsql(target.path);
+      const opened = new EmbeddedDatabase(shown, db);
+      try {
+        db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
+        db.exec('PRAGMA synchronous = NORMAL');
+        db.exec('PRAGMA foreign_keys = ON');
+        db.prepare('SELECT 1').all();
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      return opened;
+    }
+    const { createClient } = await import('@libsql/client');
+    const client = createClient({
+      url: target.kind === 'file' ? `file:${target.path}` : target.url,
+      authToken: options.authToken,
+      ...(target.kind === 'file' ? { timeout: options.busyTimeoutMs } : {}),
+      intMode: 'number',
+    });
+    const opened = new ClientDatabase(shown, client, target.kind === 'file');
+    try {
+      if (target.kind === 'file') {
+        await client.execute('PRAGMA synchronous = NORMAL');
+        await client.execute('PRAGMA foreign_keys = ON');
+      }
+      await client.execute('SELECT 1');
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    return opened;
+  } catch (error) {
+    if (isOryxError(error)) throw error;
+    throw sqliteError('ORYX_E_SQLITE_OPEN', `Could not open the database ${shown}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Turns WAL on (files only); called once the schema version was found acceptable, because it
+ * writes to the file.
+ *
+ * @example
+ * const db = await openDatabase(target, options);
+ * await enableWal(db);
+ */
+export async function enableWal(db: OpenDatabase): Promise<void> {
+  if (db.url.startsWith('file:')) await db.query('PRAGMA journal_mode = WAL');
+}
+
+/** Wraps a driver error in an OryxError that names the SQLite code and the statement. */
+export function sqlFailure(error: unknown, sql: string): Error {
+  if (isOryxError(error)) return error;
+  const e = error as { code?: string; extendedCode?: string };
+  const sqliteCode = e?.extendedCode ?? e?.code ?? 'UNKNOWN';
+  const statement = sql.replace(/\s+/g, ' ').trim().slice(0, 160);
+  const message = errorMessage(error).replace(/^SQLITE_[A-Z_]+: /, '');
+  const busy = /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode);
+  return sqliteError(busy ? 'ORYX_E_SQLITE_BUSY' : 'ORYX_E_SQLITE_QUERY', `${message} (${sqliteCode}) in: ${statement}`, {
+    cause: error, retryable: busy, data: { sqliteCode, sql: statement },
+  });
+}
+
+function closedError(url: string): Error {
+  return sqliteError('ORYX_E_SQLITE_CLOSED', `The database ${url} is closed`);
+}
+
+function endedTxError(): Error {
+  return sqliteError('ORYX_E_SQLITE_CLOSED', 'This transaction has already ended', {
+    hint: 'Use the tx handle only inside the transaction callback.',
+  });
+}
+
+type Statement = ReturnType<LibsqlDatabase.Database['prepare']>;
+
+/** The embedded driver: one synchronous connection, every call queued through {@link Serial}. */
+class EmbeddedDatabase implements OpenDatabase {
+  readonly driver = 'libsql' as const;
+  private readonly serial = new Serial();
+  private readonly statements = new Map<string, Statement>();
+  private readonly tx = new AsyncLocalStorage<TxScope>();
+  private closed = false;
+
+  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database) {}
+
+  execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
+    const current = this.current();
+    if (current) return current.execute(sql, params);
+    return this.queued(() => this.run(sql, params));
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    const current = this.current();
+    if (current) return current.query<T>(sql, params);
+    return this.queued(() => this.all<T>(sql, params));
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    // A transaction opened inside another one joins it: there is one connection.
+    const current = this.current();
+    if (current) return fn(current);
+    return this.serial.run(async () => {
+      if (this.closed) throw closedError(this.url);
+      const scope: TxScope = { active: true, view: {
+        url: this.url,
+        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return this.run(sql, params); },
+        query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return this.all<R>(sql, params); },
+      } };
+      this.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await this.tx.run(scope, () => fn(scope.view));
+        this.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) {
+          try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
+        }
+        throw error;
+      } finally {
+        scope.active = false;
+      }
+    });
+  }
+
+  /** The transaction this async context is inside, if it is still open (timers started in one outlive it). */
+  private current(): Tx | undefined {
+    const scope = this.tx.getStore();
+    return scope?.active ? scope.view : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.serial.run(() => {
+      if (this.closed) return;
+      this.closed = true;
+      this.statements.clear();
+      this.db.close();
+    });
+  }
+
+  /** Straight through when nothing is queued (the common case), else behind the queue. */
+  private queued<T>(task: () => T): Promise<T> {
+    if (this.serial.idle) {
+      try { return Promise.resolve(task()); } catch (error) { return Promise.reject(error); }
+    }
+    return this.serial.run(task);
+  }
+
+  private prepare(sql: string): Statement {
+    if (this.closed) throw closedError(this.url);
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      if (this.statements.size >= 200) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private exec(sql: string): void {
+    if (this.closed) throw closedError(this.url);
+    try { this.db.exec(sql); } catch (error) { throw sqlFailure(error, sql); }
+  }
+
+  private run(sql: string, params?: SqlParams): ExecuteResult {
+    try {
+      const r = this.prepare(sql).run(toDriverParams(params));
+      return { rowsAffected: r.changes, lastInsertRowid: r.lastInsertRowid };
+    } catch (error) {
+      throw sqlFailure(error, sql);
+    }
+  }
+
+  private all<T>(sql: string, params?: SqlParams): T[] {
+    try {
+      const rows = this.prepare(sql).all(toDriverParams(params)) as Record<string, unknown>[];
+      for (const row of rows) for (const key in row) row[key] = fromDriverValue(row[key]);
+      return rows as T[];
+    } catch (error) {
+      throw sqlFailure(error, sql);
+    }
+  }
+}
+
+/**
+ * `@libsql/client`: a libsql server, or a file. On a file every call is queued like the
+ * embedded driver, because a second pooled connection waiting on the first one's write lock
+ * would block the event loop the first one needs to finish.
+ */
+class ClientDatabase implements OpenDatabase {
+  readonly driver = 'client' as const;
+  private readonly serial = new Serial();
+  private readonly tx = new AsyncLocalStorage<TxScope>();
+  private closed = false;
+
+  constructor(readonly url: string, private readonly client: Client, private readonly local: boolean) {}
+
+  execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
+    const current = this.current();
+    if (current) return current.execute(sql, params);
+    return this.queued(async () => toExecuteResult(await this.send(this.client, sql, params)));
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    const current = this.current();
+    if (current) return current.query<T>(sql, params);
+    return this.queued(async () => toRows<T>(await this.send(this.client, sql, params)));
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const current = this.current();
+    if (current) return fn(current);
+    return this.queued(async () => {
+      let handle: Transaction;
+      try { handle = await this.client.transaction('write'); } catch (error) { throw sqlFailure(error, 'BEGIN IMMEDIATE'); }
+      const scope: TxScope = { active: true, view: {
+        url: this.url,
+        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return toExecuteResult(await this.send(handle, sql, params)); },
+        query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return toRows<R>(await this.send(handle, sql, params)); },
+      } };
+      try {
+        const result = await this.tx.run(scope, () => fn(scope.view));
+        try { await handle.commit(); } catch (error) { throw sqlFailure(error, 'COMMIT'); }
+        return result;
+      } catch (error) {
+        if (!handle.closed) await handle.rollback().catch(() => {});
+        throw error;
+      } finally {
+        scope.active = false;
+        handle.close();
+      }
+    });
+  }
+
+  private current(): Tx | undefined {
+    const scope = this.tx.getStore();
+    return scope?.active ? scope.view : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.serial.run(() => this.client.close());
+  }
+
+  private queued<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(closedError(this.url));
+    return this.local ? this.serial.run(task) : task();
+  }
+
+  private async send(target: Client | Transaction, sql: string, params?: SqlParams) {
+    try {
+      return await target.execute({ sql, args: toDriverParams(params) as InArgs });
+    } catch (error) {
+      throw sqlFailure(error, sql);
+    }
+  }
+}
+
+type ClientResult = Awaited<ReturnType<Client['execute']>>;
+
+function toExecuteResult(rs: ClientResult): ExecuteResult {
+  return { rowsAffected: rs.rowsAffected, lastInsertRowid: rs.lastInsertRowid };
+}
+
+function toRows<T>(rs: ClientResult): T[] {
+  return rs.rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    rs.columns.forEach((column, i) => { out[column] = fromDriverValue(row[i]); });
+    return out as T;
+  });
+}

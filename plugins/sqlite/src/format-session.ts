@@ -1,0 +1,33 @@
+import type { SessionInfo, StoredMessage } from '@oryxos/kernel';
+
+/**
+ * A session as people read it: each message numbered, tool calls as `→ name(args) [id]`,
+ * tool results with their call id and ok/error, long text cut unless `full`.
+ */
+export function formatSession(info: SessionInfo, messages: StoredMessage[], options: { full?: boolean; maxChars?: number } = {}): string {
+  const max = options.full ? Infinity : options.maxChars ?? 2000;
+  const cut = (text: string) => (text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters; --full shows all)` : text);
+  const indent = (text: string) => text.split('\n').map((l) => `    ${l}`).join('\n');
+  const lines = [
+    `session ${info.id}`,
+    `agent   ${info.agent}`,
+    `title   ${info.title || '(none)'}`,
+    `created ${info.createdAt}  updated ${info.updatedAt}  ${info.messageCount} message(s)`,
+  ];
+  if (messages.length && messages[0]!.seq > 1) lines.push(`(${messages[0]!.seq - 1} earlier message(s) not shown)`);
+  for (const { seq, message, createdAt } of messages) {
+    lines.push('');
+    const time = createdAt.slice(11, 19);
+    if (message.role === 'tool') {
+      lines.push(`#${seq} tool ${message.name} [${message.toolCallId}] ${message.isError ? 'error' : 'ok'} · ${time}`);
+      lines.push(indent(cut(message.content)));
+      continue;
+    }
+    lines.push(`#${seq} ${message.role} · ${time}`);
+    if (message.content) lines.push(indent(cut(message.content)));
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) lines.push(`    → ${call.name}(${cut(call.argsError ?? JSON.stringify(call.args))}) [${call.id}]`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,15 @@
+/**
+ * @oryxos/plugin-sqlite: durable sessions (one row per message, restart- and crash-safe) and
+ * the shared `database` service, on an embedded libsql file or a libsql server.
+ *
+ * @example
+ * import sqlite from '@oryxos/plugin-sqlite';
+ * export default defineConfig({ plugins: [sqlite()] });
+ */
+export { default, default as sqlite, PLUGIN_VERSION } from './plugin.ts';
+export { ERROR_CODES, type SqliteErrorCode } from './errors.ts';
+export { resolveOptions, DEFAULT_URL, type SqliteOptions } from './options.ts';
+export { openDatabase, enableWal, type OpenDatabase, type OpenOptions } from './database.ts';
+export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion, type Migration } from './migrations.ts';
+export { SqliteSessionStore, type SqliteSessionStoreOptions } from './session-store.ts';
+export { resolveTarget, displayUrl, type DatabaseTarget } from './url.ts';

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OryxError, errorMessage, type Database, type Logger } from '@oryxos/kernel';
+import { sqliteError } from './errors.ts';
+
+interface Holder { owner: string; host: string; pid: number; expires_at: number }
+
+/**
+ * Cross-process session locks: a row in `session_leases` with an owner and an expiry,
+ * renewed while held. A lease whose process is gone (same host, pid not alive: a SIGKILL)
+ * is taken over at once instead of waiting for it to expire.
+ */
+export class SessionLeases {
+  private readonly host = hostname();
+  private readonly held = new Map<string, { sessionId: string; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly db: () => Database,
+    private readonly options: { leaseMs: number; lockTimeoutMs: number },
+    private readonly log: Logger,
+  ) {}
+
+  /** Waits (polling with backoff) until this caller holds the session; returns the release. */
+  async acquire(sessionId: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+    const owner = `${this.host}:${process.pid}:${randomUUID()}`;
+    const deadline = Date.now() + this.options.lockTimeoutMs;
+    let delay = 5;
+    for (;;) {
+      if (signal?.aborted) throw aborted(sessionId);
+      const holder = await this.tryTake(sessionId, owner);
+      if (!holder) break;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw sqliteError('ORYX_E_SQLITE_SESSION_BUSY',
+          `Session "${sessionId}" is in use by process ${holder.pid} on ${holder.host} (lease until ${new Date(Number(holder.expires_at)).toISOString()})`,
+          { data: { sessionId, holder: { host: holder.host, pid: Number(holder.pid) } } });
+      }
+      try {
+        await sleep(Math.min(left, delay / 2 + Math.random() * delay), undefined, { signal });
+      } catch {
+        throw aborted(sessionId);
+      }
+      delay = Math.min(delay * 2, 250);
+    }
+    const timer = setInterval(() => { void this.renew(sessionId, owner); }, Math.max(250, Math.floor(this.options.leaseMs / 3)));
+    timer.unref();
+    this.held.set(owner, { sessionId, timer });
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      await this.release(owner);
+    };
+  }
+
+  /** Releases every lease this process holds (on close). */
+  async releaseAll(): Promise<void> {
+    for (const owner of [...this.held.keys()]) await this.release(owner);
+  }
+
+  /** Undefined when taken; otherwise who holds it. */
+  private async tryTake(sessionId: string, owner: string): Promise<Holder | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = Date.now();
+      const took = await this.db().execute(
+        `INSERT INTO session_leases (session_id, owner, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, host = excluded.host, pid = excluded.pid,
+           acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+         WHERE session_leases.expires_at < excluded.acquired_at`,
+        [sessionId, owner, this.host, process.pid, now, now + this.options.leaseMs],
+      );
+      if (took.rowsAffected > 0) return undefined;
+      const [holder] = await this.db().query<Holder>('SELECT owner, host, pid, expires_at FROM session_leases WHERE session_id = ?', [sessionId]);
+      if (!holder) continue; // released between the two statements
+      if (holder.host === this.host && Number(holder.pid) !== process.pid && !processAlive(Number(holder.pid))) {
+        await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [sessionId, holder.owner]);
+        this.log.warn(`sqlite: took over the lease on session ${sessionId} from process ${holder.pid}, which is gone`);
+        continue;
+      }
+      return holder;
+    }
+    return { owner: '?', host: this.host, pid: 0, expires_at: Date.now() };
+  }
+
+  private async renew(sessionId: string, owner: string): Promise<void> {
+    try {
+      const r = await this.db().execute('UPDATE session_leases SET expires_at = ? WHERE session_id = ? AND owner = ?',
+        [Date.now() + this.options.leaseMs, sessionId, owner]);
+      if (r.rowsAffected === 0 && this.held.has(owner)) {
+        this.log.warn(`sqlite: lost the lease on session ${sessionId} (another process took it after it expired)`);
+      }
+    } catch (error) {
+      this.log.warn(`sqlite: could not renew the lease on session ${sessionId}: ${errorMessage(error)}`);
+    }
+  }
+
+  private async release(owner: string): Promise<void> {
+    const entry = this.held.get(owner);
+    if (!entry) return;
+    clearInterval(entry.timer);
+    this.held.delete(owner);
+    try {
+      await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [entry.sessionId, owner]);
+    } catch (error) {
+      // it expires on its own; the next run waits at most leaseMs
+      this.log.warn(`sqlite: could not release the lease on session ${entry.sessionId}: ${errorMessage(error)}`);
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function aborted(sessionId: string): OryxError {
+  return new OryxError('ORYX_E_RUN_ABORTED', `The run was aborted while waiting for session "${sessionId}"`, {
+    hint: 'The session keeps every step committed before the abort.',
+  });
+}

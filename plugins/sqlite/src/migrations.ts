@@ -1,0 +1,231 @@
+import type { Database } from '@oryxos/kernel';
+import { errorMessage, isOryxError } from '@oryxos/kernel';
+import { sqliteError } from './errors.ts';
+
+/** One schema step. Versions only grow; a shipped migration is never edited. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+/**
+ * The schema, in order. Sessions store one row per message (appending costs the same at
+ * message 5 and 5,000); audit, scheduler and notify tables are created here so their
+ * plugins share one migration history.
+ */
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'sessions',
+    statements: [
+      `CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        metadata TEXT
+      )`,
+      'CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC)',
+      'CREATE INDEX sessions_by_agent ON sessions (agent, updated_at DESC, id DESC)',
+      `CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tool_calls TEXT,
+        tool_call_id TEXT,
+        name TEXT,
+        is_error INTEGER,
+        extra TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      )`,
+      // history(): the N-th last user message of a session in N index steps
+      "CREATE INDEX messages_user_turns ON messages (session_id, seq) WHERE role = 'user'",
+      `CREATE TABLE session_leases (
+        session_id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        acquired_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'audit',
+    statements: [
+      `CREATE TABLE llm_calls (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT,
+        run_id TEXT,
+        agent TEXT,
+        iteration INTEGER,
+        attempt INTEGER NOT NULL DEFAULT 1,
+        provider TEXT,
+        model TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        latency_ms INTEGER,
+        finish_reason TEXT,
+        status TEXT NOT NULL,
+        error_code TEXT,
+        error TEXT,
+        retried INTEGER,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX llm_calls_by_session ON llm_calls (session_id, id)',
+      'CREATE INDEX llm_calls_by_created ON llm_calls (created_at)',
+      `CREATE TABLE tool_invocations (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT,
+        run_id TEXT,
+        agent TEXT,
+        iteration INTEGER,
+        tool_call_id TEXT,
+        tool TEXT NOT NULL,
+        source TEXT,
+        input TEXT,
+        input_chars INTEGER,
+        output TEXT,
+        output_chars INTEGER,
+        status TEXT NOT NULL,
+        denied_reason TEXT,
+        retryable INTEGER NOT NULL DEFAULT 0,
+        duration_ms INTEGER,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX tool_invocations_by_session ON tool_invocations (session_id, id)',
+      'CREATE INDEX tool_invocations_by_created ON tool_invocations (created_at)',
+    ],
+  },
+  {
+    version: 3,
+    name: 'scheduler-and-notify',
+    statements: [
+      `CREATE TABLE scheduled_tasks (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        message TEXT NOT NULL,
+        cron TEXT,
+        interval_ms INTEGER,
+        timezone TEXT,
+        session_id TEXT,
+        notify_channel TEXT,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        next_run_at TEXT,
+        last_run_at TEXT,
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((cron IS NULL) <> (interval_ms IS NULL))
+      )`,
+      'CREATE INDEX scheduled_tasks_due ON scheduled_tasks (enabled, next_run_at)',
+      `CREATE TABLE task_executions (
+        id INTEGER PRIMARY KEY,
+        task_id TEXT NOT NULL REFERENCES scheduled_tasks (id) ON DELETE CASCADE,
+        scheduled_for TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL,
+        owner TEXT,
+        session_id TEXT,
+        run_id TEXT,
+        answer TEXT,
+        error TEXT,
+        iterations INTEGER,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        duration_ms INTEGER
+      )`,
+      'CREATE INDEX task_executions_by_task ON task_executions (task_id, started_at DESC)',
+      `CREATE TABLE notify_channels (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL DEFAULT 'smtp',
+        host TEXT NOT NULL,
+        port INTEGER NOT NULL,
+        secure INTEGER NOT NULL DEFAULT 0,
+        username TEXT,
+        password_env TEXT,
+        from_address TEXT NOT NULL,
+        to_addresses TEXT NOT NULL,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+    ],
+  },
+]);
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * The schema version recorded in the database (0 for an empty one). Reads only.
+ *
+ * @example
+ * if (await schemaVersion(db) < SCHEMA_VERSION) await migrate(db);
+ */
+export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number> {
+  const table = await db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+  if (table.length === 0) return 0;
+  const [row] = await db.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
+  return Number(row?.v ?? 0);
+}
+
+/**
+ * Refuses a database written by a newer version of this plugin, before anything writes to it.
+ *
+ * @example
+ * assertKnownVersion(await schemaVersion(db), db.url); // throws ORYX_E_SQLITE_SCHEMA_NEWER
+ */
+export function assertKnownVersion(found: number, url: string, known = SCHEMA_VERSION): void {
+  if (found > known) {
+    throw sqliteError('ORYX_E_SQLITE_SCHEMA_NEWER',
+      `The database ${url} has schema version ${found}, newer than the ${known} this @oryxos/plugin-sqlite knows; it was left untouched`, {
+        data: { found, known },
+      });
+  }
+}
+
+/**
+ * Applies the pending migrations in one write transaction (two processes starting at once
+ * take turns; the second finds nothing to do). Returns the versions applied.
+ *
+ * @example
+ * const db = await openDatabase({ kind: 'file', path: 'x.db' }, { driver: 'libsql', busyTimeoutMs: 5000 });
+ * await enableWal(db);
+ * await migrate(db); // [1, 2, 3] the first time, [] after
+ */
+export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const known = migrations.length ? migrations[migrations.length - 1]!.version : 0;
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.execute(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`);
+      const current = await schemaVersion(tx);
+      assertKnownVersion(current, db.url, known);
+      const applied: number[] = [];
+      for (const m of migrations) {
+        if (m.version <= current) continue;
+        for (const sql of m.statements) await tx.execute(sql);
+        await tx.execute('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+        applied.push(m.version);
+      }
+      return applied;
+    });
+  } catch (error) {
+    if (isOryxError(error) && error.code === 'ORYX_E_SQLITE_SCHEMA_NEWER') throw error;
+    throw sqliteError('ORYX_E_SQLITE_MIGRATION', `Migrating ${db.url} failed and was rolled back: ${errorMessage(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,74 @@
+import { STAGE, type Database, type Kernel, type Plugin } from '@oryxos/kernel';
+import { enableWal, openDatabase, type OpenDatabase } from './database.ts';
+import { sqliteError } from './errors.ts';
+import { assertKnownVersion, migrate, schemaVersion } from './migrations.ts';
+import { resolveOptions, type SqliteOptions } from './options.ts';
+import { SqliteSessionStore } from './session-store.ts';
+import { resolveTarget } from './url.ts';
+
+export const PLUGIN_VERSION = '0.1.0';
+
+/**
+ * Durable sessions and the shared SQL database. Provides the `sessions` and `database`
+ * services; opens the database in setup (refusing a newer schema before writing anything),
+ * applies migrations at `init`, closes it on `close`.
+ *
+ * @example
+ * // oryx.config.ts
+ * import { defineConfig } from '@oryxos/kernel';
+ * import sqlite from '@oryxos/plugin-sqlite';
+ * export default defineConfig({ plugins: [sqlite({ url: 'file:.oryxos/oryx.db' })] });
+ */
+export default function sqlite(options: SqliteOptions = {}): Plugin {
+  const opts = resolveOptions(options);
+  return {
+    name: 'sqlite',
+    version: PLUGIN_VERSION,
+    kernel: '^1',
+    async setup(kernel: Kernel) {
+      const target = resolveTarget(opts.url, kernel.config.root);
+      let db: OpenDatabase | undefined;
+      const current = (): OpenDatabase => {
+        if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
+        return db;
+      };
+      const store = new SqliteSessionStore(current, {
+        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log,
+      });
+      // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
+      const service: Database = {
+        get url() { return current().url; },
+        execute: (sql, params) => current().execute(sql, params),
+        query: (sql, params) => current().query(sql, params),
+        transaction: (fn) => current().transaction(fn),
+      };
+      kernel.provide('sessions', store);
+      kernel.provide('database', service);
+
+      kernel.hooks.close.tapPromise({ name: 'sqlite' }, async () => {
+        const open = db;
+        if (!open) return;
+        await store.close().catch(() => {});
+        db = undefined;
+        await open.close();
+      });
+
+      const driver = opts.driver === 'auto' ? (target.kind === 'file' ? 'libsql' : 'client') : opts.driver;
+      const opened = await openDatabase(target, { driver, authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+      try {
+        assertKnownVersion(await schemaVersion(opened), opened.url);
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
+      db = opened;
+
+      // First of all init taps: other plugins' init taps may already query the database.
+      kernel.hooks.init.tapPromise({ name: 'sqlite', stage: STAGE.GUARD }, async () => {
+        await enableWal(current());
+        const applied = await migrate(current());
+        if (applied.length) kernel.log.debug(`sqlite: applied migrations ${applied.join(', ')} to ${current().url}`);
+      });
+    },
+  };
+}

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isOryxError, type Database, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type StoredMessage } from '@oryxos/kernel';
+import { sqliteError } from './errors.ts';
+import { SessionLeases } from './leases.ts';
+import { MESSAGE_COLUMNS, decodeMessage, encodeMessage, type MessageRow } from './message-codec.ts';
+
+interface SessionRow {
+  id: string;
+  agent: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  message_count: number;
+}
+
+const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count';
+
+export interface SqliteSessionStoreOptions {
+  leaseMs?: number;
+  lockTimeoutMs?: number;
+  appendRetries?: number;
+  log?: Logger;
+}
+
+/**
+ * The durable session store (`kernel.service('sessions')`): one row per message, each
+ * `append` its own transaction, positions (`seq`) assigned inside it and guarded by
+ * UNIQUE(session_id, seq). `lock` serializes runs on a session across processes.
+ *
+ * @example
+ * const store = new SqliteSessionStore(() => db);
+ * const s = await store.create({ agent: 'assistant' });
+ * await store.append(s.id, [{ role: 'user', content: 'hi' }]);
+ * const last = await store.history(s.id, 20);
+ */
+export class SqliteSessionStore implements SessionStore {
+  private readonly leases: SessionLeases;
+  private readonly appendRetries: number;
+
+  /** `db` is a getter: the plugin provides the store in setup and opens the database later. */
+  constructor(private readonly db: () => Database, options: SqliteSessionStoreOptions = {}) {
+    const log = options.log ?? { debug() {}, info() {}, warn() {} };
+    this.appendRetries = options.appendRetries ?? 5;
+    this.leases = new SessionLeases(db, { leaseMs: options.leaseMs ?? 30_000, lockTimeoutMs: options.lockTimeoutMs ?? 120_000 }, log);
+  }
+
+  async create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo> {
+    const now = new Date().toISOString();
+    const info: SessionInfo = { id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
+    try {
+      await this.db().execute(
+        'INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count) VALUES (?, ?, ?, ?, ?, 0)',
+        [info.id, info.agent, info.title, now, now],
+      );
+    } catch (error) {
+      if (isConstraint(error, /sessions\.id/)) {
+        throw sqliteError('ORYX_E_SQLITE_SESSION_EXISTS', `A session with id "${info.id}" already exists`, { cause: error });
+      }
+      throw error;
+    }
+    return info;
+  }
+
+  async get(id: string): Promise<SessionInfo | undefined> {
+    const [row] = await this.db().query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, [id]);
+    return row && toInfo(row);
+  }
+
+  /** Newest first (by last activity), paged with an opaque keyset cursor. */
+  async list(query: { agent?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
+    const limit = Math.max(1, Math.min(1000, Math.floor(query.limit ?? 50)));
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.agent) { where.push('agent = ?'); params.push(query.agent); }
+    if (query.cursor) {
+      const [updatedAt, id] = decodeCursor(query.cursor);
+      where.push('(updated_at < ? OR (updated_at = ? AND id < ?))');
+      params.push(updatedAt, updatedAt, id);
+    }
+    const rows = await this.db().query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      [...params, limit + 1],
+    );
+    const items = rows.slice(0, limit).map(toInfo);
+    const last = items[items.length - 1];
+    return { items, ...(rows.length > limit && last ? { nextCursor: encodeCursor(last.updatedAt, last.id) } : {}) };
+  }
+
+  async messages(id: string, query: { limit?: number } = {}): Promise<StoredMessage[]> {
+    if (query.limit === undefined) {
+      const rows = await this.db().query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`, [id]);
+      return rows.map(decodeMessage);
+    }
+    if (query.limit <= 0) return [];
+    const rows = await this.db().query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?`, [id, Math.floor(query.limit)]);
+    return rows.reverse().map(decodeMessage);
+  }
+
+  /** From the `turns`-th last user message on (everything when there are fewer turns). */
+  async history(id: string, turns: number): Promise<StoredMessage[]> {
+    if (turns <= 0) return [];
+    const [start] = await this.db().query<{ seq: number }>(
+      "SELECT seq FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1 OFFSET ?",
+      [id, Math.floor(turns) - 1],
+    );
+    const rows = await this.db().query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq`, [id, start ? Number(start.seq) : 0]);
+    return rows.map(decodeMessage);
+  }
+
+  /**
+   * Commits the messages in one transaction, after the session's last one. A position taken
+   * by another writer in between (UNIQUE(session_id, seq)) is retried a few times.
+   */
+  async append(id: string, messages: Message[]): Promise<void> {
+    if (messages.length === 0) return;
+    const encoded = messages.map(encodeMessage);
+    const title = messages.find((m) => m.role === 'user')?.content.slice(0, 80) ?? '';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.db().transaction(async (tx) => {
+          const now = new Date().toISOString();
+          const [session] = await tx.query<{ title: string }>('SELECT title FROM sessions WHERE id = ?', [id]);
+          if (!session) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+          const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
+          let seq = Number(top?.seq ?? 0);
+          for (const m of encoded) {
+            await tx.execute(
+              `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              [id, ++seq, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now],
+            );
+          }
+          await tx.execute(
+            `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
+               title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`,
+            [now, encoded.length, title, id],
+          );
+        });
+        return;
+      } catch (error) {
+        const conflict = isConstraint(error, /messages\.session_id, messages\.seq/);
+        const busy = isOryxError(error) && error.code === 'ORYX_E_SQLITE_BUSY';
+        if (!conflict && !busy) throw error;
+        if (attempt >= this.appendRetries) {
+          if (busy) throw error;
+          throw sqliteError('ORYX_E_SQLITE_APPEND_CONFLICT',
+            `Appending to session "${id}" conflicted with another writer ${attempt + 1} times; nothing of this append was written`, { cause: error });
+        }
+        await sleep(Math.random() * 10 * 2 ** attempt);
+      }
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.db().transaction(async (tx) => {
+      await tx.execute('DELETE FROM messages WHERE session_id = ?', [id]);
+      await tx.execute('DELETE FROM session_leases WHERE session_id = ?', [id]);
+      const r = await tx.execute('DELETE FROM sessions WHERE id = ?', [id]);
+      return r.rowsAffected > 0;
+    });
+  }
+
+  /** Exclusive across processes (a lease row); honours the signal while it waits. */
+  lock(id: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+    return this.leases.acquire(id, signal);
+  }
+
+  /** The one session whose id is `idOrPrefix` or starts with it (for the CLI). */
+  async resolve(idOrPrefix: string): Promise<SessionInfo | undefined> {
+    const exact = await this.get(idOrPrefix);
+    if (exact || idOrPrefix.length < 4) return exact;
+    const rows = await this.db().query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, [idOrPrefix, `${idOrPrefix}\uffff`]);
+    return rows.length === 1 ? toInfo(rows[0]!) : undefined;
+  }
+
+  /** Releases the leases this process still holds. */
+  async close(): Promise<void> {
+    await this.leases.releaseAll();
+  }
+}
+
+function toInfo(row: SessionRow): SessionInfo {
+  return {
+    id: row.id, agent: row.agent, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: Number(row.message_count),
+  };
+}
+
+function encodeCursor(updatedAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') return [value[0], value[1]];
+  } catch { /* fall through */ }
+  throw sqliteError('ORYX_E_SQLITE_QUERY', 'The session list cursor is not one this store returned', {
+    hint: 'Pass the nextCursor of a previous page unchanged, or omit the cursor to start from the newest session.',
+  });
+}
+
+function isConstraint(error: unknown, columns: RegExp): boolean {
+  if (!isOryxError(error) || error.code !== 'ORYX_E_SQLITE_QUERY') return false;
+  return String(error.data?.sqliteCode ?? '').startsWith('SQLITE_CONSTRAINT') && /UNIQUE constraint failed/.test(error.message) && columns.test(error.message);
+}
