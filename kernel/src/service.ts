@@ -37,6 +37,11 @@ export class AgentService {
   }
 
   async process(input: RunInput): Promise<RunResult> {
+    // Runs on an existing session queue up in call order, before any await.
+    return input.session ? this.serialize(input.session, input.signal, () => this.run(input)) : this.run(input);
+  }
+
+  private async run(input: RunInput): Promise<RunResult> {
     const agent = await this.kernel.agents.load(input.agent);
     const provider = this.kernel.providerFor(agent);
     const model = agent.model ?? provider.defaultModel;
@@ -46,55 +51,67 @@ export class AgentService {
       });
     }
     const session = await this.openSession(agent.name, input.session);
-    return this.serialize(session.id, input.signal, async () => {
-      const store = this.kernel.service('sessions');
-      const signal = input.signal ?? new AbortController().signal;
-      const run: RunContext = {
-        runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
-      };
-      await store.append(session.id, [{ role: 'user', content: input.message }]);
+    const store = this.kernel.service('sessions');
+    const signal = input.signal ?? new AbortController().signal;
+    const run: RunContext = {
+      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
+    };
+    // Aborted while queued behind another run: leave the session untouched.
+    if (signal.aborted) {
+      return { sessionId: session.id, agent: agent.name, answer: '', stopReason: 'aborted', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } };
+    }
+    await store.append(session.id, [{ role: 'user', content: input.message }]);
 
-      const max = agent.settings.max_history_turns;
-      const stored = await store.history(session.id, max + 1);
-      const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-      let turns = groupTurns(stored.map((s) => s.message));
-      if (turns.length > max) {
-        const leaving = turns.slice(0, turns.length - max);
-        await this.kernel.hooks.trimContext.promise({
-          run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
-        });
-        turns = turns.slice(turns.length - max);
-      }
-      const result = await runLoop({
-        kernel: this.kernel,
-        run,
-        provider,
-        history: turns.flat(),
-        tools: await this.kernel.toolsFor(agent, signal),
-        commit: (messages) => store.append(session.id, messages),
-        seqOf: (m) => seq.get(m),
-        stream: input.stream,
-        onEvent: input.onEvent,
+    const max = agent.settings.max_history_turns;
+    const stored = await store.history(session.id, max + 1);
+    const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
+    let turns = groupTurns(stored.map((s) => s.message));
+    if (turns.length > max) {
+      const leaving = turns.slice(0, turns.length - max);
+      await this.kernel.hooks.trimContext.promise({
+        run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
       });
-      const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
-      await this.kernel.hooks.afterRun.promise(full, run);
-      return full;
+      turns = turns.slice(turns.length - max);
+    }
+    const result = await runLoop({
+      kernel: this.kernel,
+      run,
+      provider,
+      history: turns.flat(),
+      tools: await this.kernel.toolsFor(agent, signal),
+      commit: (messages) => store.append(session.id, messages),
+      seqOf: (m) => seq.get(m),
+      stream: input.stream,
+      onEvent: input.onEvent,
     });
+    const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
+    await this.kernel.hooks.afterRun.promise(full, run);
+    return full;
   }
 
   /** Runs on one session go one after the other, in this process and (via the store's lock) across processes. */
   private async serialize<T>(sessionId: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(sessionId) ?? Promise.resolve();
-    const mine = previous.catch(() => {}).then(async () => {
+    // A run whose signal fires while it waits stops waiting (and then writes nothing).
+    const waited = new Promise<void>((resolve) => {
+      previous.then(() => resolve(), () => resolve());
+      if (signal?.aborted) resolve();
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const mine = waited.then(async () => {
+      if (signal?.aborted) return fn();
       const store = this.kernel.service('sessions');
       const release = store.lock ? await store.lock(sessionId, signal) : undefined;
       try { return await fn(); } finally { await release?.(); }
     });
-    this.tails.set(sessionId, mine);
+    // The next run waits for this one and for everything before it (an aborted waiter
+    // finishes early, but the run it was waiting for may still be going).
+    const tail = Promise.allSettled([previous, mine]);
+    this.tails.set(sessionId, tail);
     try {
       return await mine;
     } finally {
-      if (this.tails.get(sessionId) === mine) this.tails.delete(sessionId);
+      if (this.tails.get(sessionId) === tail) this.tails.delete(sessionId);
     }
   }
 }

@@ -202,4 +202,21 @@ test('two runs on one session at once are serialized, never interleaved', async 
   await t.close();
 });
 
+test('a run aborted while queued behind another writes nothing, and later runs still wait their turn', async () => {
+  const llm = scripted([{ text: 'start' }, { text: 'slow', delayMs: 80 }, { text: 'third' }]);
+  const t = await testKernel({ plugins: [llm] });
+  const { sessionId } = await t.service.process({ agent: 'assistant', message: 'start' });
+  const queued = new AbortController();
+  const first = t.service.process({ agent: 'assistant', message: 'one', session: sessionId });
+  const second = t.service.process({ agent: 'assistant', message: 'two', session: sessionId, signal: queued.signal });
+  const third = t.service.process({ agent: 'assistant', message: 'three', session: sessionId });
+  setTimeout(() => queued.abort(), 10);
+  const [, aborted] = await Promise.all([first, second, third]);
+  assert.is(aborted.stopReason, 'aborted');
+  assert.is(aborted.iterations, 0);
+  const stored = await t.kernel.service('sessions').messages(sessionId);
+  assert.equal(stored.map((m) => m.message.content), ['start', 'start', 'one', 'slow', 'three', 'third']);
+  await t.close();
+});
+
 test.run();
