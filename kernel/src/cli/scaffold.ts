@@ -85,6 +85,8 @@ servers: {}
     '.oryxos/.gitignore': `oryx.db
 oryx.db-*
 logs/
+**/MEMORY.md.lock
+**/MEMORY.md.*.tmp
 `,
   };
 }

@@ -1,0 +1,150 @@
+// Requests per second of the web channel next to a bare Hono app serving the same routes, on
+// loopback with keep-alive connections.
+//
+// Run (after `npx tsc -b plugins/web`): node --import tsx bench/web.ts [seconds=4] [concurrency=32] [rounds=3]
+//
+// Scenarios, each measured for `seconds` after a short warm-up:
+//   bare  GET  /health                            Hono + @hono/node-server, one route
+//   oryx  GET  /health                            the plugin: request id, log line, shutdown gate, error handling
+//   bare  POST /invoke                            Hono route calling AgentService.process directly
+//   oryx  POST /api/sessions/:id/messages         the plugin: body limit, arktype validation, session queue, timeout
+//   oryx  POST /api/sessions/:id/messages (SSE)   the same, streamed as server-sent events
+// The provider answers at once in-process (no network), so the numbers are the HTTP and
+// kernel overhead of a run, not model latency. Each connection of the load generator has its
+// own fresh session (runs on one session are serialized). The load generator runs in a worker
+// thread so it does not share the event loop with the servers. Every scenario runs `rounds`
+// times, in a rotated order each round, and the best round is reported: on a shared machine
+// the best round is the one least disturbed by other work.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+
+interface Job {
+  url: string; method: string; headers: Record<string, string>; body?: string;
+  /** One session id per connection slot, put in place of `{session}` in the URL. */
+  sessions?: string[];
+  seconds: number; concurrency: number; warmupSeconds: number;
+}
+interface Report { requests: number; errors: number; rps: number; p50: number; p99: number }
+
+// The load generator, as plain JavaScript evaluated in a worker thread (workers do not inherit
+// the tsx loader): keep-alive node:http requests from `concurrency` slots until time is up.
+const LOAD_GENERATOR = `
+const http = require('node:http');
+const { parentPort, workerData: job } = require('node:worker_threads');
+const agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency });
+const one = (slot) => new Promise((resolve) => {
+  const started = performance.now();
+  const url = job.sessions ? job.url.replace('{session}', job.sessions[slot]) : job.url;
+  const req = http.request(url, { method: job.method, agent, headers: job.headers }, (res) => {
+    res.resume();
+    res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started }));
+  });
+  req.on('error', () => resolve({ status: 0, ms: 0 }));
+  req.end(job.body);
+});
+async function run(seconds) {
+  const latencies = [];
+  let errors = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: job.concurrency }, async (_, slot) => {
+    while (performance.now() < until) {
+      const r = await one(slot);
+      if (r.status >= 200 && r.status < 300) latencies.push(r.ms); else errors++;
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requests: latencies.length, errors, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+}
+(async () => {
+  await run(job.warmupSeconds);
+  parentPort.postMessage(await run(job.seconds));
+  agent.destroy();
+})();
+`;
+
+await main();
+
+async function main(): Promise<void> {
+  const seconds = Number(process.argv[2] ?? 4);
+  const concurrency = Number(process.argv[3] ?? 32);
+  const rounds = Number(process.argv[4] ?? 3);
+  const [{ Hono }, { getRequestListener }, { AgentService }, { testKernel }, { default: web }] = await Promise.all([
+    import('hono'), import('@hono/node-server'), import('@oryxos/kernel'), import('@oryxos/kernel/testing'), import('@oryxos/plugin-web'),
+  ]);
+  type Provider = import('@oryxos/kernel').Provider;
+  const answer = (model: string) => ({
+    message: { role: 'assistant' as const, content: 'ok, done' }, usage: { inputTokens: 50, outputTokens: 3 }, finishReason: 'stop', model,
+  });
+  const provider: Provider = {
+    name: 'bench', defaultModel: 'bench',
+    async chat(request) { return answer(request.model); },
+    async *stream(request) {
+      yield { type: 'text', delta: 'ok, ' };
+      yield { type: 'text', delta: 'done' };
+      yield { type: 'done', response: answer(request.model) };
+    },
+  };
+  const t = await testKernel({
+    plugins: [{ name: 'bench', version: '1.0.0', kernel: '^1', setup(k) { k.registerProvider(provider); } }, web({ invokeTimeoutMs: 60_000 })],
+    agents: { assistant: { settings: { max_history_turns: 10 } } },
+  });
+  const oryx = t.kernel.service('web');
+  const { url: oryxUrl } = await oryx.listen({ port: 0 });
+
+  // The bare app: the same /health, and /invoke calling the kernel directly with none of the plugin's checks.
+  const service = new AgentService(t.kernel);
+  const bare = new Hono();
+  bare.get('/health', (c) => c.json({ status: 'ok' }));
+  bare.post('/invoke/:id', async (c) => {
+    const { message } = await c.req.json<{ message: string }>();
+    const r = await service.process({ agent: 'assistant', session: c.req.param('id'), message });
+    return c.json({ sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, iterations: r.iterations, usage: r.usage });
+  });
+  const bareServer = http.createServer(getRequestListener(bare.fetch, { overrideGlobalObjects: false }) as http.RequestListener);
+  await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
+  const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`;
+
+  const store = t.kernel.service('sessions');
+  const sessionsFor = async () => Promise.all(Array.from({ length: concurrency }, async () => (await store.create({ agent: 'assistant' })).id));
+  const body = JSON.stringify({ message: 'hello there' });
+  const json = { 'content-type': 'application/json' };
+  type Scenario = [string, Pick<Job, 'url' | 'method' | 'headers' | 'body'> & { perSession?: boolean }];
+  const scenarios: Scenario[] = [
+    ['bare  GET  /health', { url: `${bareUrl}/health`, method: 'GET', headers: {} }],
+    ['oryx  GET  /health', { url: `${oryxUrl}/health`, method: 'GET', headers: {} }],
+    ['bare  POST /invoke/:id (AgentService.process)', { url: `${bareUrl}/invoke/{session}`, method: 'POST', headers: json, body, perSession: true }],
+    ['oryx  POST /api/sessions/:id/messages', { url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: json, body, perSession: true }],
+    ['oryx  POST /api/sessions/:id/messages (SSE)', {
+      url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body, perSession: true,
+    }],
+  ];
+  console.log(`node ${process.version}, ${seconds} s per scenario, ${concurrency} keep-alive connections, loopback, best of ${rounds} rounds\n`);
+  const best = new Map<string, Report>();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < scenarios.length; i++) {
+      const [name, { perSession, ...job }] = scenarios[(i + round) % scenarios.length]!;
+      const sessions = perSession ? await sessionsFor() : undefined;
+      const report = await measure({ ...job, sessions, seconds, concurrency, warmupSeconds: Math.min(1, seconds / 5) });
+      if (report.rps > (best.get(name)?.rps ?? -1)) best.set(name, report);
+    }
+  }
+  console.log(`${'scenario'.padEnd(48)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
+  for (const [name] of scenarios) {
+    const r = best.get(name)!;
+    console.log(`${name.padEnd(48)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(7)}`);
+  }
+  await new Promise<void>((resolve) => bareServer.close(() => resolve()));
+  bareServer.closeAllConnections();
+  await t.close();
+}
+
+/** Runs one scenario's load generator in a worker thread. */
+function measure(job: Job): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LOAD_GENERATOR, { eval: true, workerData: job });
+    worker.once('message', (r: Report) => { resolve(r); void worker.terminate(); });
+    worker.once('error', reject);
+  });
+}

@@ -1,0 +1,108 @@
+import { type } from 'arktype';
+import { isOryxError, errorMessage } from '@oryxos/kernel';
+import type { JsonSchema, Tool, ToolResult } from '@oryxos/kernel';
+import type { FileMemoryStore } from './file-store.ts';
+
+/** Longest text one `save_memory` call may store: one fact, not a document. */
+export const SAVE_MAX_CHARS = 2000;
+/** Most entries one `recall_memory` call returns. */
+export const RECALL_MAX_LIMIT = 50;
+
+/** Arguments of `save_memory`; the JSON Schema the model sees is generated from it. */
+export const saveMemoryArgs = type({
+  text: `0 < string <= ${SAVE_MAX_CHARS}`,
+  'zone?': "'core' | 'archive'",
+  '+': 'reject',
+});
+
+/** Arguments of `recall_memory`; the JSON Schema the model sees is generated from it. */
+export const recallMemoryArgs = type({
+  query: '0 < string <= 500',
+  'limit?': `1 <= number.integer <= ${RECALL_MAX_LIMIT}`,
+  '+': 'reject',
+});
+
+/**
+ * The JSON Schema of an arktype type, with a description per property. Descriptions are
+ * added here rather than with `.configure()` because that would replace arktype's error
+ * messages ("must be at most 2000 characters") with the description.
+ */
+export function toolSchema(t: { toJsonSchema(): object }, descriptions: Record<string, string>): JsonSchema {
+  const { $schema: _, ...schema } = t.toJsonSchema() as JsonSchema & { properties: Record<string, Record<string, unknown>> };
+  for (const [key, description] of Object.entries(descriptions)) {
+    const property = schema.properties[key];
+    if (!property) throw new Error(`toolSchema: no property "${key}" in the schema`);
+    schema.properties[key] = { ...property, description };
+  }
+  return schema;
+}
+
+const validator = (t: typeof saveMemoryArgs | typeof recallMemoryArgs) => (args: Record<string, unknown>) => {
+  const out = t(args);
+  return out instanceof type.errors ? out.summary : undefined;
+};
+
+function failure(error: unknown): ToolResult {
+  if (isOryxError(error)) {
+    return { content: `${error.message.replace(/\.$/, '')}.${error.hint ? ` ${error.hint}` : ''}`, isError: true, retryable: error.retryable };
+  }
+  return { content: `Memory failed: ${errorMessage(error)}`, isError: true };
+}
+
+/**
+ * `save_memory {text, zone?}`: appends a dated entry to the agent's MEMORY.md. It touches
+ * only that file, which is the runtime's own state, so it asks the sandbox for nothing; the
+ * agent's `tools:` allow-list is what grants it.
+ */
+export function saveMemoryTool(store: FileMemoryStore): Tool {
+  return {
+    name: 'save_memory',
+    source: 'plugin',
+    description: 'Save one lasting fact to long-term memory (MEMORY.md), dated today. Use zone "core" only for facts '
+      + `that must be in every prompt (who the user is, standing preferences; Core is capped at ${store.coreMaxChars} characters); `
+      + 'everything else goes to the "archive" (default), where the newest entries are shown and older ones are found with recall_memory.',
+    inputSchema: toolSchema(saveMemoryArgs, {
+      text: 'The fact, short and self-contained (it will be read without this conversation).',
+      zone: 'core: always in the prompt, small; archive (default): searchable history.',
+    }),
+    validate: validator(saveMemoryArgs),
+    async execute(args, ctx) {
+      const { text, zone = 'archive' } = args as typeof saveMemoryArgs.infer;
+      try {
+        const { entry, duplicate } = await store.saveEntry(ctx.agent.name, text, zone);
+        const where = zone === 'core' ? 'Core' : 'the Archive';
+        return duplicate
+          ? `Already in ${where} (saved ${entry.date || 'undated'}); nothing changed.`
+          : `Saved to ${where}: ${entry.date}: ${entry.text}`;
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  };
+}
+
+/** `recall_memory {query, limit?}`: ranked keyword search of the Archive, newest first among equals. */
+export function recallMemoryTool(store: FileMemoryStore): Tool {
+  return {
+    name: 'recall_memory',
+    source: 'plugin',
+    description: 'Search the archive of long-term memory (MEMORY.md) for entries about a topic: keyword ranking (BM25), '
+      + 'works for any language including Chinese. Returns the best matching entries with their dates.',
+    inputSchema: toolSchema(recallMemoryArgs, {
+      query: 'Keywords to look for, e.g. "deploy staging server" or "用户 喜欢".',
+      limit: 'Most entries to return (default 5).',
+    }),
+    validate: validator(recallMemoryArgs),
+    async execute(args, ctx) {
+      const { query, limit = 5 } = args as typeof recallMemoryArgs.infer;
+      try {
+        const hits = await store.recall(ctx.agent.name, query, limit);
+        if (!hits.length) return `No archive entry matches "${query}".`;
+        const lines = hits.map((h, i) => `${i + 1}. ${h.date || 'undated'} (score ${h.score}): ${h.text.replace(/\n/g, '\n   ')}`);
+        return `${hits.length} archive ${hits.length === 1 ? 'entry matches' : 'entries match'} "${query}":\n${lines.join('\n')}`;
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import { DEFAULT_SETTINGS, OryxError, type AgentDefinition, type RunEvent, type RunResult } from '@oryxos/kernel';
+import type { Context } from 'hono';
+import { assertAgentExists } from './agent-check.ts';
+import { byteLength } from './body.ts';
+import type { WebContext } from './context.ts';
+import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
+import type { RouteTable } from './routes.ts';
+import { abortedError, runError } from './run-result.ts';
+import { requestIdOf } from './request-log.ts';
+import {
+  AgentList, CreateSessionBody, ErrorResponse, Health, Info, ListSessionsQuery, MemoryResponse, PostMessageBody,
+  RunResponse, Session, SessionPage, SessionQuery, SessionWithMessages, ToolList, ToolsQuery,
+} from './schemas.ts';
+import { sseResponse, type SseChannel } from './sse.ts';
+
+const err = (description: string) => ({ description, schema: ErrorResponse });
+
+/** The ten core endpoints: health, info, agents, memory, tools and sessions with runs. */
+export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
+  const { kernel, runner, options } = ctx;
+  const sessions = () => kernel.service('sessions');
+
+  routes.add({
+    method: 'get', path: '/health', tag: 'server', auth: false,
+    summary: 'Liveness for load balancers; never needs the token. 503 while shutting down.',
+    responses: { 200: { description: 'The server is up', schema: Health }, 503: err('Shutting down') },
+  }, (c) => c.json({ status: 'ok' }));
+
+  routes.add({
+    method: 'get', path: '/api/info', tag: 'server',
+    summary: 'Name, version, uptime, enabled plugins with versions, and agents.',
+    responses: { 200: { description: 'Server information', schema: Info }, 401: err('Missing or wrong token') },
+  }, async (c) => c.json({
+    name: 'OryxOS',
+    version: kernel.version,
+    uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+    plugins: kernel.plugins,
+    agents: await kernel.agents.names(),
+    defaultAgent: kernel.config.defaultAgent,
+  }));
+
+  routes.add({
+    method: 'get', path: '/api/agents', tag: 'agents',
+    summary: 'Every agent with its description, provider, model, tools and skills; an agent whose AGENT.md is broken is listed with its error.',
+    responses: { 200: { description: 'The agents', schema: AgentList }, 401: err('Missing or wrong token') },
+  }, async (c) => {
+    const agents = await Promise.all((await kernel.agents.names()).map(async (name) => {
+      try {
+        const a = await kernel.agents.load(name);
+        const provider = a.provider ?? kernel.config.defaultProvider ?? (kernel.providerNames.length === 1 ? kernel.providerNames[0] : undefined);
+        let model = a.model;
+        if (!model && provider && kernel.providerNames.includes(provider)) model = kernel.provider(provider).defaultModel;
+        return { name, description: a.description, provider, model, tools: a.tools, skills: a.skills.map((s) => s.name) };
+      } catch (error) {
+        const e = asOryxError(error);
+        return { name, description: '', tools: [], skills: [], error: { code: e.code, message: e.message } };
+      }
+    }));
+    return c.json({ agents });
+  });
+
+  routes.add({
+    method: 'get', path: '/api/agents/:name/memory', tag: 'agents',
+    summary: "The agent's long-term memory (MEMORY.md): the Core and Archive zones.",
+    params: { name: 'Agent name' },
+    responses: {
+      200: { description: 'The memory zones', schema: MemoryResponse },
+      401: err('Missing or wrong token'),
+      404: err('Unknown agent (ORYX_E_AGENT_NOT_FOUND), or no memory plugin enabled (ORYX_E_WEB_NO_MEMORY)'),
+    },
+  }, async (c) => {
+    const agent = await kernel.agents.load(c.req.param('name')!);
+    if (!kernel.hasService('memory')) {
+      throw webError('ORYX_E_WEB_NO_MEMORY', `No long-term memory is enabled, so agent "${agent.name}" has none to show`);
+    }
+    const zones = await kernel.service('memory').read(agent.name);
+    return c.json({ agent: agent.name, ...zones });
+  });
+
+  routes.add({
+    method: 'get', path: '/api/tools', tag: 'agents', query: ToolsQuery,
+    summary: 'Tools with their JSON Schema, source and plugin: those the agent may use with ?agent=, else every registered tool; plus the health of each tool source (MCP server).',
+    responses: { 200: { description: 'The tools', schema: ToolList }, 401: err('Missing or wrong token'), 404: err('Unknown agent') },
+  }, async (c, { query }) => {
+    const agent = query.agent ? await kernel.agents.load(query.agent) : await discoveryAgent(ctx);
+    const tools = query.agent ? await kernel.toolsFor(agent) : await kernel.allTools(agent);
+    return c.json({
+      ...(query.agent ? { agent: agent.name } : {}),
+      tools: tools.map((t) => ({ name: t.name, description: t.description, source: t.source, plugin: t.plugin, inputSchema: t.inputSchema })),
+      sources: await kernel.toolSourceStatus(),
+    });
+  });
+
+  routes.add({
+    method: 'post', path: '/api/sessions', tag: 'sessions', body: CreateSessionBody,
+    summary: 'Creates a session for an agent.',
+    responses: {
+      201: { description: 'The new session (also in the Location header)', schema: Session },
+      400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 404: err('Unknown agent'), 413: err('Body too large'),
+    },
+  }, async (c, { body }) => {
+    const agent = await kernel.agents.load(body.agent);
+    const session = await sessions().create({ agent: agent.name, ...(body.title ? { title: body.title } : {}) });
+    c.header('location', `/api/sessions/${encodeURIComponent(session.id)}`);
+    return c.json(session, 201);
+  });
+
+  routes.add({
+    method: 'get', path: '/api/sessions', tag: 'sessions', query: ListSessionsQuery,
+    summary: 'Sessions, most recently updated first, paged: pass nextCursor back as cursor for the next page.',
+    responses: { 200: { description: 'One page of sessions', schema: SessionPage }, 400: err('Bad query parameter'), 401: err('Missing or wrong token') },
+  }, async (c, { query }) => c.json(await sessions().list({ agent: query.agent, limit: query.limit ?? 50, cursor: query.cursor })));
+
+  routes.add({
+    method: 'get', path: '/api/sessions/:id', tag: 'sessions', query: SessionQuery,
+    params: { id: 'Session id' },
+    summary: 'A session with its last messages (limit, default and at most 100), oldest first.',
+    responses: {
+      200: { description: 'The session', schema: SessionWithMessages },
+      400: err('Bad query parameter'), 401: err('Missing or wrong token'), 404: err('Unknown session'),
+    },
+  }, async (c, { query }) => {
+    const session = await mustGetSession(ctx, c.req.param('id')!);
+    const messages = await sessions().messages(session.id, { limit: query.limit ?? 100 });
+    return c.json({ ...session, messages });
+  });
+
+  routes.add({
+    method: 'delete', path: '/api/sessions/:id', tag: 'sessions',
+    params: { id: 'Session id' },
+    summary: 'Deletes a session and its messages.',
+    responses: { 204: { description: 'Deleted' }, 401: err('Missing or wrong token'), 404: err('Unknown session') },
+  }, async (c) => {
+    const id = c.req.param('id')!;
+    if (!(await sessions().delete(id))) await mustGetSession(ctx, id);
+    return c.body(null, 204);
+  });
+
+  routes.add({
+    method: 'post', path: '/api/sessions/:id/messages', tag: 'sessions', body: PostMessageBody,
+    params: { id: 'Session id' },
+    headers: { accept: 'text/event-stream to stream the run as server-sent events' },
+    summary: "Runs the session's agent on a message. With Accept: text/event-stream, streams the events "
+      + '`token` {text, iteration}, `tool_call` {id, name, args}, `tool_result` {id, name, content, isError}, '
+      + 'then exactly one of `done` (the JSON answer below) or `error` {code, message, hint}.',
+    description: 'Runs on one session are served one after the other. A run past invokeTimeoutMs is aborted (504); '
+      + 'a client that disconnects aborts its run. Either way the session keeps every message committed before that.',
+    responses: {
+      200: { description: 'The answer (or, with Accept: text/event-stream, the event stream)', schema: RunResponse },
+      400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 404: err('Unknown session, or its agent is gone'),
+      409: err('The session belongs to another agent'),
+      413: err('Message over maxMessageBytes'), 502: err('The model call failed'), 503: err('Shutting down'), 504: err('Run took longer than invokeTimeoutMs'),
+    },
+  }, async (c, { body }) => {
+    if (byteLength(body.message) > options.maxMessageBytes) {
+      throw webError('ORYX_E_WEB_TOO_LARGE', `The message is ${byteLength(body.message)} bytes; the limit is ${options.maxMessageBytes} bytes`, { field: 'message' });
+    }
+    const session = await mustGetSession(ctx, c.req.param('id')!);
+    await assertAgentExists(kernel, session.agent);
+    const run = { agent: session.agent, session: session.id, message: body.message };
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
+      return runJson(c, outcome.result!);
+    }
+    return sseResponse(c, async (channel) => {
+      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
+      if (outcome.aborted) {
+        if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
+        kernel.log.info(`web ${requestIdOf(c)} run aborted (${outcome.aborted})`);
+        return;
+      }
+      const result = outcome.result!;
+      if (result.stopReason === 'error') channel.send('error', errorBody(runError(result)).error);
+      else channel.send('done', answerOf(result));
+    }, {
+      onError(error, channel) {
+        const e = asOryxError(error);
+        kernel.log.warn(`web ${requestIdOf(c)} stream failed: ${e.code} ${e.message}`);
+        channel.send('error', errorBody(e).error);
+      },
+    });
+  });
+}
+
+/** The RunEvent → SSE mapping of the core API. */
+function sseEvents(channel: SseChannel): (event: RunEvent) => void {
+  let iteration = 0;
+  return (e) => {
+    if (e.type === 'iteration') iteration = e.iteration;
+    else if (e.type === 'token') channel.send('token', { text: e.text, iteration });
+    else if (e.type === 'tool_call') channel.send('tool_call', { id: e.call.id, name: e.call.name, args: e.call.args });
+    else if (e.type === 'tool_result') {
+      channel.send('tool_result', {
+        id: e.call.id, name: e.call.name, content: e.result.content, isError: e.result.isError, ...(e.result.denied ? { denied: e.result.denied } : {}),
+      });
+    }
+  };
+}
+
+function answerOf(r: RunResult) {
+  return { sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, iterations: r.iterations, usage: r.usage };
+}
+
+function runJson(c: Context, result: RunResult): Response {
+  if (result.stopReason === 'error') {
+    const e = runError(result);
+    return c.json(errorBody(e), statusOf(e) as 500);
+  }
+  return c.json(answerOf(result));
+}
+
+async function mustGetSession(ctx: WebContext, id: string) {
+  const session = await ctx.kernel.service('sessions').get(id);
+  if (!session) {
+    throw new OryxError('ORYX_E_SESSION_NOT_FOUND', `No session "${id}"`, {
+      hint: 'List sessions with GET /api/sessions, or create one with POST /api/sessions.',
+    });
+  }
+  return session;
+}
+
+/**
+ * The agent whose context tool providers (MCP) see when every tool is listed: the default
+ * agent, or a bare stand-in when it does not exist.
+ */
+async function discoveryAgent(ctx: WebContext): Promise<AgentDefinition> {
+  const name = ctx.kernel.config.defaultAgent;
+  try {
+    return await ctx.kernel.agents.load(name);
+  } catch {
+    return {
+      name, description: '', tools: ['*'], skills: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
+      dir: ctx.kernel.config.workspaceDir, file: '', extra: {},
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import { type } from 'arktype';
+import { webError } from './errors.ts';
+
+/**
+ * Reads a request body as text, refusing it (413) once it passes `limit` bytes: first from
+ * Content-Length without reading anything, then while streaming for chunked bodies, so a
+ * huge body is never buffered.
+ */
+export async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(declared, limit);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(size, limit, true);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(size: number, limit: number, streamed = false) {
+  const what = streamed ? `over ${limit} bytes` : `${size} bytes`;
+  return webError('ORYX_E_WEB_TOO_LARGE', `The request body is ${what}; the limit is ${limit} bytes`);
+}
+
+/** Parses JSON text (400 ORYX_E_WEB_BAD_JSON) and validates it against an arktype type. */
+export function parseJson<T>(text: string, schema: type.Any<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw webError('ORYX_E_WEB_BAD_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  return check(schema, value, 'body');
+}
+
+/** Validates a value (a parsed body or the query string); 400 naming the first bad field. */
+export function check<T>(schema: type.Any<T>, value: unknown, where: 'body' | 'query'): T {
+  const out = schema(value);
+  if (out instanceof type.errors) {
+    const first = out[0]!;
+    const field = first.path.join('.');
+    const message = field ? first.message : `${where} ${first.message.replace(/^must/, 'must')}`;
+    throw webError('ORYX_E_WEB_BAD_REQUEST', `${where === 'query' && field ? 'query parameter ' : ''}${message}`, {
+      field: field || where,
+      hint: `Fix ${field ? `"${field}"` : `the ${where}`}; GET /openapi.json describes every request.`,
+    });
+  }
+  return out as T;
+}
+
+/** UTF-8 size of a string, for the message limit. */
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

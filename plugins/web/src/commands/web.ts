@@ -1,0 +1,51 @@
+import { Flags } from '@oclif/core';
+import type { Logger } from '@oryxos/kernel';
+import { OryxCommand } from '@oryxos/kernel/cli';
+import { webError } from '../errors.ts';
+import '../index.ts';
+
+export default class Web extends OryxCommand {
+  static override summary = 'Serve the agents over HTTP: REST, SSE streaming and an OpenAI-compatible /v1.';
+  static override description = 'Starts the web plugin\'s server (web() in oryx.config.ts) and prints its URL. '
+    + 'On SIGINT or SIGTERM it stops accepting connections, lets runs in flight finish for the grace period, '
+    + 'aborts the rest (their sessions keep every committed message), closes the kernel and the database, and exits 0. '
+    + 'A non-loopback --host needs a token (ORYX_WEB_TOKEN). Endpoints are listed at /docs.';
+  static override examples = [
+    '<%= config.bin %> web',
+    '<%= config.bin %> web --port 9000',
+    'ORYX_WEB_TOKEN=$(openssl rand -hex 32) <%= config.bin %> web --host 0.0.0.0',
+  ];
+  static override flags = {
+    host: Flags.string({ summary: 'Interface to bind (default: the host option of web(), else 127.0.0.1).' }),
+    port: Flags.integer({ char: 'p', summary: 'Port (default: the port option of web(), else 8787; 0 picks a free one).', min: 0, max: 65535 }),
+    grace: Flags.integer({ summary: 'Milliseconds runs in flight may take to finish on shutdown (default: shutdownGraceMs, 10000).', min: 0 }),
+    quiet: Flags.boolean({ char: 'q', summary: 'Do not print a line per request.', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Web);
+    const logger: Logger = {
+      debug: () => {},
+      info: (m) => { if (!flags.quiet) this.log(m); },
+      warn: (m) => this.logToStderr(`warning: ${m}`),
+    };
+    const { kernel } = await this.boot({ logger });
+    if (!kernel.hasService('web')) {
+      throw webError('ORYX_E_WEB_NOT_ENABLED', 'The web plugin is not enabled in oryx.config.ts');
+    }
+    const web = kernel.service('web');
+    // Signals are caught before listening, so one that arrives during startup still shuts down cleanly.
+    const stop = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    const { url } = await web.listen({ host: flags.host, port: flags.port });
+    this.log(`oryx web listening on ${url} (docs: ${url}/docs)`);
+    const signal = await stop;
+    const grace = flags.grace ?? web.options.shutdownGraceMs;
+    this.log(`${signal}: shutting down (${web.inFlight} run(s) in flight, ${grace} ms grace)`);
+    const report = await web.close({ graceMs: grace });
+    this.log(`stopped: ${report.finished} run(s) finished, ${report.aborted} aborted`);
+    // The kernel (and with it the database) is closed by OryxCommand.finally.
+  }
+}

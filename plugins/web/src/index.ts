@@ -1,0 +1,52 @@
+import { STAGE, type Plugin } from '@oryxos/kernel';
+import { resolveOptions, type WebOptions } from './options.ts';
+import type { WebServer } from './server.ts';
+
+export { ERROR_CODES, type ErrorBody, type WebErrorCode } from './errors.ts';
+export { DEFAULTS, resolveOptions, type WebOptions, type ResolvedWebOptions } from './options.ts';
+export { assertSafeBind, isLoopback, urlFor } from './host.ts';
+export { safeEqual } from './auth.ts';
+export type { WebServer, Listening, ShutdownReport } from './server.ts';
+export type { OpenApiDocument } from './openapi.ts';
+
+declare module '@oryxos/kernel' {
+  interface Services {
+    /** The REST channel (plugin `web`): the Hono app, `listen` and a graceful `close`. */
+    web: WebServer;
+  }
+}
+
+/** The plugin's version; a test checks it against package.json. */
+export const VERSION = '0.1.0';
+
+/**
+ * The web channel: a Hono REST server with SSE streaming, bearer auth, limits, an OpenAPI
+ * document and an OpenAI-compatible endpoint, provided as the `web` service and started by
+ * `oryx web`. Options are validated at once (ORYX_E_WEB_OPTIONS names the field). A
+ * non-loopback `host` without a token is refused when the server starts (ORYX_E_WEB_NO_TOKEN),
+ * not here, so other commands (`oryx run`) still work where the token is not set.
+ *
+ * @example
+ * // oryx.config.ts
+ * import web from '@oryxos/plugin-web';
+ * export default defineConfig({ plugins: [openai(), sqlite(), web({ port: 8787 })] });
+ *
+ * // in code (tests, embedding)
+ * const { url } = await kernel.service('web').listen({ port: 0 });
+ */
+export default function web(options: WebOptions = {}): Plugin {
+  const resolved = resolveOptions(options);
+  return {
+    name: 'web',
+    version: VERSION,
+    kernel: '^1',
+    async setup(kernel) {
+      const { WebServer } = await import('./server.ts');
+      const server = new WebServer(kernel, resolved, VERSION);
+      kernel.provide('web', server);
+      // A high stage sorts last and the kernel runs close taps in reverse, so the server stops
+      // (and its runs end) before the plugins it uses, such as the database, close.
+      kernel.hooks.close.tapPromise({ name: 'web', stage: STAGE.OBSERVE }, async () => { await server.close({ graceMs: 0 }); });
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { type } from 'arktype';
+import { webError } from './errors.ts';
+
+/** Options of {@link web}. Every one is optional. */
+export interface WebOptions {
+  /** Interface to bind. Default `127.0.0.1`; a non-loopback host needs a token. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 8787. */
+  port?: number;
+  /** Bearer token every route but `/health` requires. Default: `ORYX_WEB_TOKEN`, else none. */
+  token?: string;
+  /** Largest user message (UTF-8 bytes); also bounds the raw body of the `/api` routes. Default 32 KiB. */
+  maxMessageBytes?: number;
+  /** Largest raw body of `POST /v1/chat/completions`, which carries the whole conversation. Default 1 MiB. */
+  maxChatBodyBytes?: number;
+  /** A run (queueing included) past this is aborted and answered 504. Default 60 000. */
+  invokeTimeoutMs?: number;
+  /** CORS: `false` (default, no headers), `true` (any origin) or the allowed origin(s). */
+  cors?: boolean | string | string[];
+  /** How long `oryx web` lets in-flight runs finish on SIGINT/SIGTERM before aborting them. Default 10 000. */
+  shutdownGraceMs?: number;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedWebOptions extends Required<Omit<WebOptions, 'token'>> {
+  token?: string;
+}
+
+const MIN_TOKEN = 16;
+
+const optionsShape = type({
+  'host?': 'string > 0',
+  'port?': '0 <= number.integer <= 65535',
+  'token?': `string >= ${MIN_TOKEN}`,
+  'maxMessageBytes?': '1 <= number.integer <= 16777216',
+  'maxChatBodyBytes?': '1 <= number.integer <= 268435456',
+  'invokeTimeoutMs?': 'number.integer > 0',
+  'cors?': 'boolean | string > 0 | (string > 0)[]',
+  'shutdownGraceMs?': 'number.integer >= 0',
+  '+': 'reject',
+});
+
+export const DEFAULTS = Object.freeze({
+  host: '127.0.0.1',
+  port: 8787,
+  maxMessageBytes: 32 * 1024,
+  maxChatBodyBytes: 1024 * 1024,
+  invokeTimeoutMs: 60_000,
+  cors: false,
+  shutdownGraceMs: 10_000,
+});
+
+/**
+ * Validates the options at once and fills defaults; the token falls back to ORYX_WEB_TOKEN.
+ * Throws ORYX_E_WEB_OPTIONS naming the field.
+ *
+ * @example
+ * resolveOptions({ port: 9000 }).invokeTimeoutMs; // 60000
+ */
+export function resolveOptions(options: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedWebOptions {
+  const raw: Record<string, unknown> = options && typeof options === 'object' ? { ...(options as object) } : {};
+  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+    throw webError('ORYX_E_WEB_OPTIONS', 'web(): options must be an object', { hint: 'Call web() or web({ port: 8787 }).' });
+  }
+  for (const [k, v] of Object.entries(raw)) if (v === undefined) delete raw[k];
+  const fromEnv = raw.token === undefined && env.ORYX_WEB_TOKEN ? env.ORYX_WEB_TOKEN : undefined;
+  if (fromEnv !== undefined) raw.token = fromEnv;
+  const checked = optionsShape(raw);
+  if (checked instanceof type.errors) {
+    const first = checked[0]!;
+    const field = first.path.join('.') || '(options)';
+    const source = field === 'token' && fromEnv !== undefined ? 'ORYX_WEB_TOKEN' : `web({ ${field} })`;
+    throw webError('ORYX_E_WEB_OPTIONS', `${source}: ${first.message}`, {
+      field,
+      hint: field === 'token'
+        ? `Use a random token of at least ${MIN_TOKEN} characters, e.g. the output of \`openssl rand -hex 32\`.`
+        : 'Fix that option of web() in oryx.config.ts; the plugin README lists every option.',
+    });
+  }
+  return { ...DEFAULTS, ...(checked as WebOptions) } as ResolvedWebOptions;
+}

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@oryxos/kernel';
+import type { MiddlewareHandler } from 'hono';
+
+const INCOMING_ID = /^[A-Za-z0-9._:@+\/=-]{1,128}$/;
+
+/** The Hono environment of the app: the request id travels as a context variable. */
+export type WebEnv = { Variables: { requestId: string } };
+
+/** The request id of a request, set by {@link requestLog}. */
+export function requestIdOf(c: { get(key: 'requestId'): string }): string {
+  return c.get('requestId') ?? '-';
+}
+
+/**
+ * Gives every request an id (an incoming `x-request-id` is honoured when it is a plain token),
+ * returns it in the `x-request-id` response header and writes one log line per request:
+ * `web <id> <METHOD> <path> <status> <ms>ms`.
+ */
+export function requestLog(log: Logger): MiddlewareHandler<WebEnv> {
+  return async function oryxRequestLog(c, next) {
+    const incoming = c.req.header('x-request-id');
+    const id = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', id);
+    const started = performance.now();
+    await next();
+    c.res.headers.set('x-request-id', id);
+    const ms = Math.round(performance.now() - started);
+    const line = `web ${id} ${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`;
+    if (c.res.status >= 500) log.warn(line);
+    else log.info(line);
+  };
+}

@@ -1,0 +1,143 @@
+import { AgentService, type Kernel, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { webError } from './errors.ts';
+
+/** Why a run was aborted by the web channel. */
+export type AbortCause = 'timeout' | 'disconnect' | 'shutdown';
+
+export interface InvokeInput {
+  agent: string;
+  session: string;
+  message: string;
+  stream: boolean;
+  onEvent?(event: RunEvent): void;
+  /** Aborts when the client goes away. */
+  clientSignal?: AbortSignal;
+}
+
+/** A finished run, or the reason it was cut short (`result` is absent when it never started). */
+export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
+
+class QueueAbort extends Error {}
+
+/**
+ * Runs agents for HTTP requests: one run at a time per session (a queued request that times
+ * out or whose client leaves drops out of the queue before anything is written), a time limit
+ * per request, and the set of in-flight runs that a graceful shutdown waits for or aborts.
+ */
+export class Runner {
+  readonly service: AgentService;
+  private readonly tails = new Map<string, Promise<void>>();
+  private readonly creating = new Map<string, Promise<SessionInfo>>();
+  private readonly active = new Set<{ controller: AbortController }>();
+  private idle?: () => void;
+  closing = false;
+
+  constructor(private readonly kernel: Kernel, private readonly timeoutMs: number) {
+    this.service = new AgentService(kernel);
+  }
+
+  get inFlight(): number { return this.active.size; }
+
+  async invoke(input: InvokeInput): Promise<InvokeOutcome> {
+    if (this.closing) throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down and takes no new runs');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort('timeout' satisfies AbortCause), this.timeoutMs);
+    const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
+    if (input.clientSignal?.aborted) onClientGone();
+    input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
+    const work = this.inQueue(input.session, controller.signal, () => this.service.process({
+      agent: input.agent, session: input.session, message: input.message, stream: input.stream,
+      signal: controller.signal, onEvent: input.onEvent,
+    }));
+    const entry = { controller };
+    this.active.add(entry);
+    try {
+      const result = await work;
+      if (result.stopReason === 'aborted') return { result, aborted: (controller.signal.reason as AbortCause) ?? 'disconnect' };
+      return { result };
+    } catch (error) {
+      if (error instanceof QueueAbort) return { aborted: controller.signal.reason as AbortCause };
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      input.clientSignal?.removeEventListener('abort', onClientGone);
+      this.active.delete(entry);
+      if (this.active.size === 0) {
+        const idle = this.idle;
+        this.idle = undefined;
+        idle?.();
+      }
+    }
+  }
+
+  /**
+   * Opens a session by id, creating it (for `agent`) when it does not exist yet; concurrent
+   * callers with the same new id get the same session. `seed` is appended only on creation.
+   */
+  async openOrCreate(id: string, agent: string, seed: () => Message[]): Promise<{ session: SessionInfo; created: boolean }> {
+    const store = this.kernel.service('sessions');
+    const pending = this.creating.get(id);
+    if (pending) return { session: await pending, created: false };
+    const existing = await store.get(id);
+    if (existing) return { session: await this.service.openSession(agent, id), created: false };
+    const again = this.creating.get(id);
+    if (again) return { session: await again, created: false };
+    const creating = (async () => {
+      const messages = seed();
+      const session = await store.create({ agent, id });
+      if (messages.length) await store.append(id, messages);
+      return session;
+    })();
+    this.creating.set(id, creating);
+    try {
+      return { session: await creating, created: true };
+    } finally {
+      this.creating.delete(id);
+    }
+  }
+
+  /**
+   * Stops taking runs, lets the in-flight ones finish for up to `graceMs`, then aborts the
+   * rest and waits (at most `abortWaitMs`) for them to wind down.
+   */
+  async drain(graceMs: number, abortWaitMs = 5_000): Promise<{ finished: number; aborted: number }> {
+    this.closing = true;
+    const before = this.active.size;
+    await this.waitIdle(graceMs);
+    const left = [...this.active];
+    for (const run of left) run.controller.abort('shutdown' satisfies AbortCause);
+    await this.waitIdle(abortWaitMs);
+    return { finished: before - left.length, aborted: left.length };
+  }
+
+  private waitIdle(ms: number): Promise<void> {
+    if (this.active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() { clearTimeout(timer); resolve(); }
+      const previous = this.idle;
+      this.idle = () => { previous?.(); done(); };
+    });
+  }
+
+  /** Waits for the session's previous run; leaves the queue if `signal` aborts first. */
+  private async inQueue<T>(session: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(session) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => { release = resolve; });
+    const tail = previous.then(() => mine);
+    this.tails.set(session, tail);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(new QueueAbort());
+        const onAbort = () => reject(new QueueAbort());
+        signal.addEventListener('abort', onAbort, { once: true });
+        previous.then(() => { signal.removeEventListener('abort', onAbort); resolve(); });
+      });
+      return await fn();
+    } finally {
+      release();
+      if (this.tails.get(session) === tail) this.tails.delete(session);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+import { type } from 'arktype';
+
+/**
+ * Every request shape, as arktype types. The same objects validate requests (the error names
+ * the field) and generate `GET /openapi.json` through `toJsonSchema()`, so the two never drift.
+ * Response shapes are declared here too, for the document only.
+ */
+
+/** Session ids the API accepts from clients (path, `user`, `x-session-id`). */
+export const SESSION_ID = /^[A-Za-z0-9._:@+-]{1,128}$/;
+const sessionId = type(SESSION_ID);
+const agentName = type(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/);
+
+export const CreateSessionBody = type({
+  agent: agentName,
+  'title?': 'string <= 200',
+  '+': 'reject',
+});
+
+export const PostMessageBody = type({
+  message: 'string > 0',
+  '+': 'reject',
+});
+
+const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
+
+export const ListSessionsQuery = type({
+  'agent?': 'string > 0',
+  'limit?': limit(100),
+  'cursor?': 'string > 0',
+});
+
+export const SessionQuery = type({ 'limit?': limit(100) });
+
+export const ToolsQuery = type({ 'agent?': 'string > 0' });
+
+const contentPart = type({ type: 'string > 0', 'text?': 'string', '+': 'ignore' });
+
+export const ChatMessage = type({
+  role: "'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function'",
+  'content?': type('string | null').or(contentPart.array()),
+  '+': 'ignore',
+});
+
+/** The OpenAI chat completion request, the fields OryxOS reads; others are accepted and ignored. */
+export const ChatCompletionBody = type({
+  model: 'string > 0',
+  messages: ChatMessage.array().atLeastLength(1),
+  'stream?': 'boolean | null',
+  'stream_options?': type({ 'include_usage?': 'boolean | null', '+': 'ignore' }).or('null'),
+  'user?': sessionId,
+  '+': 'ignore',
+});
+
+// ---- responses (documentation only) ------------------------------------------------------
+
+export const ErrorResponse = type({
+  error: { code: 'string', message: 'string', hint: 'string', 'type?': 'string', 'param?': 'string | null' },
+});
+
+const usage = type({ inputTokens: 'number', outputTokens: 'number' });
+
+export const Session = type({
+  id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number',
+});
+
+const toolCall = type({ id: 'string', name: 'string', args: 'Record<string, unknown>', 'argsError?': 'string' });
+const message = type({
+  role: "'system' | 'user' | 'assistant' | 'tool'",
+  content: 'string',
+  'toolCalls?': toolCall.array(),
+  'toolCallId?': 'string',
+  'name?': 'string',
+  'isError?': 'boolean',
+});
+
+export const SessionWithMessages = Session.and({
+  messages: type({ seq: 'number', message, createdAt: 'string' }).array(),
+});
+
+export const SessionPage = type({ items: Session.array(), 'nextCursor?': 'string' });
+
+export const RunResponse = type({
+  sessionId: 'string',
+  answer: 'string',
+  stopReason: "'final' | 'limit'",
+  iterations: 'number',
+  usage,
+});
+
+export const Health = type({ status: "'ok'" });
+
+export const Info = type({
+  name: 'string',
+  version: 'string',
+  uptimeSeconds: 'number',
+  plugins: type({ name: 'string', version: 'string' }).array(),
+  agents: 'string[]',
+  defaultAgent: 'string',
+});
+
+export const AgentList = type({
+  agents: type({
+    name: 'string',
+    description: 'string',
+    'provider?': 'string',
+    'model?': 'string',
+    tools: 'string[]',
+    skills: 'string[]',
+    'error?': { code: 'string', message: 'string' },
+  }).array(),
+});
+
+export const MemoryResponse = type({
+  agent: 'string',
+  path: 'string',
+  core: type({ date: 'string', text: 'string' }).array(),
+  archive: type({ date: 'string', text: 'string' }).array(),
+});
+
+export const ToolList = type({
+  'agent?': 'string',
+  tools: type({
+    name: 'string', description: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string',
+    inputSchema: 'Record<string, unknown>',
+  }).array(),
+  sources: type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number' }).array(),
+});
+
+export const ModelList = type({
+  object: "'list'",
+  data: type({ id: 'string', object: "'model'", created: 'number', owned_by: 'string' }).array(),
+});
+
+export const ChatCompletion = type({
+  id: 'string',
+  object: "'chat.completion'",
+  created: 'number',
+  model: 'string',
+  choices: type({
+    index: 'number',
+    message: { role: "'assistant'", content: 'string' },
+    finish_reason: "'stop' | 'length'",
+  }).array(),
+  usage: { prompt_tokens: 'number', completion_tokens: 'number', total_tokens: 'number' },
+});

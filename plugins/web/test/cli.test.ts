@@ -1,0 +1,153 @@
+// End to end through the built CLI (build first: `npx tsc -b plugins/web && node scripts/manifest.mjs`;
+// `npm test` does it): `oryx web` in a child process, a real client, SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { post, readSse } from './helpers.ts';
+
+const bin = path.resolve(import.meta.dirname, '../../../bin/run.js');
+
+const config = (webOptions = '', withWeb = true) => `
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { defineConfig } from '@oryxos/kernel';
+import { scripted } from '@oryxos/kernel/testing';
+${withWeb ? "import web from '@oryxos/plugin-web';" : ''}
+// Waits until the test creates ./release (or the run is aborted), so the test decides when it ends.
+const gate = {
+  name: 'gate', version: '1.0.0', kernel: '^1',
+  setup(k) {
+    k.registerTool({
+      name: 'wait_for_release', description: 'waits', source: 'plugin', inputSchema: { type: 'object' },
+      async execute(args, ctx) {
+        while (!existsSync('release') && !ctx.signal.aborted) await sleep(20);
+        return ctx.signal.aborted ? 'aborted' : 'released';
+      },
+    });
+  },
+};
+export default defineConfig({
+  plugins: [
+    scripted([{ toolCalls: [{ name: 'wait_for_release' }] }, { text: 'finished after release' }]),
+    gate,
+    ${withWeb ? `web(${webOptions}),` : ''}
+  ],
+});
+`;
+
+interface Server { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<number | null> }
+
+function start(dir: string, args: string[], env: Record<string, string> = {}): Server {
+  const child = spawn(process.execPath, [bin, 'web', ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, url: '', stdout: () => out, stderr: () => err, exit };
+}
+
+async function waitFor(s: Server, pattern: RegExp): Promise<RegExpMatchArray> {
+  for (let i = 0; i < 1500; i++) {
+    const m = s.stdout().match(pattern);
+    if (m) return m;
+    if (s.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never printed ${pattern}\nstdout: ${s.stdout()}\nstderr: ${s.stderr()}`);
+}
+
+async function listening(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Server> {
+  const s = start(dir, ['--port', '0', ...args], env);
+  s.url = (await waitFor(s, /listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  return s;
+}
+
+let dir: string;
+let servers: Server[] = [];
+test.before.each(async () => {
+  dir = await tempProject('web-cli-');
+  await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['wait_for_release'] } });
+  servers = [];
+});
+test.after.each(async () => {
+  for (const s of servers) if (s.child.exitCode === null) { s.child.kill('SIGKILL'); await s.exit; }
+  await rm(dir, { recursive: true, force: true });
+});
+
+const TOKEN = 'cli-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+test('oryx web serves (ORYX_WEB_TOKEN guarding all but /health), and on SIGTERM lets the run in flight finish, then exits 0', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config());
+  const s = await listening(dir, [], { ORYX_WEB_TOKEN: TOKEN });
+  servers.push(s);
+  assert.equal(await (await fetch(`${s.url}/health`)).json(), { status: 'ok' });
+  assert.is((await fetch(`${s.url}/api/info`)).status, 401);
+  assert.is((await fetch(`${s.url}/api/info`, { headers: auth })).status, 200);
+  const session = ((await (await post(`${s.url}/api/sessions`, { agent: 'assistant' }, auth)).json()) as any).id;
+  const res = await post(`${s.url}/api/sessions/${session}/messages`, { message: 'go' }, { ...auth, accept: 'text/event-stream' });
+  const events: string[] = [];
+  let answer = '';
+  const reading = (async () => {
+    for await (const e of readSse(res.body!)) {
+      events.push(e.event!);
+      if (e.event === 'done') answer = JSON.parse(e.data).answer;
+    }
+  })();
+  while (!events.includes('tool_call')) await new Promise((r) => setTimeout(r, 10));
+  s.child.kill('SIGTERM');
+  await waitFor(s, /SIGTERM: shutting down \(1 run\(s\) in flight/);
+  await writeFile(path.join(dir, 'release'), '');
+  await reading;
+  assert.is(answer, 'finished after release');
+  assert.equal(events.filter((e) => e !== 'token'), ['tool_call', 'tool_result', 'done']);
+  assert.is(await s.exit, 0, s.stderr());
+  assert.match(s.stdout(), 'stopped: 1 run(s) finished, 0 aborted');
+  assert.match(s.stdout(), / GET \/health 200 /, 'request log lines');
+});
+
+test('on SIGINT with --grace 0 the run in flight is aborted cleanly and the process exits 0', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config());
+  const s = await listening(dir, ['--grace', '0']);
+  servers.push(s);
+  const session = ((await (await post(`${s.url}/api/sessions`, { agent: 'assistant' })).json()) as any).id;
+  const pending = post(`${s.url}/api/sessions/${session}/messages`, { message: 'go' });
+  // The run is in flight once the tool is waiting; /api/sessions shows the committed tool call.
+  for (let i = 0; i < 500; i++) {
+    const body = (await (await fetch(`${s.url}/api/sessions/${session}`)).json()) as any;
+    if (body.messageCount >= 2) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  s.child.kill('SIGINT');
+  const res = await pending;
+  assert.is(res.status, 503);
+  assert.is(((await res.json()) as any).error.code, 'ORYX_E_WEB_SHUTTING_DOWN');
+  assert.is(await s.exit, 0, s.stderr());
+  assert.match(s.stdout(), 'stopped: 0 run(s) finished, 1 aborted');
+});
+
+test('oryx web --host 0.0.0.0 without a token refuses to start, naming the fix', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config());
+  const env = { ...process.env };
+  delete env.ORYX_WEB_TOKEN;
+  const s = start(dir, ['--host', '0.0.0.0', '--port', '0'], env as Record<string, string>);
+  servers.push(s);
+  assert.is(await s.exit, 1);
+  assert.match(s.stderr(), 'ORYX_E_WEB_NO_TOKEN');
+  assert.match(s.stderr(), 'ORYX_WEB_TOKEN');
+  assert.not.match(s.stdout(), 'listening');
+});
+
+test('oryx web without the web plugin in the config says what to add', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config('', false));
+  const s = start(dir, ['--port', '0']);
+  servers.push(s);
+  assert.is(await s.exit, 1);
+  assert.match(s.stderr(), 'ORYX_E_WEB_NOT_ENABLED');
+  assert.match(s.stderr(), 'web()');
+});
+
+test.run();

@@ -1,0 +1,128 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Kernel, resolveConfig, type LongTermMemoryStore, type MemoryEntry, type Plugin, type RunResult } from '@oryxos/kernel';
+import { scripted, writeAgents, type Script, type ScriptedPlugin, type TestAgent } from '@oryxos/kernel/testing';
+import web, { type WebOptions } from '../src/index.ts';
+import type { WebServer } from '../src/server.ts';
+
+export interface Harness {
+  kernel: Kernel;
+  web: WebServer;
+  llm: ScriptedPlugin;
+  url: string;
+  logs: string[];
+  /** Every run result seen by afterRun, in order. */
+  runs: RunResult[];
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** Collects afterRun results, so tests can see how a run ended even when the client left. */
+function runRecorder(runs: RunResult[]): Plugin {
+  return {
+    name: 'run-recorder', version: '1.0.0', kernel: '^1',
+    setup(kernel) { kernel.hooks.afterRun.tapPromise('run-recorder', async (r) => { runs.push(r); }); },
+  };
+}
+
+/**
+ * A started kernel with a scripted provider and the web plugin, listening on a free loopback
+ * port. `listen: false` skips the socket (for app.request() tests).
+ */
+export async function startWeb(options: {
+  script?: Script;
+  web?: WebOptions;
+  agents?: Record<string, TestAgent | string>;
+  plugins?: Plugin[];
+  listen?: boolean;
+} = {}): Promise<Harness> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-web-'));
+  const llm = scripted(options.script ?? []);
+  const runs: RunResult[] = [];
+  const logs: string[] = [];
+  let kernel: Kernel | undefined;
+  try {
+    const config = resolveConfig({ plugins: [llm, ...(options.plugins ?? []), runRecorder(runs), web(options.web)] }, dir);
+    await writeAgents(config.workspaceDir, options.agents ?? { assistant: { tools: ['*'] } });
+    kernel = await new Kernel({
+      config,
+      logger: { debug() {}, info: (m) => logs.push(m), warn: (m) => logs.push(`warn: ${m}`) },
+    }).start();
+    const server = kernel.service('web');
+    const url = options.listen === false ? '' : (await server.listen({ port: 0 })).url;
+    const k = kernel;
+    return {
+      kernel: k, web: server, llm, url, logs, runs, dir,
+      async close() {
+        try { await k.close(); } finally { await rm(dir, { recursive: true, force: true }); }
+      },
+    };
+  } catch (error) {
+    await kernel?.close().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** One server-sent event. */
+export interface SseEvent { event?: string; data: string }
+
+/** A small SSE parser over a fetch body: yields events as they arrive. */
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const i = line.indexOf(':');
+        const field = i === -1 ? line : line.slice(0, i);
+        const value = i === -1 ? '' : line.slice(i + 1).replace(/^ /, '');
+        if (field === 'event') event = value;
+        if (field === 'data') data.push(value);
+      }
+      if (data.length || event) yield { event, data: data.join('\n') };
+    }
+  }
+}
+
+/** All events of a finished stream. */
+export async function allSse(res: Response): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  for await (const e of readSse(res.body!)) out.push(e);
+  return out;
+}
+
+export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+/** A session created over HTTP. */
+export async function newSession(h: Harness, agent = 'assistant', headers: Record<string, string> = {}): Promise<string> {
+  const res = await post(`${h.url}/api/sessions`, { agent }, headers);
+  if (res.status !== 201) throw new Error(`session create failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** A deferred: a promise with its resolve function, for steps that wait on the test. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+/** A long-term memory service of the shape the memory plugin provides, kept in memory. */
+export function memoryService(zones: Record<string, { core: MemoryEntry[]; archive: MemoryEntry[] }>): Plugin {
+  const store: LongTermMemoryStore = {
+    async read(agent) { return { path: `/memory/${agent}/MEMORY.md`, ...(zones[agent] ?? { core: [], archive: [] }) }; },
+    async save(_agent, text) { return { date: '2026-01-01', text }; },
+    async recall() { return []; },
+  };
+  return { name: 'memory-stub', version: '1.0.0', kernel: '^1', setup(k) { k.provide('memory', store); } };
+}

@@ -1,0 +1,95 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startWeb } from './helpers.ts';
+
+const CORE = [
+  'GET /health', 'GET /api/info', 'GET /api/agents', 'GET /api/agents/{name}/memory', 'GET /api/tools',
+  'POST /api/sessions', 'GET /api/sessions', 'GET /api/sessions/{id}', 'DELETE /api/sessions/{id}', 'POST /api/sessions/{id}/messages',
+  'GET /v1/models', 'POST /v1/chat/completions', 'GET /openapi.json', 'GET /docs',
+];
+
+test('GET /openapi.json describes every route the app serves, and only those', async () => {
+  const h = await startWeb();
+  try {
+    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as any;
+    assert.is(doc.openapi, '3.1.0');
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    assert.equal(documented.sort(), [...CORE].sort());
+    // What Hono actually routes (middleware excluded) is the same set.
+    const served = h.web.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
+    assert.equal([...new Set(served)].sort(), [...CORE].sort());
+    for (const [path, ops] of Object.entries(doc.paths) as [string, any][]) {
+      for (const [method, op] of Object.entries(ops) as [string, any][]) {
+        assert.type(op.summary, 'string', `${method} ${path}`);
+        assert.ok(Object.keys(op.responses).length > 0, `${method} ${path} has responses`);
+        for (const name of path.match(/\{(\w+)\}/g) ?? []) {
+          assert.ok(op.parameters.some((p: any) => p.in === 'path' && `{${p.name}}` === name), `${method} ${path} documents ${name}`);
+        }
+      }
+    }
+    assert.equal(doc.paths['/health'].get.security, []);
+    assert.is(doc.security, undefined, 'no token: no global security requirement');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the document carries the schemas that validate: required fields, patterns, limits, query parameters', async () => {
+  const h = await startWeb();
+  try {
+    const doc = h.web.openapi();
+    const create = doc.paths['/api/sessions'].post.requestBody.content['application/json'].schema;
+    assert.equal(create.required, ['agent']);
+    assert.is(create.additionalProperties, false);
+    const res = await fetch(`${h.url}/api/sessions`, { method: 'POST', body: JSON.stringify({}) });
+    assert.is(res.status, 400);
+    assert.match(((await res.json()) as any).error.message, 'agent');
+
+    const message = doc.paths['/api/sessions/{id}/messages'].post.requestBody.content['application/json'].schema;
+    assert.equal(message.required, ['message']);
+    assert.is(message.properties.message.minLength, 1);
+
+    const list = doc.paths['/api/sessions'].get.parameters.map((p: any) => [p.name, p.in]);
+    assert.equal(list.sort(), [['agent', 'query'], ['cursor', 'query'], ['limit', 'query']]);
+    const chat = doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema;
+    assert.equal(chat.required.sort(), ['messages', 'model']);
+    assert.is(chat.properties.messages.minItems, 1);
+    assert.ok(doc.paths['/v1/chat/completions'].post.parameters.some((p: any) => p.name === 'x-session-id' && p.in === 'header'));
+    const notFound = doc.paths['/api/sessions/{id}'].get.responses['404'];
+    assert.equal(notFound.content['application/json'].schema, { $ref: '#/components/schemas/Error' });
+    assert.equal(doc.components.schemas.Error.properties.error.required.sort(), ['code', 'hint', 'message']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('with a token the document declares bearer auth', async () => {
+  const h = await startWeb({ web: { token: 'a-long-random-secret-for-tests' }, listen: false });
+  try {
+    const doc = h.web.openapi();
+    assert.equal(doc.security, [{ bearerAuth: [] }]);
+    assert.equal(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer' });
+  } finally {
+    await h.close();
+  }
+});
+
+test('GET /docs is a self-contained page listing every endpoint', async () => {
+  const h = await startWeb();
+  try {
+    const res = await fetch(`${h.url}/docs`);
+    assert.is(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', 'text/html');
+    const html = await res.text();
+    for (const entry of CORE) {
+      const [method, path] = entry.split(' ');
+      assert.ok(html.includes(`>${method}</span> <code>${path}</code>`), `${entry} on the page`);
+    }
+    assert.not.match(html, /<script|<link|src=|https?:\/\//i, 'no scripts, no external resources');
+    assert.match(html, 'Runs on one session are served one after the other');
+  } finally {
+    await h.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,94 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { allSse, newSession, post, readSse, startWeb } from './helpers.ts';
+
+const sse = { accept: 'text/event-stream' };
+
+const echoTool = {
+  name: 'test-tools', version: '1.0.0', kernel: '^1',
+  setup(k: any) {
+    k.registerTool({
+      name: 'echo', description: 'echo', source: 'plugin',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      async execute(args: any) { return `echo: ${args.text}`; },
+    });
+  },
+};
+
+test('SSE: token, tool_call, tool_result, token…, done, in the order the loop ran', async () => {
+  const h = await startWeb({
+    plugins: [echoTool],
+    script: [
+      { text: 'let me check', toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'hi' } }], usage: { inputTokens: 10, outputTokens: 5 } },
+      { text: 'all good here', usage: { inputTokens: 10, outputTokens: 5 } },
+    ],
+  });
+  try {
+    const id = await newSession(h);
+    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'check' }, sse);
+    assert.is(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', 'text/event-stream');
+    assert.ok(res.headers.get('x-request-id'));
+    const events = await allSse(res);
+    const names = events.map((e) => e.event);
+    assert.equal(names, ['token', 'token', 'token', 'tool_call', 'tool_result', 'token', 'token', 'token', 'done']);
+    const data = events.map((e) => JSON.parse(e.data));
+    assert.is(data.slice(0, 3).map((d) => d.text).join(''), 'let me check');
+    assert.ok(data.slice(0, 3).every((d) => d.iteration === 1));
+    assert.equal(data[3], { id: 'c1', name: 'echo', args: { text: 'hi' } });
+    assert.equal(data[4], { id: 'c1', name: 'echo', content: 'echo: hi', isError: false });
+    assert.is(data.slice(5, 8).map((d) => d.text).join(''), 'all good here');
+    assert.ok(data.slice(5, 8).every((d) => d.iteration === 2));
+    assert.equal(data[8], { sessionId: id, answer: 'all good here', stopReason: 'final', iterations: 2, usage: { inputTokens: 20, outputTokens: 10 } });
+    const stored = await h.kernel.service('sessions').messages(id);
+    assert.equal(stored.map((s) => s.message.role), ['user', 'assistant', 'tool', 'assistant']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('SSE: a failed run ends the stream with one error event and no done', async () => {
+  const h = await startWeb({ script: [{ error: new Error('upstream down') }] });
+  try {
+    const id = await newSession(h);
+    const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'x' }, sse));
+    assert.equal(events.map((e) => e.event), ['error']);
+    const error = JSON.parse(events[0]!.data);
+    assert.is(error.code, 'ORYX_E_LLM_FAILED');
+    assert.match(error.message, 'upstream down');
+    assert.type(error.hint, 'string');
+  } finally {
+    await h.close();
+  }
+});
+
+test('SSE: errors found before the run starts are plain JSON with their status', async () => {
+  const h = await startWeb({ web: { maxMessageBytes: 100 } });
+  try {
+    const missing = await post(`${h.url}/api/sessions/nope/messages`, { message: 'x' }, sse);
+    assert.is(missing.status, 404);
+    assert.match(missing.headers.get('content-type') ?? '', 'application/json');
+    assert.is(((await missing.json()) as any).error.code, 'ORYX_E_SESSION_NOT_FOUND');
+    const id = await newSession(h);
+    const big = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'z'.repeat(200) }, sse);
+    assert.is(big.status, 413);
+  } finally {
+    await h.close();
+  }
+});
+
+test('SSE: a run past invokeTimeoutMs ends with an error event ORYX_E_WEB_TIMEOUT', async () => {
+  const h = await startWeb({ web: { invokeTimeoutMs: 150 }, script: [{ text: 'late', delayMs: 30_000 }] });
+  try {
+    const id = await newSession(h);
+    const events = [];
+    for await (const e of readSse((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'slow' }, sse)).body!)) events.push(e);
+    assert.equal(events.map((e) => e.event), ['error']);
+    assert.is(JSON.parse(events[0]!.data).code, 'ORYX_E_WEB_TIMEOUT');
+    assert.is(h.runs.at(-1)!.stopReason, 'aborted');
+  } finally {
+    await h.close();
+  }
+});
+
+test.run();
