@@ -17,16 +17,14 @@ export interface InvokeInput {
 /** A finished run, or the reason it was cut short (`result` is absent when it never started). */
 export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
 
-class QueueAbort extends Error {}
-
 /**
- * Runs agents for HTTP requests: one run at a time per session (a queued request that times
- * out or whose client leaves drops out of the queue before anything is written), a time limit
- * per request, and the set of in-flight runs that a graceful shutdown waits for or aborts.
+ * Runs agents for HTTP requests: a time limit per request, and the set of in-flight runs that
+ * a graceful shutdown waits for or aborts. The kernel's AgentService runs one request at a
+ * time per session, in arrival order; a queued request that times out or whose client leaves
+ * drops out of the queue before anything is written.
  */
 export class Runner {
   readonly service: AgentService;
-  private readonly tails = new Map<string, Promise<void>>();
   private readonly creating = new Map<string, Promise<SessionInfo>>();
   private readonly active = new Set<{ controller: AbortController }>();
   private idle?: () => void;
@@ -45,19 +43,19 @@ export class Runner {
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
-    const work = this.inQueue(input.session, controller.signal, () => this.service.process({
+    const work = this.service.process({
       agent: input.agent, session: input.session, message: input.message, stream: input.stream,
       signal: controller.signal, onEvent: input.onEvent,
-    }));
+    });
     const entry = { controller };
     this.active.add(entry);
     try {
       const result = await work;
-      if (result.stopReason === 'aborted') return { result, aborted: (controller.signal.reason as AbortCause) ?? 'disconnect' };
+      const cause = (controller.signal.reason as AbortCause) ?? 'disconnect';
+      // Aborted before its turn came: nothing was written, so there is no result to show.
+      if (result.stopReason === 'aborted' && result.iterations === 0) return { aborted: cause };
+      if (result.stopReason === 'aborted') return { result, aborted: cause };
       return { result };
-    } catch (error) {
-      if (error instanceof QueueAbort) return { aborted: controller.signal.reason as AbortCause };
-      throw error;
     } finally {
       clearTimeout(timer);
       input.clientSignal?.removeEventListener('abort', onClientGone);
@@ -118,26 +116,5 @@ export class Runner {
       const previous = this.idle;
       this.idle = () => { previous?.(); done(); };
     });
-  }
-
-  /** Waits for the session's previous run; leaves the queue if `signal` aborts first. */
-  private async inQueue<T>(session: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(session) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => { release = resolve; });
-    const tail = previous.then(() => mine);
-    this.tails.set(session, tail);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        if (signal.aborted) return reject(new QueueAbort());
-        const onAbort = () => reject(new QueueAbort());
-        signal.addEventListener('abort', onAbort, { once: true });
-        previous.then(() => { signal.removeEventListener('abort', onAbort); resolve(); });
-      });
-      return await fn();
-    } finally {
-      release();
-      if (this.tails.get(session) === tail) this.tails.delete(session);
-    }
   }
 }
