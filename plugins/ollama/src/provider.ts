@@ -1,8 +1,9 @@
-import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/kernel';
-import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
 import {
-  ERROR_CODES, abortError, causeChain, connectionError, label, statusError, timeoutError, type CallContext, type FixWhere,
-} from './errors.ts';
+  OryxError, causeChain, isOryxError, providerAbortError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
+} from '@oryxos/kernel';
+import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
+import { LLM_HINTS } from './errors.ts';
 import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
 import type { OllamaSettings } from './options.ts';
 
@@ -23,12 +24,13 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
   let loading: Promise<Sdk> | undefined;
   const load = () => (loading ??= import('ollama').catch((error) => { loading = undefined; throw error; }));
   const named = settings.name === 'ollama' ? '' : `name: '${settings.name}', `;
-  const where: FixWhere = {
+  const where: ProviderFix = {
     unreachable: `Start Ollama (\`ollama serve\`) at ${settings.url}, or fix ollama({ ${named}host })${named ? '' : ' or OLLAMA_HOST'} to where it listens.`,
     timeout: `timeoutMs in ollama({ ${named}timeoutMs })`,
     timeoutMs: settings.timeoutMs,
+    hints: LLM_HINTS,
   };
-  const ctxOf = (request: ChatRequest): CallContext => ({ provider: settings.name, model: request.model, url: settings.url });
+  const ctxOf = (request: ChatRequest): ProviderCall => ({ provider: settings.name, model: request.model, url: settings.url });
 
   const clientFor = async (request: ChatRequest) => {
     const { Ollama } = await load();
@@ -58,8 +60,8 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
     const text = await response.text().catch(() => '');
     let message = text;
     try { const body = JSON.parse(text); if (typeof body?.error === 'string') message = body.error; } catch { /* not JSON */ }
-    return statusError({
-      status: response.status, message: message.slice(0, 1000), headers: response.headers, ctx: ctxOf(request),
+    return providerStatusError({
+      status: response.status, message: message.slice(0, 1000), headers: response.headers, ctx: ctxOf(request), hints: LLM_HINTS,
       keyHint: `Ollama itself takes no key: a proxy at ${settings.url} refused the request; pass its credentials with headers in ollama({...}).`,
       modelHint: `Pull the model with \`ollama pull ${request.model}\`, or fix the model name (agent model: or defaultModel).`,
     });
@@ -68,29 +70,29 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
   const classify = (error: unknown, request: ChatRequest, state: CallState): OryxError => {
     if (isOryxError(error)) return error;
     const ctx = ctxOf(request);
-    if (request.signal?.aborted) return abortError(error);
-    if (state.timedOut) return timeoutError(error, ctx, where);
+    if (request.signal?.aborted) return providerAbortError(error);
+    if (state.timedOut) return providerTimeoutError(error, ctx, where);
     const { codes, messages } = causeChain(error);
     if (/did not receive done/i.test(messages[0] ?? '')) {
-      return new OryxError('ORYX_E_LLM_CONNECTION', `${label(ctx)}: the stream from ${ctx.url} ended before the model finished`, {
-        cause: error, retryable: true, hint: ERROR_CODES.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+      return new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctx)}: the stream from ${ctx.url} ended before the model finished`, {
+        cause: error, retryable: true, hint: LLM_HINTS.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: ctx.provider, model: ctx.model },
       });
     }
-    if (codes.length || /terminated|fetch failed|socket/i.test(messages.join(' '))) return connectionError(error, ctx, where);
+    if (codes.length || /terminated|fetch failed|socket/i.test(messages.join(' '))) return providerConnectionError(error, ctx, where);
     if (error instanceof SyntaxError) {
-      return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${label(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
-        cause: error, hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+      return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
+        cause: error, hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
       });
     }
     // The SDK throws a plain Error for an {"error": …} line inside a stream.
-    return new OryxError('ORYX_E_LLM_SERVER', `${label(ctx)}: Ollama reported an error: ${messages[0]}`, {
-      cause: error, retryable: true, hint: ERROR_CODES.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+    return new OryxError('ORYX_E_LLM_SERVER', `${providerLabel(ctx)}: Ollama reported an error: ${messages[0]}`, {
+      cause: error, retryable: true, hint: LLM_HINTS.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
     });
   };
 
   const badResponse = (request: ChatRequest) => new OryxError('ORYX_E_LLM_BAD_RESPONSE',
-    `${label(ctxOf(request))}: the answer from ${settings.url} has no message`, {
-      hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
+    `${providerLabel(ctxOf(request))}: the answer from ${settings.url} has no message`, {
+      hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
     });
 
   return {
@@ -136,7 +138,7 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
         // A consumer that stops early must not leave the HTTP request running.
         if (!final) iterator?.abort();
       }
-      if (request.signal?.aborted) throw abortError(request.signal.reason);
+      if (request.signal?.aborted) throw providerAbortError(request.signal.reason);
       const toolCalls = toToolCalls(request, calls);
       const response: ChatResponse = {
         message: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },

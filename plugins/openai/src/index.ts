@@ -7,6 +7,6 @@
  */
 export { default, default as openai } from './openai.ts';
 export type { OpenAIOptions } from './options.ts';
-export { ERROR_CODES } from './errors.ts';
+export { ERROR_CODES, LLM_HINTS } from './errors.ts';
 export { parseToolArguments, toChatMessages, toTools, fromCompletion } from './mapping.ts';
 export { ChunkAssembler } from './stream.ts';

@@ -1,8 +1,9 @@
-import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/kernel';
-import type OpenAI from 'openai';
 import {
-  ERROR_CODES, abortError, causeChain, connectionError, label, statusError, timeoutError, type CallContext, type FixWhere,
-} from './errors.ts';
+  OryxError, causeChain, isOryxError, providerAbortError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
+} from '@oryxos/kernel';
+import type OpenAI from 'openai';
+import { ERROR_CODES, LLM_HINTS } from './errors.ts';
 import { fromCompletion, toRequestBody } from './mapping.ts';
 import type { OpenAISettings } from './options.ts';
 import { ChunkAssembler } from './stream.ts';
@@ -17,10 +18,11 @@ interface Client { sdk: Sdk; client: OpenAI }
 export function createOpenAIProvider(settings: OpenAISettings): Provider {
   let loading: Promise<Client> | undefined;
   const named = settings.name === 'openai' ? '' : `name: '${settings.name}', `;
-  const where: FixWhere = {
+  const where: ProviderFix = {
     unreachable: `Check that ${settings.baseURL ?? 'the OpenAI API'} is up and reachable from here (network, proxy), or fix openai({ ${named}baseURL })${named ? '' : ' or OPENAI_BASE_URL'}.`,
     timeout: `timeoutMs in openai({ ${named}timeoutMs })`,
     timeoutMs: settings.timeoutMs,
+    hints: LLM_HINTS,
   };
   const keyHint = `Check the API key: pass apiKey to openai(${settings.name === 'openai' ? '' : `{ name: '${settings.name}' }`}) or set OPENAI_API_KEY, and make sure it may use this model.`;
 
@@ -46,38 +48,38 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     return loading;
   };
 
-  const ctxOf = (request: ChatRequest, c: Client): CallContext => ({ provider: settings.name, model: request.model, url: c.client.baseURL });
+  const ctxOf = (request: ChatRequest, c: Client): ProviderCall => ({ provider: settings.name, model: request.model, url: c.client.baseURL });
 
   const classify = (error: unknown, request: ChatRequest, c: Client): OryxError => {
     if (isOryxError(error)) return error;
     const { sdk } = c;
     const ctx = ctxOf(request, c);
-    if (request.signal?.aborted || error instanceof sdk.APIUserAbortError) return abortError(error);
-    if (error instanceof sdk.APIConnectionTimeoutError) return timeoutError(error, ctx, where);
-    if (error instanceof sdk.APIConnectionError) return connectionError(error, ctx, where);
+    if (request.signal?.aborted || error instanceof sdk.APIUserAbortError) return providerAbortError(error);
+    if (error instanceof sdk.APIConnectionTimeoutError) return providerTimeoutError(error, ctx, where);
+    if (error instanceof sdk.APIConnectionError) return providerConnectionError(error, ctx, where);
     if (error instanceof sdk.APIError) {
       const body = error.error as { message?: unknown } | undefined;
       const message = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
       if (typeof error.status === 'number') {
-        return statusError({
-          status: error.status, message, code: error.code, headers: error.headers, ctx, cause: error, keyHint,
+        return providerStatusError({
+          status: error.status, message, code: error.code, headers: error.headers, ctx, cause: error, keyHint, hints: LLM_HINTS,
           modelHint: `Check the model name (agent model: or defaultModel) and that ${ctx.url} is the API base (usually ending in /v1).`,
         });
       }
-      return new OryxError('ORYX_E_LLM_SERVER', `${label(ctx)}: the server reported an error in the stream: ${message}`, {
-        cause: error, retryable: true, hint: ERROR_CODES.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+      return new OryxError('ORYX_E_LLM_SERVER', `${providerLabel(ctx)}: the server reported an error in the stream: ${message}`, {
+        cause: error, retryable: true, hint: LLM_HINTS.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
       });
     }
     const { codes, messages } = causeChain(error);
-    if (codes.length || /terminated|socket|fetch failed/i.test(messages.join(' '))) return connectionError(error, ctx, where);
-    return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${label(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
-      cause: error, hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
+    if (codes.length || /terminated|socket|fetch failed/i.test(messages.join(' '))) return providerConnectionError(error, ctx, where);
+    return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
+      cause: error, hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
     });
   };
 
   const badResponse = (request: ChatRequest, client: Client, what: string) => new OryxError('ORYX_E_LLM_BAD_RESPONSE',
-    `${label({ provider: settings.name, model: request.model, url: client.client.baseURL })}: ${what} from ${client.client.baseURL}`, {
-      hint: ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
+    `${providerLabel({ provider: settings.name, model: request.model, url: client.client.baseURL })}: ${what} from ${client.client.baseURL}`, {
+      hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
     });
 
   return {
@@ -119,18 +121,18 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
           if (delta) yield { type: 'text', delta };
         }
       } catch (error) {
-        if (idle.signal.aborted && !request.signal?.aborted) throw timeoutError(error, ctxOf(request, c), where);
+        if (idle.signal.aborted && !request.signal?.aborted) throw providerTimeoutError(error, ctxOf(request, c), where);
         throw classify(error, request, c);
       } finally {
         clearTimeout(idleTimer);
       }
       // The SDK ends the iteration quietly on abort; the kernel must still see an abort or a timeout.
-      if (request.signal?.aborted) throw abortError(request.signal.reason);
-      if (idle.signal.aborted) throw timeoutError(undefined, ctxOf(request, c), where);
+      if (request.signal?.aborted) throw providerAbortError(request.signal.reason);
+      if (idle.signal.aborted) throw providerTimeoutError(undefined, ctxOf(request, c), where);
       if (!assembler.finished) {
         throw new OryxError('ORYX_E_LLM_CONNECTION',
-          `${label({ provider: settings.name, model: request.model, url: c.client.baseURL })}: the stream from ${c.client.baseURL} ended before the model finished`, {
-            retryable: true, hint: ERROR_CODES.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: settings.name, model: request.model },
+          `${providerLabel({ provider: settings.name, model: request.model, url: c.client.baseURL })}: the stream from ${c.client.baseURL} ended before the model finished`, {
+            retryable: true, hint: LLM_HINTS.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: settings.name, model: request.model },
           });
       }
       const response = assembler.response(request);
