@@ -32,8 +32,11 @@ export default class Run extends OryxCommand {
     }
     const { service, config } = await this.boot();
     const controller = new AbortController();
+    // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
+    // servers are shut down, the database is closed).
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);
+    process.once('SIGTERM', onSigint);
     const json = this.jsonEnabled();
     const stream = flags.stream && !json;
     let streamed = false;
@@ -52,6 +55,7 @@ export default class Run extends OryxCommand {
       });
     } finally {
       process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
     }
     if (json) {
       if (result.stopReason === 'error') process.exitCode = 1;

@@ -1,0 +1,27 @@
+import { Args } from '@oclif/core';
+import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { quietMcpLogger } from '../../cli-logger.ts';
+import type { McpToolInfo } from '../../server.ts';
+
+export default class McpTools extends OryxCommand {
+  static override summary = 'List the tools of one MCP server, with the names agents use.';
+  static override description = 'Starts the server if needed. Agents see each tool as <server>__<tool>; '
+    + 'the server\'s tools: allow-list in mcp_servers.yaml hides the others. --json includes each input schema.';
+  static override examples = ['<%= config.bin %> mcp tools filesystem', '<%= config.bin %> mcp tools filesystem --json'];
+  static override enableJsonFlag = true;
+  static override args = {
+    name: Args.string({ description: 'The server name (see `oryx mcp list`).', required: true }),
+  };
+
+  async run(): Promise<{ server: string; tools: McpToolInfo[] }> {
+    const { args } = await this.parse(McpTools);
+    const { kernel } = await this.boot({ logger: quietMcpLogger((l) => this.logToStderr(l)) });
+    const tools = await kernel.service('mcp').tools(args.name);
+    if (!this.jsonEnabled()) {
+      this.log(tools.length
+        ? table(tools.map((t) => ({ tool: t.name, 'agent name': t.exposed, description: t.description })), ['tool', 'agent name', 'description'])
+        : `MCP server "${args.name}" offers no tools.`);
+    }
+    return { server: args.name, tools };
+  }
+}

@@ -1,0 +1,42 @@
+// The package's promises about itself: README error table, version, lazy heavy imports.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ERROR_CODES, VERSION } from '../src/index.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+test('the README lists exactly the codes of ERROR_CODES, each with its fix', async () => {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const rows = [...readme.matchAll(/^\|\s*`(ORYX_E_[A-Z_]+)`\s*\|\s*(.+?)\s*\|\s*$/gm)];
+  const listed = rows.map((m) => m[1]!);
+  assert.equal([...listed].sort(), Object.keys(ERROR_CODES).sort());
+  for (const [code, fix] of rows.map((m) => [m[1]!, m[2]!] as const)) {
+    assert.is(fix.replace(/\\\|/g, '|'), ERROR_CODES[code as keyof typeof ERROR_CODES], `README fix for ${code}`);
+  }
+});
+
+test('VERSION matches package.json', async () => {
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  assert.is(VERSION, pkg.version);
+});
+
+test('no module loaded by the entry point imports the MCP SDK or yaml at the top level', async () => {
+  const seen = new Set<string>();
+  const visit = async (file: string): Promise<void> => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = await readFile(file, 'utf8');
+    for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms)) {
+      const spec = m[1]!;
+      assert.not.ok(/^@modelcontextprotocol\/|^yaml$/.test(spec), `${path.relative(root, file)} imports ${spec} statically`);
+      if (spec.startsWith('.')) await visit(path.resolve(path.dirname(file), spec));
+    }
+  };
+  await visit(path.join(root, 'src', 'index.ts'));
+  assert.ok(seen.size > 5);
+});
+
+test.run();
