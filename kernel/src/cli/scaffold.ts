@@ -27,7 +27,7 @@ ${providerLine}
     // Deny by default: only what is listed here is allowed. Paths are relative to this file.
     sandbox({
       files: { read: ['.'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
-      // exec: { allow: ['git', 'ls', { command: 'npm', args: ['^(test|run)$'] }] },
+      // exec: { allow: ['git', 'ls', { command: 'npm', args: ['test|run'] }] }, // args: anchored regexes by position
       // http: { allow: ['api.github.com', '*.wikipedia.org'] },
       // smtp: { allow: ['smtp.example.com:587'] },
     }),

@@ -1,0 +1,96 @@
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { absolute } from './paths.ts';
+
+/** One parsed `exec.allow` entry. */
+export interface ExecEntry {
+  /** How the entry reads in oryx.config.ts, for reasons and warnings. */
+  source: string;
+  command: string;
+  /** Positional rules: argument i must match args[i] in full. */
+  args?: RegExp[];
+  /** Rule for every argument after the positional ones; without it, extra arguments are denied. */
+  rest?: RegExp;
+  /** Where the command resolved when the policy was built. */
+  resolved?: string;
+}
+
+/** Compiles a rule anchored at both ends, so `test` cannot match `attest; rm`. */
+export function compilePattern(source: string): RegExp | string {
+  try {
+    return new RegExp(`^(?:${source})$`);
+  } catch (error) {
+    return `is not a valid regular expression: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * The executable a command names, as an absolute path whose folder is `realpath`'d. A bare
+ * name is looked up on PATH (absolute PATH entries only: an empty or relative entry would
+ * mean the working directory); a name with a slash is a path, relative to `base`.
+ * The file itself is not dereferenced, because multi-call binaries (busybox) act on the
+ * name they were started by: allowing `ls` must not allow every other name of the same file.
+ */
+export async function resolveExecutable(command: string, base: string, envPath = process.env.PATH ?? ''): Promise<string | undefined> {
+  if (!command || command.includes('\0')) return undefined;
+  if (command.includes('/') || command.includes(path.sep)) return canonicalExecutable(absolute(command, base));
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const found = await canonicalExecutable(path.join(dir, command));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+async function canonicalExecutable(file: string): Promise<string | undefined> {
+  const name = path.basename(file);
+  if (!name || name === '.' || name === '..') return undefined;
+  try {
+    if (!(await stat(file)).isFile()) return undefined;
+    await access(file, constants.X_OK);
+    return path.join(await realpath(path.dirname(file)), name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the arguments break the entry's rules, or undefined when they fit. */
+function argsProblem(entry: ExecEntry, args: string[]): string | undefined {
+  if (!entry.args && !entry.rest) return undefined;
+  for (let i = 0; i < args.length; i++) {
+    const rule = entry.args && i < entry.args.length ? entry.args[i] : entry.rest;
+    if (!rule) {
+      return `argument ${i + 1} (${JSON.stringify(args[i])}) is not allowed: the rule ${entry.source} allows at most ${entry.args?.length ?? 0} argument(s)`;
+    }
+    if (!rule.test(args[i]!)) return `argument ${i + 1} (${JSON.stringify(args[i])}) does not match ${rule.source} in the rule ${entry.source}`;
+  }
+  return undefined;
+}
+
+/** Returns the reason for a denial, or undefined when an entry allows this command and argv. */
+export async function checkExec(entries: ExecEntry[], command: unknown, args: unknown, base: string): Promise<string | undefined> {
+  if (typeof command !== 'string' || !command) return 'the exec action has no command';
+  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) return 'the exec action needs args as an array of strings';
+  if (command.includes('\0') || args.some((a: string) => a.includes('\0'))) return 'a command or argument containing a NUL byte is not allowed';
+  const resolved = await resolveExecutable(command, base);
+  if (!resolved) {
+    return `command ${JSON.stringify(command)} was not found${command.includes('/') ? '' : ' on PATH'}, so it cannot match the exec allow-list`;
+  }
+  const matching: ExecEntry[] = [];
+  for (const entry of entries) {
+    entry.resolved ??= await resolveExecutable(entry.command, base);
+    if (entry.resolved === resolved) matching.push(entry);
+  }
+  if (!matching.length) {
+    const shown = resolved === command ? resolved : `${JSON.stringify(command)} (${resolved})`;
+    return `command ${shown} is not on the exec allow-list`;
+  }
+  let problem: string | undefined;
+  for (const entry of matching) {
+    const p = argsProblem(entry, args as string[]);
+    if (!p) return undefined;
+    problem ??= p;
+  }
+  return `${command}: ${problem}`;
+}

@@ -1,0 +1,85 @@
+import { type, type Type } from 'arktype';
+import { OryxError, isOryxError, type JsonSchema, type SandboxAction, type Tool, type ToolContext, type ToolResult } from '@oryxos/kernel';
+import type { ResolvedToolsOptions } from './options.ts';
+
+/** What every built-in tool is built with. */
+export interface ToolEnv {
+  /** The folder of oryx.config.ts: relative paths resolve against it. */
+  root: string;
+  options: ResolvedToolsOptions;
+}
+
+/** A built-in tool, typed by its arktype argument definition. */
+export interface ToolDefinition<A extends Type<object>> {
+  name: string;
+  description: string;
+  /** The arguments. The model's JSON Schema and the validation both come from it. */
+  args: A;
+  /** What each argument means, for the model; every key must be a property of `args`. */
+  describe: Partial<Record<keyof A['infer'] & string, string>>;
+  timeoutMs?: number;
+  actions?(args: A['infer'], ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
+  execute(args: A['infer'], ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/**
+ * Turns a definition into a kernel `Tool`: the JSON Schema is generated from the arktype
+ * type (`toJsonSchema()`) and `validate` runs the same type, so what the model is told and
+ * what is checked never drift.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo', description: 'Echo text', args: type({ text: 'string', '+': 'reject' }),
+ *   describe: { text: 'What to echo' }, async execute({ text }) { return text; },
+ * });
+ */
+export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool {
+  const schema = def.args.toJsonSchema({
+    fallback: {
+      // JSON Schema cannot carry a predicate. The one predicate we use says what
+      // `type: "object"` already says in JSON Schema; any other would drift, so it throws.
+      predicate: (ctx) => {
+        if (ctx.predicate === notArray) return ctx.base;
+        throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: an argument has a predicate that JSON Schema cannot express`);
+      },
+    },
+  }) as JsonSchema & { properties?: Record<string, JsonSchema> };
+  // Some model APIs reject the $schema keyword; the draft is implied.
+  delete schema.$schema;
+  for (const [key, text] of Object.entries(def.describe)) {
+    const prop = schema.properties?.[key];
+    if (!prop) throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: describe.${key} names no argument`);
+    prop.description = text as string;
+  }
+  return {
+    name: def.name,
+    description: def.description,
+    source: 'builtin',
+    inputSchema: schema,
+    timeoutMs: def.timeoutMs,
+    validate(args) {
+      const out = def.args(args);
+      return out instanceof type.errors ? out.summary.split('\n').join('; ') : undefined;
+    },
+    actions: def.actions ? (args, ctx) => def.actions!(args as A['infer'], ctx) : undefined,
+    execute: (args, ctx) => def.execute(args as A['infer'], ctx),
+  };
+}
+
+// arktype's object types accept arrays (they are objects); JSON Schema's `object` does not.
+function notArray(value: unknown, ctx: { mustBe(expected: string): false }): boolean {
+  return !Array.isArray(value) || ctx.mustBe('an object of names to strings');
+}
+
+/** `{name: value}` with string values, not an array: the same in validation and in JSON Schema. */
+export const stringRecord = type('Record<string, string>').narrow(notArray);
+
+/** An error result the model sees and can act on. */
+export function failure(content: string, retryable = false): ToolResult {
+  return { content, isError: true, retryable };
+}
+
+/** True for the sandbox's denial, which must reach the kernel unchanged (it records the reason). */
+export function isSandboxDenial(error: unknown): boolean {
+  return isOryxError(error) && error.code === 'ORYX_E_SANDBOX_DENIED';
+}

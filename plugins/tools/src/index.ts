@@ -1,0 +1,52 @@
+import { realpath } from 'node:fs/promises';
+import type { Plugin, Tool } from '@oryxos/kernel';
+import type { ToolEnv } from './define-tool.ts';
+import { resolveOptions, type ToolName, type ToolsOptions } from './options.ts';
+import { currentTimeTool } from './tools/current-time.ts';
+import { editFileTool } from './tools/edit-file.ts';
+import { httpRequestTool } from './tools/http-request.ts';
+import { listDirTool } from './tools/list-dir.ts';
+import { readFileTool } from './tools/read-file.ts';
+import { shellTool } from './tools/shell.ts';
+import { writeFileTool } from './tools/write-file.ts';
+
+export { ERROR_CODES, type ToolsErrorCode } from './errors.ts';
+export { TOOL_NAMES, type ToolName, type ToolsOptions } from './options.ts';
+export { defineTool, type ToolDefinition, type ToolEnv } from './define-tool.ts';
+
+const VERSION = '0.1.0';
+
+const FACTORIES: Record<ToolName, (env: ToolEnv) => Tool> = {
+  read_file: readFileTool,
+  write_file: writeFileTool,
+  edit_file: editFileTool,
+  list_dir: listDirTool,
+  shell: shellTool,
+  http_request: httpRequestTool,
+  current_time: currentTimeTool,
+};
+
+/**
+ * The built-in tools (source `builtin`): read_file, write_file, edit_file, list_dir, shell,
+ * http_request, current_time. Relative paths resolve against the folder of oryx.config.ts.
+ * Every call is mapped to sandbox actions before it runs and enforced again at the point of
+ * I/O, so enable a sandbox plugin: without one the kernel denies every action.
+ *
+ * @example
+ * // oryx.config.ts
+ * plugins: [sandbox({ files: { read: ['.'], write: ['.'] } }), tools({ exclude: ['shell'], maxOutputChars: 10_000 })]
+ */
+export default function tools(options: ToolsOptions = {}): Plugin {
+  const resolved = resolveOptions(options);
+  return {
+    name: 'tools',
+    version: VERSION,
+    kernel: '^1',
+    async setup(kernel) {
+      const env: ToolEnv = { root: await realpath(kernel.config.root), options: resolved };
+      for (const name of resolved.tools) kernel.registerTool(FACTORIES[name](env));
+    },
+  };
+}
+
+export { tools };

@@ -1,0 +1,98 @@
+import { type } from 'arktype';
+import { toolsError } from './errors.ts';
+
+/** The tools this plugin can register. */
+export const TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'list_dir', 'shell', 'http_request', 'current_time'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** Options of {@link tools}. Every limit is enforced by the tool and reported to the model when hit. */
+export interface ToolsOptions {
+  /** Register only these tools. Default: all of them. */
+  include?: ToolName[];
+  /** Do not register these tools. Applied after `include`. */
+  exclude?: ToolName[];
+  /** Most characters of text one result carries (file text, each output stream, response body, listing). Default 20000. */
+  maxOutputChars?: number;
+  /** Lines read_file returns when the call gives no `limit`. Default 2000. */
+  maxReadLines?: number;
+  /** Entries list_dir returns at most. Default 1000. */
+  maxListEntries?: number;
+  /** Time limit of a shell call that gives no `timeoutMs`. Default 30000 (or maxShellTimeoutMs when lower). */
+  shellTimeoutMs?: number;
+  /** Highest `timeoutMs` a shell call may ask for. Default 300000. */
+  maxShellTimeoutMs?: number;
+  /** After a timeout, SIGTERM first, SIGKILL this much later. Default 2000. */
+  killGraceMs?: number;
+  /**
+   * Environment of shell processes: `minimal` (default) passes PATH, HOME, USER, LOGNAME, LANG,
+   * LC_ALL, LC_CTYPE, TERM, TMPDIR, TZ and the names in `shellEnvPass`, so API keys in the
+   * environment of oryx do not reach commands; `inherit` passes everything.
+   */
+  shellEnv?: 'minimal' | 'inherit';
+  /** Extra variable names passed with `shellEnv: 'minimal'`. Default none. */
+  shellEnvPass?: string[];
+  /** Time limit of one http_request, redirects included. Default 30000. */
+  httpTimeoutMs?: number;
+  /** Redirects http_request follows, each checked by the sandbox. Default 5. */
+  maxRedirects?: number;
+  /** Response bytes read at most (the length is counted up to here). Default 10485760 (10 MiB). */
+  maxResponseBytes?: number;
+}
+
+export type ResolvedToolsOptions = Required<Omit<ToolsOptions, 'include' | 'exclude'>> & { tools: ToolName[] };
+
+const names = type.enumerated(...TOOL_NAMES).array();
+const shape = type({
+  'include?': names,
+  'exclude?': names,
+  'maxOutputChars?': 'number.integer >= 100',
+  'maxReadLines?': 'number.integer >= 1',
+  'maxListEntries?': 'number.integer >= 1',
+  'shellTimeoutMs?': 'number.integer >= 1',
+  'maxShellTimeoutMs?': 'number.integer >= 1',
+  'killGraceMs?': 'number.integer >= 0',
+  'shellEnv?': "'minimal' | 'inherit'",
+  'shellEnvPass?': 'string[]',
+  'httpTimeoutMs?': 'number.integer >= 1',
+  'maxRedirects?': 'number.integer >= 0',
+  'maxResponseBytes?': 'number.integer >= 1',
+  '+': 'reject',
+});
+
+/** Validates the factory's options at once; the error names the field and how to fix it. */
+export function resolveOptions(raw: unknown): ResolvedToolsOptions {
+  const result = shape((raw ?? {}) as never);
+  if (result instanceof type.errors) {
+    const first = result[0];
+    const field = first?.path?.length ? first.path.join('.') : '(options)';
+    throw toolsError('ORYX_E_TOOLS_OPTIONS', `tools(): ${field === '(options)' ? 'options' : `option ${field}`} ${first?.message.replace(/^.*? must/, 'must') ?? result.summary}`, {
+      hint: field === '(options)'
+        ? 'Call tools() with an options object, e.g. tools({ exclude: ["shell"] }).'
+        : `Fix ${field} in tools({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-tools README.`,
+      data: { field },
+    });
+  }
+  const o = result as ToolsOptions;
+  const maxShellTimeoutMs = o.maxShellTimeoutMs ?? Math.max(300_000, o.shellTimeoutMs ?? 0);
+  const shellTimeoutMs = o.shellTimeoutMs ?? Math.min(30_000, maxShellTimeoutMs);
+  if (shellTimeoutMs > maxShellTimeoutMs) {
+    throw toolsError('ORYX_E_TOOLS_OPTIONS', `tools(): option shellTimeoutMs (${shellTimeoutMs}) is above maxShellTimeoutMs (${maxShellTimeoutMs})`, {
+      hint: 'Lower shellTimeoutMs or raise maxShellTimeoutMs in tools({...}).', data: { field: 'shellTimeoutMs' },
+    });
+  }
+  const include = o.include ?? [...TOOL_NAMES];
+  return {
+    tools: include.filter((n) => !o.exclude?.includes(n)),
+    maxOutputChars: o.maxOutputChars ?? 20_000,
+    maxReadLines: o.maxReadLines ?? 2000,
+    maxListEntries: o.maxListEntries ?? 1000,
+    shellTimeoutMs,
+    maxShellTimeoutMs,
+    killGraceMs: o.killGraceMs ?? 2000,
+    shellEnv: o.shellEnv ?? 'minimal',
+    shellEnvPass: o.shellEnvPass ?? [],
+    httpTimeoutMs: o.httpTimeoutMs ?? 30_000,
+    maxRedirects: o.maxRedirects ?? 5,
+    maxResponseBytes: o.maxResponseBytes ?? 10 * 1024 * 1024,
+  };
+}

@@ -1,0 +1,114 @@
+import { stat } from 'node:fs/promises';
+import { type } from 'arktype';
+import type { Tool } from '@oryxos/kernel';
+import { Capture, section } from '../cap.ts';
+import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { allowedPath, fileAction } from '../file-access.ts';
+import { absolute, fsProblem } from '../fs-paths.ts';
+import type { ResolvedToolsOptions } from '../options.ts';
+import { isPathLike, resolveExecutable } from '../which.ts';
+
+const MINIMAL_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'SYSTEMROOT', 'WINDIR', 'PATHEXT'];
+
+function childEnv(o: ResolvedToolsOptions): Record<string, string> {
+  const names = o.shellEnv === 'inherit' ? Object.keys(process.env) : [...MINIMAL_ENV, ...o.shellEnvPass];
+  const env: Record<string, string> = {};
+  for (const name of names) { const v = process.env[name]; if (v !== undefined) env[name] = v; }
+  return env;
+}
+
+/**
+ * `shell {command, args[], cwd?, timeoutMs?}`: runs one program with an argv array through
+ * execa, never a shell. Output is captured with its full length; on timeout the whole
+ * process group gets SIGTERM, then SIGKILL after `killGraceMs`.
+ */
+export function shellTool(env: ToolEnv): Tool {
+  const o = env.options;
+  return defineTool({
+    name: 'shell',
+    description: `Run one program with a list of arguments. There is no shell: ; && | $() backticks * ~ $VAR and > are passed to the program as plain text, so run one program per call. `
+      + `Returns the exit code, stdout and stderr (each cut to ${o.maxOutputChars} characters, with the full length). A non-zero exit code is an error result. `
+      + `Stops the program after timeoutMs (default ${o.shellTimeoutMs}, at most ${o.maxShellTimeoutMs}). Standard input is empty.`,
+    args: type({
+      command: 'string > 0',
+      args: 'string[]',
+      'cwd?': 'string > 0',
+      'timeoutMs?': type('number.integer >= 1').atMost(o.maxShellTimeoutMs),
+      '+': 'reject',
+    }),
+    describe: {
+      command: 'The program: a name looked up on PATH (git) or a path (./scripts/check.sh).',
+      args: 'The arguments, one string each, passed as they are. Use [] for none.',
+      cwd: 'Working folder, relative to the project folder. Default: the project folder.',
+      timeoutMs: `Time limit in milliseconds. Default ${o.shellTimeoutMs}.`,
+    },
+    timeoutMs: o.maxShellTimeoutMs + o.killGraceMs + 5000,
+    actions(a) {
+      const cwd = absolute(a.cwd ?? '.', env.root);
+      return [fileAction('read', cwd, env), { kind: 'exec', command: isPathLike(a.command) ? absolute(a.command, cwd) : a.command, args: a.args }];
+    },
+    async execute(a, ctx) {
+      let cwd: string;
+      try {
+        cwd = await allowedPath(a.cwd ?? '.', ['read'], env, ctx);
+        if (!(await stat(cwd)).isDirectory()) return failure(`shell: cwd ${a.cwd} is not a folder`);
+      } catch (error) {
+        if (isSandboxDenial(error)) throw error;
+        return failure(`shell: cwd ${fsProblem(error, a.cwd ?? '.')}`);
+      }
+      const file = await resolveExecutable(a.command, cwd);
+      if (!file) return failure(`shell: command ${JSON.stringify(a.command)} not found${isPathLike(a.command) ? '' : ' on PATH'} (or not executable)`);
+      // The resolved file is what runs, so it is what the sandbox must see.
+      await ctx.enforce({ kind: 'exec', command: file, args: a.args });
+
+      const { execa } = await import('execa');
+      const timeoutMs = a.timeoutMs ?? o.shellTimeoutMs;
+      const stdout = new Capture(o.maxOutputChars);
+      const stderr = new Capture(o.maxOutputChars);
+      const child = execa(file, a.args, {
+        cwd, shell: false, reject: false, stdin: 'ignore', buffer: false, detached: true,
+        extendEnv: false, env: childEnv(o), windowsHide: true,
+      });
+      child.stdout?.on('data', (d: Buffer) => stdout.push(d));
+      child.stderr?.on('data', (d: Buffer) => stderr.push(d));
+
+      let stopped: 'timeout' | 'cancel' | undefined;
+      let killTimer: NodeJS.Timeout | undefined;
+      // detached: the child leads its own process group, so children it started end with it.
+      const signalGroup = (signal: NodeJS.Signals) => {
+        if (child.pid === undefined) return;
+        try { process.kill(-child.pid, signal); } catch { try { child.kill(signal); } catch { /* already gone */ } }
+      };
+      const stop = (why: 'timeout' | 'cancel') => {
+        if (stopped) return;
+        stopped = why;
+        signalGroup('SIGTERM');
+        killTimer = setTimeout(() => signalGroup('SIGKILL'), o.killGraceMs);
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = () => stop('cancel');
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      let result;
+      try {
+        result = await child;
+      } finally {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        // Whatever the program left running in its group ends with the call.
+        signalGroup('SIGKILL');
+      }
+      const r = result as { exitCode?: number; signal?: string; failed: boolean; code?: string; shortMessage?: string };
+      if (r.exitCode === undefined && !r.signal && r.failed) {
+        return failure(`shell: could not start ${file}: ${r.code ?? r.shortMessage ?? 'unknown error'}`);
+      }
+      const lines = [`command: ${JSON.stringify([file, ...a.args])}`];
+      if (stopped === 'timeout') lines.push(`timed out after ${timeoutMs} ms: the process and its children were stopped (SIGTERM, then SIGKILL after ${o.killGraceMs} ms)`);
+      if (stopped === 'cancel') lines.push('cancelled: the run was aborted and the process stopped');
+      lines.push(r.exitCode !== undefined ? `exit code: ${r.exitCode}` : `killed by signal ${r.signal}`);
+      lines.push(section('stdout', stdout), section('stderr', stderr));
+      const content = lines.join('\n');
+      return stopped || r.exitCode !== 0 ? { content, isError: true, retryable: false } : content;
+    },
+  });
+}

@@ -1,0 +1,30 @@
+import { type } from 'arktype';
+import type { Tool } from '@oryxos/kernel';
+import { writeAtomic } from '../atomic-write.ts';
+import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { allowedPath, fileAction } from '../file-access.ts';
+import { fsProblem } from '../fs-paths.ts';
+
+/** `write_file {path, content}`: creates or replaces a file atomically (temp file + rename). */
+export function writeFileTool(env: ToolEnv): Tool {
+  return defineTool({
+    name: 'write_file',
+    description: 'Create or replace a text file with the given content (missing parent folders are created). The file is replaced all at once; to change part of a file, use edit_file.',
+    args: type({ path: 'string > 0', content: 'string', '+': 'reject' }),
+    describe: {
+      path: 'The file, relative to the project folder or absolute.',
+      content: 'The whole new content of the file.',
+    },
+    actions: (a) => [fileAction('write', a.path, env)],
+    async execute(a, ctx) {
+      try {
+        const real = await allowedPath(a.path, ['write'], env, ctx);
+        const bytes = await writeAtomic(real, a.content, ctx);
+        return `Wrote ${bytes} bytes to ${a.path}`;
+      } catch (error) {
+        if (isSandboxDenial(error)) throw error;
+        return failure(`write_file: ${fsProblem(error, a.path)}`);
+      }
+    },
+  });
+}
