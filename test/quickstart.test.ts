@@ -1,0 +1,66 @@
+// The README's main job, end to end through the built CLI: this repository's own
+// oryx.config.ts (replay provider, sqlite, audit, memory, sandbox, tools, mcp, web) in a copy
+// of the project, `oryx run` with the quickstart question, then the session and the audit
+// trail it left. The model is replayed from the cassette; read_file runs for real.
+import { spawn } from 'node:child_process';
+import { cp, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject } from '@oryxos/kernel/testing';
+
+const repo = process.cwd();
+const bin = path.join(repo, 'bin/run.js');
+const QUESTION = 'What is this project? Read README.md and answer in one line.';
+let dir: string;
+
+function oryx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+test.before(async () => {
+  dir = await tempProject('quickstart-');
+  for (const f of ['oryx.config.ts', 'README.md', '.oryxos/agents', '.oryxos/cassettes', '.oryxos/memory', '.oryxos/AGENTS.md', '.oryxos/SOUL.md', '.oryxos/USER.md', '.oryxos/mcp_servers.yaml']) {
+    await cp(path.join(repo, f), path.join(dir, f), { recursive: true });
+  }
+});
+test.after(async () => { await rm(dir, { recursive: true, force: true }); });
+
+test('the quickstart answers offline: replayed model, real read_file through the sandbox', async () => {
+  const cassette = (await readFile(path.join(dir, '.oryxos/cassettes/quickstart.jsonl'), 'utf8')).split('\n').filter((l) => l.startsWith('{'));
+  const expected = JSON.parse(cassette.at(-1)!).response.content;
+  const r = await oryx(['run', QUESTION]);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout.trim(), expected);
+});
+
+test('the run left a session and an audit trail in .oryxos/oryx.db', async () => {
+  const sessions = JSON.parse((await oryx(['sessions', '--json'])).stdout);
+  const list = Array.isArray(sessions) ? sessions : sessions.items ?? sessions.sessions;
+  assert.is(list.length, 1);
+  const tools = JSON.parse((await oryx(['audit', 'tools', '--json'])).stdout);
+  const rows = Array.isArray(tools) ? tools : tools.rows ?? tools.items;
+  assert.is(rows.length, 1);
+  assert.is(rows[0].tool, 'read_file');
+  assert.is(rows[0].status, 'ok');
+  const readme = await readFile(path.join(dir, 'README.md'), 'utf8');
+  assert.ok(Number(rows[0].output_chars ?? rows[0].outputChars ?? 0) >= readme.length, 'the real README was read');
+  const llm = JSON.parse((await oryx(['audit', 'llm', '--json'])).stdout);
+  const calls = Array.isArray(llm) ? llm : llm.rows ?? llm.items;
+  assert.is(calls.length, 2);
+});
+
+test('a question the cassette does not hold fails clearly instead of inventing an answer', async () => {
+  const r = await oryx(['run', 'Something else entirely']);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, 'ORYX_E_REPLAY_DIVERGED');
+  assert.match(r.stderr, 'hint:');
+});
+
+test.run();
