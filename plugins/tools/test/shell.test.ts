@@ -25,10 +25,16 @@ async function script(name: string, body: string): Promise<string> {
 }
 
 /** Alive and not a zombie (an unreaped orphan counts as gone). */
-async function alive(pid: number): Promise<boolean> {
+async function running(pid: number): Promise<boolean> {
   try { process.kill(pid, 0); } catch { return false; }
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+/** Whether the process is still running once a signal sent to it has had time to land (2 s). */
+async function alive(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && await running(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return running(pid);
 }
 
 async function pidsFrom(file: string): Promise<number> {
