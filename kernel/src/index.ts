@@ -13,3 +13,4 @@ export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenE
 export { validateJsonSchema } from './json-schema.ts';
 export { matchesToolPattern } from './registry.ts';
 export { InMemorySessionStore } from './memory-store.ts';
+export { absolutePath, canonicalPath, resolveExecutable } from './paths.ts';

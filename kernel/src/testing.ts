@@ -155,3 +155,25 @@ export async function testKernel(options: { plugins: Plugin[]; agents?: Record<s
     },
   };
 }
+
+/**
+ * The error-code table of a package README as `{code: "how to fix"}`, for the test that keeps
+ * a package's `ERROR_CODES` and its docs in step. Every table row whose first cell is a
+ * backquoted `ORYX_E_…` code counts, wherever it stands, so a stray second listing is caught
+ * too; the last cell is the fix (a table may have columns between, such as an HTTP status),
+ * with `\|` read as `|`. Throws when the README has no `## Error codes` heading or lists a
+ * code twice.
+ *
+ * @example
+ * const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+ * assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
+ */
+export function readmeErrorCodes(readme: string): Record<string, string> {
+  if (!/^## Error codes[ \t]*$/m.test(readme)) throw new Error('the README has no "## Error codes" section');
+  const codes: Record<string, string> = {};
+  for (const [, code, cells] of readme.matchAll(/^\|\s*`(ORYX_E_[A-Z0-9_]+)`\s*\|(.*)\|\s*$/gm)) {
+    if (Object.hasOwn(codes, code!)) throw new Error(`the README lists ${code} twice`);
+    codes[code!] = cells!.split(/(?<!\\)\|/).at(-1)!.trim().replaceAll('\\|', '|');
+  }
+  return codes;
+}

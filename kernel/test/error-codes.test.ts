@@ -4,11 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KERNEL_ERROR_CODES } from '../src/index.ts';
+import { readmeErrorCodes } from '../src/testing.ts';
 
 test('the README lists exactly the kernel error codes, with the same "how to fix"', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const rows = [...readme.matchAll(/^\| `(ORYX_E_[A-Z_]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
-  assert.equal(Object.fromEntries(rows), { ...KERNEL_ERROR_CODES });
+  assert.equal(readmeErrorCodes(readFileSync(new URL('../README.md', import.meta.url), 'utf8')), { ...KERNEL_ERROR_CODES });
 });
 
 test('every code has the ORYX_E_<AREA>_<WHAT> shape and is raised somewhere in the source', () => {
@@ -19,6 +18,13 @@ test('every code has the ORYX_E_<AREA>_<WHAT> shape and is raised somewhere in t
     assert.match(code, /^ORYX_E_[A-Z]+_[A-Z_]+$/);
     assert.ok(source.includes(`'${code}'`), `${code} is used`);
   }
+});
+
+test('readmeErrorCodes: takes the last cell as the fix, unescapes \\|, and refuses duplicates and a missing section', () => {
+  const table = '## Error codes\n\n| Code | Status | How to fix |\n|---|---|---|\n| `ORYX_E_A_B` | 404 | Use a \\| b. |\n| `ORYX_E_C_D` | Fix it. |\n';
+  assert.equal(readmeErrorCodes(`# x\n\n| 401 | \`ORYX_E_LLM_AUTH\` | no |\n\n${table}`), { ORYX_E_A_B: 'Use a | b.', ORYX_E_C_D: 'Fix it.' });
+  assert.throws(() => readmeErrorCodes(`${table}| \`ORYX_E_A_B\` | again |\n`), /lists ORYX_E_A_B twice/);
+  assert.throws(() => readmeErrorCodes(table.replace('## Error codes', '## Errors')), /no "## Error codes" section/);
 });
 
 test.run();

@@ -1,7 +1,4 @@
-import { constants } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { absolute } from './paths.ts';
+import { resolveExecutable } from '@oryxos/kernel';
 
 /** One parsed `exec.allow` entry. */
 export interface ExecEntry {
@@ -22,36 +19,6 @@ export function compilePattern(source: string): RegExp | string {
     return new RegExp(`^(?:${source})$`);
   } catch (error) {
     return `is not a valid regular expression: ${(error as Error).message}`;
-  }
-}
-
-/**
- * The executable a command names, as an absolute path whose folder is `realpath`'d. A bare
- * name is looked up on PATH (absolute PATH entries only: an empty or relative entry would
- * mean the working directory); a name with a slash is a path, relative to `base`.
- * The file itself is not dereferenced, because multi-call binaries (busybox) act on the
- * name they were started by: allowing `ls` must not allow every other name of the same file.
- */
-export async function resolveExecutable(command: string, base: string, envPath = process.env.PATH ?? ''): Promise<string | undefined> {
-  if (!command || command.includes('\0')) return undefined;
-  if (command.includes('/') || command.includes(path.sep)) return canonicalExecutable(absolute(command, base));
-  for (const dir of envPath.split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const found = await canonicalExecutable(path.join(dir, command));
-    if (found) return found;
-  }
-  return undefined;
-}
-
-async function canonicalExecutable(file: string): Promise<string | undefined> {
-  const name = path.basename(file);
-  if (!name || name === '.' || name === '..') return undefined;
-  try {
-    if (!(await stat(file)).isFile()) return undefined;
-    await access(file, constants.X_OK);
-    return path.join(await realpath(path.dirname(file)), name);
-  } catch {
-    return undefined;
   }
 }
 

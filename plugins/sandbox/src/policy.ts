@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { SandboxAction } from '@oryxos/kernel';
-import { checkExec, resolveExecutable, type ExecEntry } from './exec-rule.ts';
+import { absolutePath, canonicalPath, resolveExecutable, type SandboxAction } from '@oryxos/kernel';
+import { checkExec, type ExecEntry } from './exec-rule.ts';
 import { checkHttp, type HttpEntry } from './http-rule.ts';
 import type { Rules } from './options.ts';
-import { absolute, canonicalPath, isWithin } from './paths.ts';
+import { isWithin } from './paths.ts';
 import { checkSmtp, type SmtpEntry } from './smtp-rule.ts';
 
 /** A files root or deny entry, resolved on disk. */
@@ -53,7 +53,7 @@ export class Policy {
       return Promise.all(list.map(async (source, i) => {
         let resolved: string;
         try {
-          resolved = await canonicalPath(absolute(source, options.root));
+          resolved = await canonicalPath(absolutePath(source, options.root));
         } catch (error) {
           throw Object.assign(new Error(`(${JSON.stringify(source)}) cannot be resolved: ${(error as Error).message}`), { field: `files.${field}.${i}`, cause: error });
         }
@@ -62,7 +62,9 @@ export class Policy {
           const s = await stat(resolved);
           if (field === 'deny' && s.isFile()) id = `${s.dev}:${s.ino}`;
         } catch {
-          if (global) warn(`files.${field}.${i} (${JSON.stringify(source)}) does not exist yet (${resolved}); it applies once it is created`);
+          // A deny entry that does not exist yet is the normal case (oryx.db-wal exists only
+          // while the database is open): it applies once created, so say nothing.
+          if (global && field !== 'deny') warn(`files.${field}.${i} (${JSON.stringify(source)}) does not exist yet (${resolved}); it applies once it is created`);
         }
         return { source, path: resolved, id };
       }));
@@ -111,7 +113,7 @@ export class Policy {
     if (p.includes('\0')) return `path ${JSON.stringify(p)} contains a NUL byte`;
     let real: string;
     try {
-      real = await canonicalPath(absolute(p, this.options.root));
+      real = await canonicalPath(absolutePath(p, this.options.root));
     } catch (error) {
       return `path ${JSON.stringify(p)} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }

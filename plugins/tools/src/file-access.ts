@@ -1,6 +1,5 @@
-import type { ToolContext } from '@oryxos/kernel';
+import { absolutePath, canonicalPath, type ToolContext } from '@oryxos/kernel';
 import type { ToolEnv } from './define-tool.ts';
-import { absolute, canonicalPath } from './fs-paths.ts';
 
 /**
  * Resolves a path the model gave (relative to the project) to the real path and enforces
@@ -8,10 +7,10 @@ import { absolute, canonicalPath } from './fs-paths.ts';
  * returned path, never the one the model spelled.
  */
 export async function allowedPath(p: string, ops: ('read' | 'write')[], env: ToolEnv, ctx: ToolContext): Promise<string> {
-  const real = await canonicalPath(absolute(p, env.root));
+  const real = await canonicalPath(absolutePath(p, env.root));
   for (const op of ops) await ctx.enforce({ kind: 'file', op, path: real });
   return real;
 }
 
 /** The sandbox action for a path argument, resolved against the project folder. */
-export const fileAction = (op: 'read' | 'write', p: string, env: ToolEnv) => ({ kind: 'file' as const, op, path: absolute(p, env.root) });
+export const fileAction = (op: 'read' | 'write', p: string, env: ToolEnv) => ({ kind: 'file' as const, op, path: absolutePath(p, env.root) });

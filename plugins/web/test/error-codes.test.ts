@@ -2,17 +2,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readmeErrorCodes } from '@oryxos/kernel/testing';
 import { ERROR_CODES, VERSION } from '../src/index.ts';
 
 const dir = path.resolve(import.meta.dirname, '..');
 
-test('the README error table lists exactly ERROR_CODES, with the same "how to fix"', () => {
+test('the README error table lists exactly ERROR_CODES, once each, with the same "how to fix" and an HTTP status', () => {
   const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
-  const section = readme.split(/^## Error codes$/m)[1]?.split(/^## /m)[0] ?? '';
-  const rows = [...section.matchAll(/^\| `(ORYX_E_[A-Z_]+)` \| (\d{3}|—) \| (.+?) \|$/gm)].map((m) => [m[1], m[3]]);
-  assert.ok(rows.length > 0, 'the README has an error table');
-  assert.equal(rows.map((r) => r[0]).sort(), Object.keys(ERROR_CODES).sort());
-  for (const [code, fix] of rows) assert.is(fix, ERROR_CODES[code as keyof typeof ERROR_CODES], code);
+  assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
+  for (const code of Object.keys(ERROR_CODES)) assert.match(readme, new RegExp(`^\\| \`${code}\` \\| (\\d{3}|—) \\| `, 'm'), `${code} has a status (or —)`);
 });
 
 test('VERSION matches package.json', () => {

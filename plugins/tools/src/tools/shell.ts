@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { type } from 'arktype';
-import type { Tool } from '@oryxos/kernel';
+import { absolutePath, resolveExecutable, type Tool } from '@oryxos/kernel';
 import { Capture, section } from '../cap.ts';
 import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
-import { absolute, fsProblem } from '../fs-paths.ts';
+import { fsProblem } from '../fs-paths.ts';
 import type { ResolvedToolsOptions } from '../options.ts';
-import { isPathLike, resolveExecutable } from '../which.ts';
+import { isPathLike } from '../which.ts';
 
 const MINIMAL_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'SYSTEMROOT', 'WINDIR', 'PATHEXT'];
 
@@ -44,8 +44,8 @@ export function shellTool(env: ToolEnv): Tool {
     },
     timeoutMs: o.maxShellTimeoutMs + o.killGraceMs + 5000,
     actions(a) {
-      const cwd = absolute(a.cwd ?? '.', env.root);
-      return [fileAction('read', cwd, env), { kind: 'exec', command: isPathLike(a.command) ? absolute(a.command, cwd) : a.command, args: a.args }];
+      const cwd = absolutePath(a.cwd ?? '.', env.root);
+      return [fileAction('read', cwd, env), { kind: 'exec', command: isPathLike(a.command) ? absolutePath(a.command, cwd) : a.command, args: a.args }];
     },
     async execute(a, ctx) {
       let cwd: string;
