@@ -4,18 +4,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readmeErrorCodes } from '@oryxos/kernel/testing';
 import { ERROR_CODES, VERSION } from '../src/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 test('the README lists exactly the codes of ERROR_CODES, each with its fix', async () => {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\|\s*`(ORYX_E_[A-Z_]+)`\s*\|\s*(.+?)\s*\|\s*$/gm)];
-  const listed = rows.map((m) => m[1]!);
-  assert.equal([...listed].sort(), Object.keys(ERROR_CODES).sort());
-  for (const [code, fix] of rows.map((m) => [m[1]!, m[2]!] as const)) {
-    assert.is(fix.replace(/\\\|/g, '|'), ERROR_CODES[code as keyof typeof ERROR_CODES], `README fix for ${code}`);
-  }
+  assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
 });
 
 test('VERSION matches package.json', async () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError } from '@oryxos/kernel';
-import { testKernel } from '@oryxos/kernel/testing';
+import { readmeErrorCodes, testKernel } from '@oryxos/kernel/testing';
 import ollama, { ERROR_CODES } from '../src/index.ts';
 import { parseHost, resolveSettings } from '../src/options.ts';
 import { ollamaServer, chatResponse } from './helpers/ollama-server.ts';
@@ -77,8 +77,7 @@ test('several instances coexist under different names', async () => {
 
 test('the README lists exactly the exported error codes', async () => {
   const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-  const listed = [...readme.matchAll(/^\|\s*`(ORYX_E_[A-Z_]+)`\s*\|/gm)].map((m) => m[1]).sort();
-  assert.equal(listed, Object.keys(ERROR_CODES).sort());
+  assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
 });
 
 test.run();
