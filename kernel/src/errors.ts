@@ -102,5 +102,4 @@ export const KERNEL_ERROR_CODES = {
   ORYX_E_RUN_ABORTED: 'The run was cancelled; the session keeps every step committed before the abort.',
   ORYX_E_CLI_USAGE: 'Check the command usage with --help.',
   ORYX_E_CLI_FAILED: 'An unexpected error in a command; report it with the command you ran.',
-  ORYX_E_INIT_EXISTS: 'Files would be overwritten: pass --force to replace them.',
 } as const;

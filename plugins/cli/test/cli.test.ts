@@ -6,9 +6,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject } from '../src/testing.ts';
+import { tempProject, writeAgents } from '@oryxos/kernel/testing';
 
-const bin = path.resolve('bin/run.js');
+const bin = path.resolve('bin/run.js'); // tests run from the repository root
 let dir: string;
 
 function oryx(args: string[], options: { input?: string; env?: Record<string, string | undefined> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -107,7 +107,6 @@ test('oryx chat keeps one session across lines, streams, and handles /session an
     const echo = (r) => ({ text: 'heard ' + r.messages.at(-1).content + ' after ' + (r.messages.length - 2) + ' earlier messages' });
     export default { plugins: [scripted([echo, echo, echo])] };
   `);
-  const { writeAgents } = await import('../src/testing.ts');
   await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
   const r = await oryx(['chat'], { input: 'one\ntwo\n/session\n/new\nthree\n/exit\n' });
   assert.is(r.code, 0, r.stderr);

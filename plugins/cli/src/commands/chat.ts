@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
-import { errorMessage, isOryxError } from '../../errors.ts';
-import type { RunEvent } from '../../types.ts';
-import { OryxCommand } from '../base.ts';
+import { errorMessage, isOryxError } from '@oryxos/kernel';
+import type { RunEvent } from '@oryxos/kernel';
+import { OryxCommand } from '@oryxos/kernel/cli';
 
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '../index.ts';
+import { OryxCommand, table } from '@oryxos/kernel/cli';
 
 export default class Tools extends OryxCommand {
   static override summary = 'List tools: all registered ones, or those an agent may use.';

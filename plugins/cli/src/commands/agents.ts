@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '../index.ts';
+import { OryxCommand, table } from '@oryxos/kernel/cli';
 
 export default class Agents extends OryxCommand {
   static override summary = 'List the agents in .oryxos/agents.';

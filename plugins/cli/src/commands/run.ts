@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxError } from '../../errors.ts';
-import type { RunEvent, RunResult } from '../../types.ts';
-import { OryxCommand, readStdin } from '../base.ts';
+import { OryxError } from '@oryxos/kernel';
+import type { RunEvent, RunResult } from '@oryxos/kernel';
+import { OryxCommand, readStdin } from '@oryxos/kernel/cli';
 
 export default class Run extends OryxCommand {
   static override summary = 'Run an agent on one message and print its answer.';

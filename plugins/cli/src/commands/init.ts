@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { OryxError } from '../../errors.ts';
-import { OryxCommand } from '../base.ts';
+import { OryxError } from '@oryxos/kernel';
+import { ERROR_CODES } from '../errors.ts';
+import { OryxCommand } from '@oryxos/kernel/cli';
 import { scaffold } from '../scaffold.ts';
 
 export default class Init extends OryxCommand {
@@ -25,7 +26,7 @@ export default class Init extends OryxCommand {
     const existing = Object.keys(files).filter((f) => existsSync(path.join(root, f)));
     if (existing.length && !flags.force) {
       throw new OryxError('ORYX_E_INIT_EXISTS', `Not overwriting existing files: ${existing.join(', ')}`, {
-        hint: 'Pass --force to replace them (your edits in those files will be lost).',
+        hint: ERROR_CODES.ORYX_E_INIT_EXISTS,
       });
     }
     for (const [file, content] of Object.entries(files)) {
