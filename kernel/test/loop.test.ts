@@ -97,10 +97,10 @@ test('max_iterations: an onLimit tap can replace the final response', async () =
 });
 
 test('abort: a signal aborted during the model call stops the run with stopReason aborted', async () => {
-  const llm = scripted([{ text: 'too late', delayMs: 5_000 }]);
-  const t = await testKernel({ plugins: [llm] });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 20);
+  // Abort once the model call is under way (a timer would race the run's start on a busy machine).
+  const llm = scripted([() => { setImmediate(() => controller.abort()); return { text: 'too late', delayMs: 5_000 }; }]);
+  const t = await testKernel({ plugins: [llm] });
   const r = await t.service.process({ agent: 'assistant', message: 'slow', signal: controller.signal });
   assert.is(r.stopReason, 'aborted');
   assert.is(r.answer, '');
@@ -113,11 +113,13 @@ test('abort: a signal aborted during a tool stops after that tool with its resul
   const controller = new AbortController();
   const slow: Tool = {
     name: 'slow', description: 'waits', source: 'plugin', inputSchema: { type: 'object' },
-    execute: (_a, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+    execute: (_a, ctx) => new Promise((resolve) => {
+      ctx.signal.addEventListener('abort', () => resolve('stopped'));
+      setImmediate(() => controller.abort());
+    }),
   };
   const llm = scripted([{ toolCalls: [{ name: 'slow' }] }, { text: 'never' }]);
   const t = await testKernel({ plugins: [llm, toolsPlugin(slow)] });
-  setTimeout(() => controller.abort(), 20);
   const r = await t.service.process({ agent: 'assistant', message: 'go', signal: controller.signal });
   assert.is(r.stopReason, 'aborted');
   assert.is(llm.requests.length, 1);
