@@ -2,27 +2,17 @@
 // oryx.config.ts (replay provider, sqlite, audit, memory, sandbox, tools, mcp, web) in a copy
 // of the project, `oryx run` with the quickstart question, then the session and the audit
 // trail it left. The model is replayed from the cassette; read_file runs for real.
-import { spawn } from 'node:child_process';
 import { cp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject } from '@oryxos/kernel/testing';
+import { runOryx, tempProject } from '@oryxos/kernel/testing';
 
 const repo = process.cwd();
-const bin = path.join(repo, 'bin/run.js');
 const QUESTION = 'What is this project? Read README.md and answer in one line.';
 let dir: string;
 
-function oryx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const oryx = (args: string[]) => runOryx(args, { cwd: dir });
 
 test.before(async () => {
   dir = await tempProject('quickstart-');

@@ -73,6 +73,19 @@ export function providerTimeoutError(error: unknown, ctx: ProviderCall, fix: Pro
 }
 
 /**
+ * The server answered, but not with a chat answer the provider can read (bad JSON, no
+ * message, no choices): final `ORYX_E_LLM_BAD_RESPONSE`; `what` says what was wrong.
+ *
+ * @example
+ * if (!body.message) throw providerBadResponseError(`the answer from ${ctx.url} has no message`, ctx, fix);
+ */
+export function providerBadResponseError(what: string, ctx: ProviderCall, fix: ProviderFix, cause?: unknown): OryxError {
+  return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: ${what}`, {
+    cause, hint: hintOf('ORYX_E_LLM_BAD_RESPONSE', fix.hints), data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url },
+  });
+}
+
+/**
  * Classifies a failure with no HTTP status by the error codes along its `cause` chain: a broken
  * connection, a connect timeout, or an unreachable URL. All three are retryable.
  *

@@ -1,21 +1,24 @@
 /**
  * Helpers for plugin tests: a scripted provider (the one thing tests may fake is the LLM),
- * a temp workspace with agents, and a kernel started on it.
+ * a temp workspace with agents, a kernel started on it, test tools, and the built CLI run
+ * end to end.
  *
  * @example
  * import { scripted, testKernel } from '@oryxos/kernel/testing';
  * const llm = scripted([{ toolCalls: [{ name: 'echo', args: { text: 'hi' } }] }, { text: 'done' }]);
  * const { service, close } = await testKernel({ plugins: [llm, myPlugin()], agents: { a: { tools: ['*'] } } });
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { resolveConfig } from './config.ts';
 import { OryxError } from './errors.ts';
 import { Kernel, type Logger } from './kernel.ts';
 import type { Plugin } from './plugin.ts';
 import { AgentService } from './service.ts';
-import type { ChatRequest, ChatResponse, Provider, Sandbox, StreamEvent, ToolCall, Usage } from './types.ts';
+import type { ChatRequest, ChatResponse, Provider, Sandbox, StreamEvent, Tool, ToolCall, Usage } from './types.ts';
 
 /** One scripted model turn. */
 export interface ScriptStep {
@@ -90,6 +93,34 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
 export function allowAll(): Plugin {
   const sandbox: Sandbox = { async enforce() { return { allow: true }; } };
   return { name: 'sandbox', version: '1.0.0', kernel: '^1', setup(kernel) { kernel.provide('sandbox', sandbox); } };
+}
+
+/**
+ * A plugin (`test-tools`) that registers the given tools.
+ *
+ * @example
+ * const t = await testKernel({ plugins: [llm, toolsPlugin(echoTool(), myTool)] });
+ */
+export function toolsPlugin(...tools: Tool[]): Plugin {
+  return { name: 'test-tools', version: '1.0.0', kernel: '^1', setup(kernel) { for (const t of tools) kernel.registerTool(t); } };
+}
+
+/**
+ * An `echo` tool: `{text}` → `echo: <text>`, no other argument allowed; `calls` records the
+ * arguments of every call, so a test sees what really ran.
+ *
+ * @example
+ * const echo = echoTool();
+ * await testKernel({ plugins: [llm, toolsPlugin(echo)] });
+ * assert.equal(echo.calls, [{ text: 'hi' }]);
+ */
+export function echoTool(): Tool & { calls: Record<string, unknown>[] } {
+  const calls: Record<string, unknown>[] = [];
+  return {
+    name: 'echo', description: 'Echo text back', source: 'plugin', calls,
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+    async execute(args) { calls.push(args); return `echo: ${args.text}`; },
+  };
 }
 
 /**
@@ -176,4 +207,42 @@ export function readmeErrorCodes(readme: string): Record<string, string> {
     codes[code!] = cells!.split(/(?<!\\)\|/).at(-1)!.trim().replaceAll('\\|', '|');
   }
   return codes;
+}
+
+/** What {@link runOryx} gives back: the exit code and everything the CLI printed. */
+export interface OryxRun { code: number; stdout: string; stderr: string }
+
+/**
+ * Runs the built CLI (`node <repo>/bin/run.js …`, so build first) to its end, for end-to-end
+ * tests. The repository is the nearest folder holding `bin/run.js` at or above
+ * `process.cwd()` (tests run from the repository root). The child gets `process.env` with
+ * `NO_COLOR=1` and `env` on top (an entry set to `undefined` is removed), and `input` on a
+ * stdin that is closed either way. After `timeoutMs` (default 60 s) it is killed; a child
+ * killed by a signal gets `code` 128 + the signal's number, as a shell reports it. A test that
+ * signals the child or reads its output while it runs spawns it itself.
+ *
+ * @example
+ * const r = await runOryx(['run', '-', '--json'], { cwd: dir, input: 'hi', env: { OPENAI_API_KEY: undefined } });
+ * assert.is(r.code, 0, r.stderr);
+ */
+export function runOryx(args: string[], options: { cwd: string; input?: string; env?: Record<string, string | undefined>; timeoutMs?: number }): Promise<OryxRun> {
+  let root = process.cwd();
+  while (!existsSync(path.join(root, 'bin', 'run.js'))) {
+    if (path.dirname(root) === root) return Promise.reject(new Error(`runOryx: no bin/run.js in ${process.cwd()} or above it`));
+    root = path.dirname(root);
+  }
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...options.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'run.js'), ...args], { cwd: options.cwd, env, timeout: options.timeoutMs ?? 60_000 });
+    let stdout = '', stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.stdin.on('error', () => {}); // EPIPE: the CLI may exit before it reads its stdin
+    child.stdin.end(options.input ?? '');
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve(signal
+      ? { code: 128 + (constants.signals[signal] ?? 0), stdout, stderr: `${stderr}\nrunOryx: killed by ${signal}` }
+      : { code: code ?? 1, stdout, stderr }));
+  });
 }

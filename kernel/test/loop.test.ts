@@ -1,16 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OryxError, type Plugin, type RunEvent, type Tool } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { echoTool, scripted, testKernel, toolsPlugin } from '../src/testing.ts';
 
-const echo: Tool = {
-  name: 'echo', description: 'Echo text back', source: 'plugin',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
-  async execute(args) { return `echo: ${args.text}`; },
-};
-export const toolsPlugin = (...tools: Tool[]): Plugin => ({
-  name: 'test-tools', version: '1.0.0', kernel: '^1', setup(k) { for (const t of tools) k.registerTool(t); },
-});
+const echo = echoTool();
 
 test('no tool calls: the first answer is final', async () => {
   const llm = scripted([{ text: 'hello there' }]);

@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { type } from 'arktype';
 import {
-  KERNEL_ERROR_CODES, causeChain, providerAbortError, providerConnectionError, providerLabel, providerStatusError,
-  retryAfterMs, type ProviderCall, type ProviderFix,
+  KERNEL_ERROR_CODES, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, causeChain, definedOptions, providerAbortError, providerBadResponseError,
+  providerConnectionError, providerLabel, providerStatusError, retryAfterMs, retryPolicy, type ProviderCall, type ProviderFix,
 } from '../src/index.ts';
 
 const ctx: ProviderCall = { provider: 'acme', model: 'm1', url: 'http://127.0.0.1:9/v1' };
@@ -136,6 +137,33 @@ test('causeChain walks at most six causes; abort errors carry the kernel abort c
   const reason = new Error('user pressed ctrl-c');
   const e = providerAbortError(reason);
   assert.equal([e.code, e.cause], ['ORYX_E_RUN_ABORTED', reason]);
+});
+
+test('bad response: final, with the provider\'s hint (else the kernel\'s), the URL in data and the cause kept', () => {
+  const cause = new SyntaxError('Unexpected token < in JSON');
+  const e = providerBadResponseError(`could not read the answer from ${ctx.url}: ${cause.message}`, ctx, fix, cause);
+  assert.equal([e.code, e.retryable, e.cause], ['ORYX_E_LLM_BAD_RESPONSE', false, cause]);
+  assert.is(e.message, `${providerLabel(ctx)}: could not read the answer from ${ctx.url}: Unexpected token < in JSON`);
+  assert.is(e.hint, KERNEL_ERROR_CODES.ORYX_E_LLM_BAD_RESPONSE);
+  assert.equal(e.data, { status: undefined, provider: 'acme', model: 'm1', url: ctx.url });
+  const own = providerBadResponseError('no choices', ctx, { ...fix, hints: { ORYX_E_LLM_BAD_RESPONSE: 'point url at acme' } });
+  assert.equal([own.hint, own.cause, 'cause' in own], ['point url at acme', undefined, false]);
+});
+
+test('provider call options: schema bounds, defaults, retryPolicy, and undefined counting as not set', () => {
+  const schema = type({ 'name?': 'string', ...PROVIDER_CALL_SCHEMA, '+': 'reject' });
+  assert.ok(!(schema({ timeoutMs: 1, maxRetries: 10, retryBaseDelayMs: 0, retryMaxDelayMs: 0 }) instanceof type.errors));
+  for (const bad of [{ timeoutMs: 0 }, { timeoutMs: 1.5 }, { maxRetries: 11 }, { maxRetries: -1 }, { retryBaseDelayMs: -1 }, { retryMaxDelayMs: 'soon' }]) {
+    assert.ok(schema(bad) instanceof type.errors, JSON.stringify(bad));
+  }
+  assert.equal(PROVIDER_CALL_DEFAULTS, { timeoutMs: 600_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 });
+  assert.equal(retryPolicy({}), { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 30_000 });
+  assert.equal(retryPolicy({ maxRetries: 0, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }), { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 20 });
+  assert.equal(definedOptions({ a: 1, b: undefined, c: null }), { a: 1, c: null });
+  assert.equal(definedOptions(undefined), {});
+  assert.equal(definedOptions(null), {});
+  assert.equal(definedOptions(['x']), ['x'], 'a non-object is left for the schema to reject');
+  assert.is(definedOptions('x'), 'x');
 });
 
 test.run();

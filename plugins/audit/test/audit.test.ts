@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OryxError } from '@oryxos/kernel';
-import { scripted, testKernel } from '@oryxos/kernel/testing';
+import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite, { openDatabase } from '@oryxos/plugin-sqlite';
 import path from 'node:path';
 import type { Plugin } from '@oryxos/kernel';
 import audit, { type LlmCallRow, type ToolInvocationRow } from '../src/index.ts';
-import { big, echo, fail, guarded, rejection, tempDir, toolsPlugin } from './helpers.ts';
+import { big, echo, fail, guarded, rejection, tempDir } from './helpers.ts';
 
 const allTools = toolsPlugin(echo, fail, guarded, big);
 

@@ -1,30 +1,19 @@
 // End-to-end: the built `oryx` binary in a temp project with no config file (the default
 // plugins sqlite and audit). Build first:
 //   npx tsc -b plugins/sqlite plugins/audit && node scripts/manifest.mjs
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OryxError } from '@oryxos/kernel';
-import { scripted, testKernel } from '@oryxos/kernel/testing';
+import { runOryx, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '../src/index.ts';
-import { echo, fail, guarded, toolsPlugin } from './helpers.ts';
-
-const BIN = path.join(process.cwd(), 'bin', 'run.js');
-
-function oryx(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { echo, fail, guarded } from './helpers.ts';
 
 async function json(cwd: string, ...args: string[]): Promise<any> {
-  const r = await oryx(cwd, ...args, '--json');
+  const r = await runOryx([...args, '--json'], { cwd });
   assert.is(r.code, 0, `oryx ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
   return JSON.parse(r.stdout);
 }
@@ -52,7 +41,7 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
       json(dir, 'audit', 'tools', '--status', 'denied'),
       json(dir, 'audit', 'tools', '--session', b.sessionId.slice(0, 8)),
       json(dir, 'audit', 'summary'),
-      oryx(dir, 'audit', 'summary'),
+      runOryx(['audit', 'summary'], { cwd: dir }),
     ]);
     assert.is(calls.length, 5);
     assert.equal(calls.map((c: { status: string }) => c.status), ['ok', 'ok', 'ok', 'ok', 'error'], 'newest first');
@@ -75,7 +64,7 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
     assert.match(lines[0]!, 'SESSION');
     assert.ok(lines.some((l) => l.startsWith(a.sessionId)));
 
-    const bad = await oryx(dir, 'audit', 'tools', '--status', 'maybe');
+    const bad = await runOryx(['audit', 'tools', '--status', 'maybe'], { cwd: dir });
     assert.is.not(bad.code, 0);
     assert.match(bad.stderr, 'maybe');
   } finally {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Plugin, Tool } from '@oryxos/kernel';
+import type { Tool } from '@oryxos/kernel';
 
 export async function tempDir(prefix = 'oryx-audit-'): Promise<{ dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));
@@ -33,10 +33,6 @@ export const big: Tool = {
   inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
   async execute(args) { return 'x'.repeat(Number(args.n)); },
 };
-
-export function toolsPlugin(...tools: Tool[]): Plugin {
-  return { name: 'test-tools', version: '1.0.0', kernel: '^1', setup(k) { for (const t of tools) k.registerTool(t); } };
-}
 
 export async function rejection(fn: () => unknown): Promise<any> {
   try {

@@ -1,28 +1,14 @@
 // End to end through the built CLI (npm test builds first): oryx init, then oryx run with a
 // scripted provider declared in the project's oryx.config.ts.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 
-const bin = path.resolve('bin/run.js'); // tests run from the repository root
 let dir: string;
-
-function oryx(args: string[], options: { input?: string; env?: Record<string, string | undefined> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, ...options.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.stdin.end(options.input ?? '');
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const oryx = (args: string[], options: { input?: string; env?: Record<string, string | undefined> } = {}) => runOryx(args, { cwd: dir, ...options });
 
 const scriptedConfig = `
 import { defineConfig } from '@oryxos/kernel';

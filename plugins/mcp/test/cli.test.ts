@@ -1,25 +1,15 @@
 // End to end through the built `oryx` CLI (build first: npx tsc -b plugins/mcp && node scripts/manifest.mjs).
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject } from '@oryxos/kernel/testing';
+import { runOryx, tempProject } from '@oryxos/kernel/testing';
 import { loadServers } from '../src/index.ts';
 import { FIXTURE, NODE, repoRoot, running } from './helpers.ts';
 
-const RUN = path.join(repoRoot, 'bin', 'run.js');
 const dirs: string[] = [];
 test.after(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }); });
-
-function oryx(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(NODE, [RUN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 async function project(): Promise<string> {
   const dir = await tempProject('oryx-mcp-cli-');
@@ -63,7 +53,7 @@ test.before(() => {
 
 test('oryx run: a scripted model calls MCP tools; the server\'s stderr stays out of the terminal; no process is left', async () => {
   const dir = await project();
-  const r = await oryx(dir, 'run', 'go');
+  const r = await runOryx(['run', 'go'], { cwd: dir });
   assert.is(r.code, 0, r.stderr);
   const m = /^model got: echo: pid (\d+)$/m.exec(r.stdout);
   assert.ok(m, r.stdout);
@@ -78,11 +68,11 @@ test('oryx mcp list / tools / call', async () => {
   const dir = await project();
   // Independent invocations, run side by side to keep the suite quick.
   const [list, tools, ok, failed, badJson] = await Promise.all([
-    oryx(dir, 'mcp', 'list'),
-    oryx(dir, 'mcp', 'tools', 'fx', '--json'),
-    oryx(dir, 'mcp', 'call', 'fx', 'echo', '--args', '{"text":"hi"}'),
-    oryx(dir, 'mcp', 'call', 'fx', 'fail'),
-    oryx(dir, 'mcp', 'call', 'fx', 'echo', '--args', '{text'),
+    runOryx(['mcp', 'list'], { cwd: dir }),
+    runOryx(['mcp', 'tools', 'fx', '--json'], { cwd: dir }),
+    runOryx(['mcp', 'call', 'fx', 'echo', '--args', '{"text":"hi"}'], { cwd: dir }),
+    runOryx(['mcp', 'call', 'fx', 'fail'], { cwd: dir }),
+    runOryx(['mcp', 'call', 'fx', 'echo', '--args', '{text'], { cwd: dir }),
   ]);
   // People get a table and the reasons; scripts use --json (as `mcp tools` below).
   assert.is(list.code, 0, list.stderr);
@@ -108,7 +98,7 @@ test('oryx mcp list / tools / call', async () => {
 test('oryx init writes an mcp_servers.yaml this plugin reads as "no servers yet", and enables mcp()', async () => {
   const dir = await tempProject('oryx-mcp-init-');
   dirs.push(dir);
-  const r = await oryx(dir, 'init');
+  const r = await runOryx(['init'], { cwd: dir });
   assert.is(r.code, 0, r.stderr);
   const yaml = await readFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), 'utf8');
   assert.match(yaml, /^servers: \{\}$/m);

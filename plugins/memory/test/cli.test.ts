@@ -1,23 +1,15 @@
 // End-to-end: the built `oryx memory …` commands in a temp project. Needs the built JS:
 // `npx tsc -b plugins/memory && node scripts/manifest.mjs` first.
-import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 import { parseMemory } from '../src/format.ts';
 
-const BIN = path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'run.js');
 let dir = '';
 
-function oryx(args: string[], cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const oryx = (args: string[]) => runOryx(args, { cwd: dir });
 
 const config = (plugins: string) => `import { defineConfig } from '@oryxos/kernel';
 import memory from '@oryxos/plugin-memory';

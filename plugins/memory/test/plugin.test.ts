@@ -3,7 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, isOryxError, type ChatRequest, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
-import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
+import { scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import memory from '../src/index.ts';
 import { parseMemory } from '../src/format.ts';
 
@@ -17,10 +17,6 @@ async function start(options: Parameters<typeof testKernel>[0]): Promise<TestKer
   open.push(t);
   return t;
 }
-
-const toolsPlugin = (...tools: Tool[]): Plugin => ({
-  name: 'test-tools', version: '1.0.0', kernel: '^1', setup(k) { for (const t of tools) k.registerTool(t); },
-});
 
 /** Captures every prompt, after the kernel has filled in its report. */
 const promptSpy = () => {

@@ -1,8 +1,8 @@
-import { OryxError, type RetryPolicy } from '@oryxos/kernel';
+import { OryxError, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, definedOptions, retryPolicy, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
 import { type } from 'arktype';
 
-/** Options of {@link ollama}. Every field is optional. */
-export interface OllamaOptions {
+/** Options of {@link ollama}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
+export interface OllamaOptions extends ProviderCallOptions {
   /** The provider name agents refer to (`provider:` in AGENT.md). Default `ollama`. */
   name?: string;
   /** Where Ollama listens. Default: `OLLAMA_HOST` (read at setup), else `http://127.0.0.1:11434`. */
@@ -15,14 +15,6 @@ export interface OllamaOptions {
   modelOptions?: Record<string, unknown>;
   /** Extra HTTP headers (for a proxy in front of Ollama). */
   headers?: Record<string, string>;
-  /** Time allowed for Ollama to start answering (model loading included), and between two stream parts, in ms. Default 600000. */
-  timeoutMs?: number;
-  /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
-  maxRetries?: number;
-  /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
-  retryBaseDelayMs?: number;
-  /** Cap for one retry wait in ms, `retry-after` included. Default 30000. */
-  retryMaxDelayMs?: number;
 }
 
 const schema = type({
@@ -32,19 +24,13 @@ const schema = type({
   'keepAlive?': 'string > 0 | number.integer',
   'modelOptions?': 'Record<string, unknown>',
   'headers?': 'Record<string, string>',
-  'timeoutMs?': 'number.integer > 0',
-  'maxRetries?': '0 <= number.integer <= 10',
-  'retryBaseDelayMs?': 'number.integer >= 0',
-  'retryMaxDelayMs?': 'number.integer >= 0',
+  ...PROVIDER_CALL_SCHEMA,
   '+': 'reject',
 });
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): OllamaOptions {
-  const candidate = options && typeof options === 'object' && !Array.isArray(options)
-    ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
-    : options ?? {};
-  const result = schema(candidate);
+  const result = schema(definedOptions(options));
   let problem: { field: string; message: string } | undefined;
   if (result instanceof type.errors) {
     const first = result[0];
@@ -111,11 +97,7 @@ export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv):
     keepAlive: options.keepAlive,
     modelOptions: options.modelOptions,
     headers: options.headers ?? {},
-    timeoutMs: options.timeoutMs ?? 600_000,
-    retry: {
-      maxRetries: options.maxRetries ?? 2,
-      baseDelayMs: options.retryBaseDelayMs ?? 500,
-      maxDelayMs: options.retryMaxDelayMs ?? 30_000,
-    },
+    timeoutMs: options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs,
+    retry: retryPolicy(options),
   };
 }

@@ -1,5 +1,5 @@
 import {
-  OryxError, causeChain, isOryxError, providerAbortError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  OryxError, causeChain, isOryxError, providerAbortError, providerBadResponseError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
   type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
 } from '@oryxos/kernel';
 import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
@@ -80,20 +80,13 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
     }
     if (codes.length || /terminated|fetch failed|socket/i.test(messages.join(' '))) return providerConnectionError(error, ctx, where);
     if (error instanceof SyntaxError) {
-      return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
-        cause: error, hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
-      });
+      return providerBadResponseError(`could not read the answer from ${ctx.url}: ${messages[0]}`, ctx, where, error);
     }
     // The SDK throws a plain Error for an {"error": …} line inside a stream.
     return new OryxError('ORYX_E_LLM_SERVER', `${providerLabel(ctx)}: Ollama reported an error: ${messages[0]}`, {
       cause: error, retryable: true, hint: LLM_HINTS.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
     });
   };
-
-  const badResponse = (request: ChatRequest) => new OryxError('ORYX_E_LLM_BAD_RESPONSE',
-    `${providerLabel(ctxOf(request))}: the answer from ${settings.url} has no message`, {
-      hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
-    });
 
   return {
     name: settings.name,
@@ -109,7 +102,7 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
         throw classify(error, request, state);
       }
       const mapped = fromResponse(request, response);
-      if (!mapped) throw badResponse(request);
+      if (!mapped) throw providerBadResponseError(`the answer from ${settings.url} has no message`, ctxOf(request), where);
       return mapped;
     },
 

@@ -1,17 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, type OryxError, type RunEvent } from '@oryxos/kernel';
-import { testKernel, type TestKernel } from '@oryxos/kernel/testing';
+import { echoTool, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import ollama from '../src/index.ts';
+import { LLM_HINTS } from '../src/errors.ts';
 import type { OllamaOptions } from '../src/options.ts';
 import { ollamaServer, chatResponse, part, donePart, type Reply } from './helpers/ollama-server.ts';
-import { echoTools } from './helpers/tools.ts';
 
 interface Attempt { code: string; attempt: number; willRetry: boolean; retryable: boolean; retryAfterMs?: number; message: string; hint?: string; status?: unknown }
 
 async function setup(script: Parameters<typeof ollamaServer>[0], options: OllamaOptions = {}) {
   const server = await ollamaServer(script);
-  const tools = echoTools();
+  const tools = echoTool();
   const attempts: Attempt[] = [];
   const observer = {
     name: 'observer', version: '1.0.0', kernel: '^1',
@@ -21,7 +21,7 @@ async function setup(script: Parameters<typeof ollamaServer>[0], options: Ollama
       });
     },
   };
-  const t = await testKernel({ plugins: [ollama({ host: server.url, defaultModel: 'm', retryBaseDelayMs: 1, ...options }), tools, observer] });
+  const t = await testKernel({ plugins: [ollama({ host: server.url, defaultModel: 'm', retryBaseDelayMs: 1, ...options }), toolsPlugin(tools), observer] });
   return { server, tools, attempts, t, cleanup: async () => { await t.close(); await server.close(); } };
 }
 
@@ -282,6 +282,9 @@ test('an answer that is not an Ollama chat response is ORYX_E_LLM_BAD_RESPONSE',
   try {
     const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
     assert.is(r.error?.code, 'ORYX_E_LLM_BAD_RESPONSE');
+    assert.match(r.error!.message, /^provider "ollama" \(model m\): the answer from http:\/\/127\.0\.0\.1:\d+ has no message$/);
+    assert.is(r.error!.hint, LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE);
+    assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_BAD_RESPONSE', false]], 'final: not retried');
   } finally { await s.cleanup(); }
 });
 

@@ -1,8 +1,8 @@
-import { OryxError, type RetryPolicy } from '@oryxos/kernel';
+import { OryxError, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, definedOptions, retryPolicy, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
 import { type } from 'arktype';
 
-/** Options of {@link openai}. Every field is optional. */
-export interface OpenAIOptions {
+/** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
+export interface OpenAIOptions extends ProviderCallOptions {
   /** The provider name agents refer to (`provider:` in AGENT.md). Default `openai`. */
   name?: string;
   /** API key. Default: the `OPENAI_API_KEY` environment variable, read at setup. */
@@ -13,14 +13,6 @@ export interface OpenAIOptions {
   defaultModel?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
-  /** Time allowed for the server to start answering, and between two chunks of a stream, in ms. Default 600000 (10 min). */
-  timeoutMs?: number;
-  /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
-  maxRetries?: number;
-  /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
-  retryBaseDelayMs?: number;
-  /** Cap for one retry wait in ms, `retry-after` included. Default 30000. */
-  retryMaxDelayMs?: number;
 }
 
 const schema = type({
@@ -29,20 +21,13 @@ const schema = type({
   'baseURL?': 'string.url',
   'defaultModel?': 'string > 0',
   'headers?': 'Record<string, string>',
-  'timeoutMs?': 'number.integer > 0',
-  'maxRetries?': '0 <= number.integer <= 10',
-  'retryBaseDelayMs?': 'number.integer >= 0',
-  'retryMaxDelayMs?': 'number.integer >= 0',
+  ...PROVIDER_CALL_SCHEMA,
   '+': 'reject',
 });
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): OpenAIOptions {
-  // `apiKey: process.env.X` with X unset means "not set", as in the kernel config.
-  const candidate = options && typeof options === 'object' && !Array.isArray(options)
-    ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
-    : options ?? {};
-  const result = schema(candidate);
+  const result = schema(definedOptions(options));
   if (result instanceof type.errors) {
     const first = result[0];
     const field = first?.path?.length ? first.path.join('.') : '(options)';
@@ -74,11 +59,7 @@ export function resolveSettings(options: OpenAIOptions, env: NodeJS.ProcessEnv):
     baseURL: (options.baseURL ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, ''),
     defaultModel: options.defaultModel,
     headers: options.headers ?? {},
-    timeoutMs: options.timeoutMs ?? 600_000,
-    retry: {
-      maxRetries: options.maxRetries ?? 2,
-      baseDelayMs: options.retryBaseDelayMs ?? 500,
-      maxDelayMs: options.retryMaxDelayMs ?? 30_000,
-    },
+    timeoutMs: options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs,
+    retry: retryPolicy(options),
   };
 }

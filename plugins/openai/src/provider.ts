@@ -1,5 +1,5 @@
 import {
-  OryxError, causeChain, isOryxError, providerAbortError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  OryxError, causeChain, isOryxError, providerAbortError, providerBadResponseError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
   type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
 } from '@oryxos/kernel';
 import type OpenAI from 'openai';
@@ -72,15 +72,8 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     }
     const { codes, messages } = causeChain(error);
     if (codes.length || /terminated|socket|fetch failed/i.test(messages.join(' '))) return providerConnectionError(error, ctx, where);
-    return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: could not read the answer from ${ctx.url}: ${messages[0]}`, {
-      cause: error, hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: ctx.provider, model: ctx.model },
-    });
+    return providerBadResponseError(`could not read the answer from ${ctx.url}: ${messages[0]}`, ctx, where, error);
   };
-
-  const badResponse = (request: ChatRequest, client: Client, what: string) => new OryxError('ORYX_E_LLM_BAD_RESPONSE',
-    `${providerLabel({ provider: settings.name, model: request.model, url: client.client.baseURL })}: ${what} from ${client.client.baseURL}`, {
-      hint: LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE, data: { status: undefined, provider: settings.name, model: request.model },
-    });
 
   return {
     name: settings.name,
@@ -96,7 +89,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
         throw classify(error, request, c);
       }
       const response = fromCompletion(request, completion);
-      if (!response) throw badResponse(request, c, 'an answer with no choices');
+      if (!response) throw providerBadResponseError(`an answer with no choices from ${c.client.baseURL}`, ctxOf(request, c), where);
       return response;
     },
 

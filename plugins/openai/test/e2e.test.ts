@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 import { openaiServer, completion, textStream } from './helpers/openai-server.ts';
 
 const run = promisify(execFile);
@@ -45,10 +45,9 @@ test('oryx run against the loopback OpenAI server: several tool-calling iteratio
   try {
     await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url));
     await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
-    const { stdout } = await run(process.execPath, [path.join(repo, 'bin/run.js'), 'run', 'What is 2+3, plus 10?', '--json'], {
-      cwd: dir, env: { ...process.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' }, timeout: 60_000,
-    });
-    const result = JSON.parse(stdout);
+    const r = await runOryx(['run', 'What is 2+3, plus 10?', '--json'], { cwd: dir, env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+    assert.is(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
     assert.is(result.stopReason, 'final');
     assert.is(result.answer, 'The total is 15.');
     assert.is(result.iterations, 3);
@@ -70,8 +69,9 @@ test('oryx run --stream prints tokens as they come', async () => {
   try {
     await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url));
     await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: [] } });
-    const { stdout } = await run(process.execPath, [path.join(repo, 'bin/run.js'), 'run', 'hi', '--stream'], { cwd: dir, timeout: 60_000 });
-    assert.is(stdout, 'Hello from the stream\n');
+    const r = await runOryx(['run', 'hi', '--stream'], { cwd: dir });
+    assert.is(r.code, 0, r.stderr);
+    assert.is(r.stdout, 'Hello from the stream\n');
     assert.is(server.requests[0]!.body.stream, true);
   } finally {
     await server.close();

@@ -1,18 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, isOryxError, type OryxError, type RunEvent } from '@oryxos/kernel';
-import { testKernel, type TestKernel } from '@oryxos/kernel/testing';
+import { echoTool, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import openai from '../src/index.ts';
+import { LLM_HINTS } from '../src/errors.ts';
 import type { OpenAIOptions } from '../src/options.ts';
 import { openaiServer, completion, chunk, usageChunk, textStream, type OpenAIServer, type Reply } from './helpers/openai-server.ts';
-import { echoTools } from './helpers/tools.ts';
 
 interface Attempt { code: string; attempt: number; willRetry: boolean; retryable: boolean; retryAfterMs?: number; message: string; hint?: string; status?: unknown }
 
 /** A kernel with the openai plugin pointed at a loopback server, an echo tool, and a log of failed attempts. */
 async function setup(script: Reply[], options: OpenAIOptions = {}) {
   const server = await openaiServer(script);
-  const tools = echoTools();
+  const tools = echoTool();
   const attempts: Attempt[] = [];
   const observer = {
     name: 'observer', version: '1.0.0', kernel: '^1',
@@ -23,7 +23,7 @@ async function setup(script: Reply[], options: OpenAIOptions = {}) {
     },
   };
   const t = await testKernel({
-    plugins: [openai({ baseURL: server.url, apiKey: 'sk-test', defaultModel: 'm', retryBaseDelayMs: 1, ...options }), tools, observer],
+    plugins: [openai({ baseURL: server.url, apiKey: 'sk-test', defaultModel: 'm', retryBaseDelayMs: 1, ...options }), toolsPlugin(tools), observer],
   });
   const cleanup = async () => { await t.close(); await server.close(); };
   return { server, tools, attempts, t, cleanup };
@@ -324,6 +324,9 @@ test('an answer that is not a chat completion is ORYX_E_LLM_BAD_RESPONSE', async
     const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
     assert.is(r.error?.code, 'ORYX_E_LLM_BAD_RESPONSE');
     assert.match(r.error!.message, s.server.url);
+    assert.match(r.error!.message, /^provider "openai" \(model m\): an answer with no choices from /);
+    assert.is(r.error!.hint, LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE);
+    assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_BAD_RESPONSE', false]], 'final: not retried');
   } finally { await s.cleanup(); }
 });
 

@@ -4,11 +4,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 
 const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../../..');
-const oryx = (dir: string, ...args: string[]) => run(process.execPath, [path.join(repo, 'bin/run.js'), ...args], { cwd: dir, timeout: 60_000 });
+/** `oryx … --json` that must succeed, parsed. */
+async function json(dir: string, ...args: string[]): Promise<any> {
+  const r = await runOryx([...args, '--json'], { cwd: dir });
+  assert.is(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
 
 test.before(async () => {
   await run('npx', ['tsc', '-b', 'plugins/replay'], { cwd: repo });
@@ -48,18 +53,18 @@ test('record in one oryx run process, replay in another with no model at all', a
   try {
     await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
     await writeFile(path.join(dir, 'oryx.config.ts'), recordConfig);
-    const recorded = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    const recorded = await json(dir, 'run', 'What is 2+3?');
     assert.is(recorded.answer, 'The sum is 5.');
     const cassette = await readFile(path.join(dir, '.oryxos', 'cassettes', 'sums.jsonl'), 'utf8');
     assert.is(cassette.trim().split('\n').length, 2);
 
     await writeFile(path.join(dir, 'oryx.config.ts'), replayConfig);
-    const replayed = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    const replayed = await json(dir, 'run', 'What is 2+3?');
     assert.is(replayed.answer, 'The sum is 5.');
     assert.is(replayed.iterations, 2);
 
-    const diverged = await oryx(dir, 'run', 'What is 4+4?').then(() => undefined, (e) => e);
-    assert.ok(diverged, 'a diverging run exits non-zero');
+    const diverged = await runOryx(['run', 'What is 4+4?'], { cwd: dir });
+    assert.is(diverged.code, 1, 'a diverging run exits non-zero');
     assert.match(diverged.stderr, 'ORYX_E_REPLAY_DIVERGED');
     assert.match(diverged.stderr, 'this run has user "What is 4+4?"');
     assert.match(diverged.stderr, 'hint:');
@@ -78,7 +83,7 @@ test('a hand-written cassette, as the README documents it, replays through oryx 
     assert.ok(example, 'the README has a ```jsonl example');
     await mkdir(path.join(dir, '.oryxos', 'cassettes'), { recursive: true });
     await writeFile(path.join(dir, '.oryxos', 'cassettes', 'sums.jsonl'), example);
-    const result = JSON.parse((await oryx(dir, 'run', 'What is 2+3?', '--json')).stdout);
+    const result = await json(dir, 'run', 'What is 2+3?');
     assert.is(result.stopReason, 'final');
     assert.is(result.answer, '2 + 3 = 5.');
   } finally {

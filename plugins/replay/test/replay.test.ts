@@ -3,9 +3,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OryxError, isOryxError, type Plugin, type RunEvent, type Tool } from '@oryxos/kernel';
-import { readmeErrorCodes, scripted, tempProject, testKernel } from '@oryxos/kernel/testing';
+import { echoTool, readmeErrorCodes, scripted, tempProject, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import replay, { ERROR_CODES } from '../src/index.ts';
-import { echoTools } from './helpers/tools.ts';
 
 const agents = { assistant: { provider: 'replay', tools: ['*'] } };
 
@@ -32,7 +31,7 @@ test('record, then replay gives the same answers with the target provider gone (
   const p = await project();
   try {
     const llm = upstream();
-    const rec = await testKernel({ dir: p.dir, plugins: [llm, replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), echoTools()], agents });
+    const rec = await testKernel({ dir: p.dir, plugins: [llm, replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), toolsPlugin(echoTool())], agents });
     const first = await rec.service.process({ agent: 'assistant', message: 'say one' });
     const second = await rec.service.process({ agent: 'assistant', message: 'now two', session: first.sessionId });
     await rec.close();
@@ -52,8 +51,8 @@ test('record, then replay gives the same answers with the target provider gone (
     ]);
     assert.is(recorded[3].request.messages.length, 7, 'the second run carries the first turn');
 
-    const tools = echoTools();
-    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), tools], agents });
+    const tools = echoTool();
+    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), toolsPlugin(tools)], agents });
     try {
       assert.equal(rep.kernel.providerNames, ['replay']);
       const a = await rep.service.process({ agent: 'assistant', message: 'say one' });
@@ -73,12 +72,12 @@ test('record, then replay gives the same answers with the target provider gone (
 test('replay streams the recorded text as tokens', async () => {
   const p = await project();
   try {
-    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), echoTools()], agents });
+    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), toolsPlugin(echoTool())], agents });
     const tokensRecorded: string[] = [];
     await rec.service.process({ agent: 'assistant', message: 'say one', stream: true, onEvent: (e) => { if (e.type === 'token') tokensRecorded.push(e.text); } });
     await rec.close();
     assert.is((await lines(p.file)).length, 2, 'streamed calls are recorded too');
-    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), echoTools()], agents });
+    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), toolsPlugin(echoTool())], agents });
     try {
       const events: RunEvent[] = [];
       const r = await rep.service.process({ agent: 'assistant', message: 'say one', stream: true, onEvent: (e) => events.push(e) });
@@ -93,10 +92,10 @@ test('replay streams the recorded text as tokens', async () => {
 test('a different user message diverges clearly, naming the first differing message and how to re-record', async () => {
   const p = await project();
   try {
-    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), echoTools()], agents });
+    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), toolsPlugin(echoTool())], agents });
     await rec.service.process({ agent: 'assistant', message: 'say one' });
     await rec.close();
-    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), echoTools()], agents });
+    const rep = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), toolsPlugin(echoTool())], agents });
     try {
       const r = await rep.service.process({ agent: 'assistant', message: 'say three' });
       assert.is(r.stopReason, 'error');
@@ -111,7 +110,7 @@ test('a different user message diverges clearly, naming the first differing mess
 test('a tool that now fails diverges at its result', async () => {
   const p = await project();
   try {
-    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), echoTools()], agents });
+    const rec = await testKernel({ dir: p.dir, plugins: [upstream(), replay({ mode: 'record', cassette: 'demo', target: 'upstream' }), toolsPlugin(echoTool())], agents });
     await rec.service.process({ agent: 'assistant', message: 'say one' });
     await rec.close();
     const broken: Tool = { name: 'echo', description: 'Echo', source: 'plugin', inputSchema: { type: 'object' }, async execute() { throw new Error('disk full'); } };
@@ -138,8 +137,8 @@ test('a hand-written cassette: comments, any key order, notes ignored; the last 
       '{"request":{"messages":[{"role":"user","content":"add"},{"role":"assistant","content":"a note, not matched","toolCalls":[{"args":{"text":"x"},"name":"echo"}]},{"role":"tool","name":"echo"}]},"response":{"content":"done"}}',
       '{"request":{"messages":[{"content":"hi","role":"user"}]},"response":{"content":"new answer"},"model":"gpt-test"}',
     ].join('\n'));
-    const tools = echoTools();
-    const t = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), tools], agents });
+    const tools = echoTool();
+    const t = await testKernel({ dir: p.dir, plugins: [replay({ cassette: 'demo' }), toolsPlugin(tools)], agents });
     try {
       assert.is(t.kernel.provider('replay').defaultModel, 'gpt-test', 'known at start: the last model in the cassette');
       assert.is((await t.service.process({ agent: 'assistant', message: 'hi' })).answer, 'new answer');

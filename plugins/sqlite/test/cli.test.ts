@@ -1,44 +1,25 @@
 // End-to-end: the built `oryx` binary in a temp project. Build first:
 //   npx tsc -b plugins/sqlite plugins/audit && node scripts/manifest.mjs
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Plugin, Tool } from '@oryxos/kernel';
-import { scripted, tempProject, testKernel } from '@oryxos/kernel/testing';
+import { echoTool, runOryx, scripted, tempProject, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '../src/index.ts';
 
-const BIN = path.join(process.cwd(), 'bin', 'run.js');
-
-function oryx(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
 async function json(cwd: string, ...args: string[]): Promise<any> {
-  const r = await oryx(cwd, ...args, '--json');
+  const r = await runOryx([...args, '--json'], { cwd });
   assert.is(r.code, 0, `oryx ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
   return JSON.parse(r.stdout);
 }
-
-const echo: Tool = {
-  name: 'echo', description: 'Echo', source: 'plugin',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  async execute(args) { return `echo: ${args.text}`; },
-};
-const tools: Plugin = { name: 'test-tools', version: '1.0.0', kernel: '^1', setup(k) { k.registerTool(echo); } };
 
 test('without a config file the CLI lists, shows and deletes sessions of the embedded default database', async () => {
   // outside the repository, so no oryx.config.ts is found up the tree
   const dir = await mkdtemp(path.join(tmpdir(), 'oryx-sqlite-cli-'));
   try {
     const llm = scripted([{ toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'ping' } }] }, { text: 'pinged' }, { text: 'hello b' }, { text: 'hello c' }]);
-    const k = await testKernel({ plugins: [llm, tools, sqlite()], dir, agents: { assistant: { tools: ['*'] }, other: {} } });
+    const k = await testKernel({ plugins: [llm, toolsPlugin(echoTool()), sqlite()], dir, agents: { assistant: { tools: ['*'] }, other: {} } });
     const a = await k.service.process({ agent: 'assistant', message: 'please ping' });
     const b = await k.service.process({ agent: 'other', message: 'hi b' });
     const c = await k.service.process({ agent: 'other', message: 'hi c' });
@@ -49,7 +30,7 @@ test('without a config file the CLI lists, shows and deletes sessions of the emb
       json(dir, 'sessions'),
       json(dir, 'sessions', '--agent', 'other', '--limit', '1'),
       json(dir, 'sessions', 'show', a.sessionId),
-      oryx(dir, 'sessions', 'show', a.sessionId.slice(0, 8)),
+      runOryx(['sessions', 'show', a.sessionId.slice(0, 8)], { cwd: dir }),
     ]);
     assert.equal(all.items.map((s: { id: string }) => s.id), [c.sessionId, b.sessionId, a.sessionId]);
     assert.is(all.items[2].messageCount, 4);
@@ -69,7 +50,7 @@ test('without a config file the CLI lists, shows and deletes sessions of the emb
 
     const deleted = await json(dir, 'sessions', 'delete', a.sessionId);
     assert.equal(deleted, { id: a.sessionId, deleted: true, messages: 4 });
-    const gone = await oryx(dir, 'sessions', 'show', a.sessionId, '--json');
+    const gone = await runOryx(['sessions', 'show', a.sessionId, '--json'], { cwd: dir });
     assert.is(gone.code, 1);
     assert.is(JSON.parse(gone.stdout).error.code, 'ORYX_E_SESSION_NOT_FOUND');
   } finally {

@@ -5,7 +5,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 import { post, readSse } from './helpers.ts';
 
 const bin = path.resolve(import.meta.dirname, '../../../bin/run.js');
@@ -40,6 +40,8 @@ export default defineConfig({
 
 interface Server { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<number | null> }
 
+// These tests signal the server and read its output while it runs, so they spawn it here
+// rather than through runOryx (which waits for the end).
 function start(dir: string, args: string[], env: Record<string, string> = {}): Server {
   const child = spawn(process.execPath, [bin, 'web', ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
@@ -131,23 +133,19 @@ test('on SIGINT with --grace 0 the run in flight is aborted cleanly and the proc
 
 test('oryx web --host 0.0.0.0 without a token refuses to start, naming the fix', async () => {
   await writeFile(path.join(dir, 'oryx.config.ts'), config());
-  const env = { ...process.env };
-  delete env.ORYX_WEB_TOKEN;
-  const s = start(dir, ['--host', '0.0.0.0', '--port', '0'], env as Record<string, string>);
-  servers.push(s);
-  assert.is(await s.exit, 1);
-  assert.match(s.stderr(), 'ORYX_E_WEB_NO_TOKEN');
-  assert.match(s.stderr(), 'ORYX_WEB_TOKEN');
-  assert.not.match(s.stdout(), 'listening');
+  const r = await runOryx(['web', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { ORYX_WEB_TOKEN: undefined } });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, 'ORYX_E_WEB_NO_TOKEN');
+  assert.match(r.stderr, 'ORYX_WEB_TOKEN');
+  assert.not.match(r.stdout, 'listening');
 });
 
 test('oryx web without the web plugin in the config says what to add', async () => {
   await writeFile(path.join(dir, 'oryx.config.ts'), config('', false));
-  const s = start(dir, ['--port', '0']);
-  servers.push(s);
-  assert.is(await s.exit, 1);
-  assert.match(s.stderr(), 'ORYX_E_WEB_NOT_ENABLED');
-  assert.match(s.stderr(), 'web()');
+  const r = await runOryx(['web', '--port', '0'], { cwd: dir });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, 'ORYX_E_WEB_NOT_ENABLED');
+  assert.match(r.stderr, 'web()');
 });
 
 test.run();

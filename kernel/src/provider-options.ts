@@ -1,0 +1,67 @@
+import type { RetryPolicy } from './types.ts';
+
+/**
+ * The timeout and retry options every provider plugin takes, so they read, validate and
+ * default the same everywhere. A plugin's options interface extends this.
+ *
+ * @example
+ * export interface MyOptions extends ProviderCallOptions { baseURL?: string }
+ */
+export interface ProviderCallOptions {
+  /** Time allowed for the server to start answering (a local server loading the model included), and between two parts of a stream, in ms. Default 600000 (10 min). */
+  timeoutMs?: number;
+  /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
+  maxRetries?: number;
+  /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Cap for one retry wait in ms, `retry-after` included. Default 30000. */
+  retryMaxDelayMs?: number;
+}
+
+/**
+ * The defaults of {@link ProviderCallOptions}.
+ *
+ * @example
+ * const timeoutMs = options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs; // 600000
+ */
+export const PROVIDER_CALL_DEFAULTS = { timeoutMs: 600_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 } as const;
+
+/**
+ * The arktype definitions of {@link ProviderCallOptions}, to spread into a plugin's schema.
+ *
+ * @example
+ * const schema = type({ 'baseURL?': 'string.url', ...PROVIDER_CALL_SCHEMA, '+': 'reject' });
+ */
+export const PROVIDER_CALL_SCHEMA = {
+  'timeoutMs?': 'number.integer > 0',
+  'maxRetries?': '0 <= number.integer <= 10',
+  'retryBaseDelayMs?': 'number.integer >= 0',
+  'retryMaxDelayMs?': 'number.integer >= 0',
+} as const;
+
+/**
+ * The kernel's {@link RetryPolicy} from the retry options, defaults filled in.
+ *
+ * @example
+ * retryPolicy({ maxRetries: 5 }) // { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30000 }
+ */
+export function retryPolicy(options: ProviderCallOptions): Required<RetryPolicy> {
+  return {
+    maxRetries: options.maxRetries ?? PROVIDER_CALL_DEFAULTS.maxRetries,
+    baseDelayMs: options.retryBaseDelayMs ?? PROVIDER_CALL_DEFAULTS.retryBaseDelayMs,
+    maxDelayMs: options.retryMaxDelayMs ?? PROVIDER_CALL_DEFAULTS.retryMaxDelayMs,
+  };
+}
+
+/**
+ * Factory options as a plugin validates them: an entry given as `undefined` counts as not set
+ * (`apiKey: process.env.X` with X unset), and no options at all as `{}`. Anything that is not
+ * a plain object passes through, for the schema to reject.
+ *
+ * @example
+ * const result = schema(definedOptions(options));
+ */
+export function definedOptions(options: unknown): unknown {
+  if (!options || typeof options !== 'object' || Array.isArray(options)) return options ?? {};
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
