@@ -53,15 +53,25 @@ export function defineConfig(config: OryxConfig): OryxConfig {
   return config;
 }
 
+/**
+ * Factory options as a plugin validates them: an entry given as `undefined` counts as not set
+ * (`apiKey: process.env.X` with X unset), and no options at all as `{}`. Anything that is not
+ * a plain object passes through, for the schema to reject.
+ *
+ * @example
+ * const result = schema(definedOptions(options));
+ */
+export function definedOptions(options: unknown): unknown {
+  if (!options || typeof options !== 'object' || Array.isArray(options)) return options ?? {};
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
+
 /** Validates a config object; the error names the field. */
 export function resolveConfig(raw: unknown, root: string, file?: string): ResolvedConfig {
   const where = file ? path.relative(process.cwd(), file) || file : 'config';
   const candidate = raw && typeof raw === 'object' && 'default' in raw && !('plugins' in raw) ? (raw as { default: unknown }).default : raw;
   // An option left undefined (defaultProvider: process.env.X) means "not set".
-  if (candidate && typeof candidate === 'object') {
-    for (const [k, v] of Object.entries(candidate)) if (v === undefined) delete (candidate as Record<string, unknown>)[k];
-  }
-  const result = configShape(candidate);
+  const result = configShape(definedOptions(candidate));
   if (result instanceof type.errors) {
     const first = result[0];
     const field = first?.path?.length ? first.path.join('.') : '(root)';

@@ -1,11 +1,11 @@
 export * from './types.ts';
 export { OryxError, isOryxError, toOryxError, errorMessage, KERNEL_ERROR_CODES, type OryxErrorOptions } from './errors.ts';
 export { causeChain, retryAfterMs, providerLabel, providerAbortError, providerTimeoutError, providerConnectionError, providerStatusError, providerBadResponseError, type LlmErrorCode, type ProviderCall, type ProviderFix } from './provider-errors.ts';
-export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, definedOptions, type ProviderCallOptions } from './provider-options.ts';
+export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type ProviderCallOptions } from './provider-options.ts';
 export { STAGE, createHooks, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
 export { Kernel, KERNEL_VERSION, type KernelOptions, type Logger } from './kernel.ts';
 export { definePlugin, orderPlugins, type Plugin } from './plugin.ts';
-export { defineConfig, loadConfig, resolveConfig, type OryxConfig, type ResolvedConfig } from './config.ts';
+export { defineConfig, definedOptions, loadConfig, resolveConfig, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES } from './agents.ts';
 export { AgentService } from './service.ts';
 export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';

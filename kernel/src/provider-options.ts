@@ -52,16 +52,3 @@ export function retryPolicy(options: ProviderCallOptions): Required<RetryPolicy>
     maxDelayMs: options.retryMaxDelayMs ?? PROVIDER_CALL_DEFAULTS.retryMaxDelayMs,
   };
 }
-
-/**
- * Factory options as a plugin validates them: an entry given as `undefined` counts as not set
- * (`apiKey: process.env.X` with X unset), and no options at all as `{}`. Anything that is not
- * a plain object passes through, for the schema to reject.
- *
- * @example
- * const result = schema(definedOptions(options));
- */
-export function definedOptions(options: unknown): unknown {
-  if (!options || typeof options !== 'object' || Array.isArray(options)) return options ?? {};
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-}

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError, definedOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
 
 /** Options of {@link replay}. */
@@ -34,10 +34,7 @@ function fail(field: string, message: string): never {
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): Required<Pick<ReplayOptions, 'mode' | 'cassette' | 'name'>> & ReplayOptions {
-  const candidate = options && typeof options === 'object' && !Array.isArray(options)
-    ? Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
-    : options;
-  const result = schema(candidate);
+  const result = schema(definedOptions(options));
   if (result instanceof type.errors) {
     const first = result[0];
     fail(first?.path?.length ? first.path.join('.') : 'cassette', first?.message ?? result.summary);
