@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type } from 'arktype';
+import { type, type Type } from 'arktype';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
 
@@ -64,6 +64,45 @@ export function defineConfig(config: OryxConfig): OryxConfig {
 export function definedOptions(options: unknown): unknown {
   if (!options || typeof options !== 'object' || Array.isArray(options)) return options ?? {};
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
+
+/** Who a {@link validateOptions} error is about: the factory name, its error code, an example call. */
+export interface OptionsSpec {
+  /** The factory name, also the package suffix: `sqlite` for `sqlite()` in `@oryxos/plugin-sqlite`. */
+  plugin: string;
+  /** The plugin's `ORYX_E_<PLUGIN>_OPTIONS` code. */
+  code: string;
+  /** A valid call, shown when the options are not an object: `sqlite({ url: "file:x.db" })`. */
+  example: string;
+}
+
+/**
+ * Validates a plugin factory's options at once: applies {@link definedOptions}, runs the
+ * schema and returns its value, or throws `spec.code` naming the first bad field (dotted path,
+ * or `(options)` for the whole value) in the message, the hint and `data.field`. An unknown
+ * top-level key also lists the known ones, since that is most often a typo.
+ *
+ * @example
+ * const shape = type({ 'busyTimeoutMs?': 'number.integer >= 0', '+': 'reject' });
+ * const o = validateOptions(shape, options, { plugin: 'sqlite', code: 'ORYX_E_SQLITE_OPTIONS', example: 'sqlite({ busyTimeoutMs: 5000 })' });
+ * // sqlite({ busyTimeoutMs: -1 }) throws: sqlite(): option busyTimeoutMs must be non-negative (was -1)
+ */
+export function validateOptions<T>(schema: Type<T>, options: unknown, spec: OptionsSpec): T {
+  const result = schema(definedOptions(options));
+  if (!(result instanceof type.errors)) return result as T;
+  const first = result[0];
+  const field = first?.path.length ? first.path.join('.') : '(options)';
+  const whole = field === '(options)';
+  const keys = (schema as { props?: { key: unknown }[] }).props?.map((p) => String(p.key));
+  const known = first?.problem === 'must be removed' && first.path.length === 1 && keys ? ` (known options: ${keys.join(', ')})` : '';
+  // arktype starts a message with the path in its own notation (a[0].b); the dotted field replaces it.
+  const problem = first ? first.message.replace(/^.*? must/, 'must') : result.summary;
+  throw new OryxError(spec.code, `${spec.plugin}(): ${whole ? 'options' : `option ${field}`} ${problem}${known}`, {
+    hint: whole
+      ? `Call ${spec.plugin}() with an options object, e.g. ${spec.example}.`
+      : `Fix ${field} in ${spec.plugin}({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-${spec.plugin} README.`,
+    data: { field },
+  });
 }
 
 /** Validates a config object; the error names the field. */

@@ -5,7 +5,7 @@ export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type Provide
 export { STAGE, createHooks, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
 export { Kernel, KERNEL_VERSION, type KernelOptions, type Logger } from './kernel.ts';
 export { definePlugin, orderPlugins, type Plugin } from './plugin.ts';
-export { defineConfig, definedOptions, loadConfig, resolveConfig, type OryxConfig, type ResolvedConfig } from './config.ts';
+export { defineConfig, definedOptions, loadConfig, resolveConfig, validateOptions, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES } from './agents.ts';
 export { AgentService } from './service.ts';
 export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';

@@ -1,5 +1,5 @@
+import { validateOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
-import { auditError } from './errors.ts';
 import type { RedactOption } from './redact.ts';
 
 /** Options of {@link audit}. */
@@ -39,18 +39,7 @@ const shape = type({
  * resolveOptions({ retentionDays: 0 }); // throws ORYX_E_AUDIT_OPTIONS naming retentionDays
  */
 export function resolveOptions(raw: unknown): ResolvedAuditOptions {
-  const result = shape((raw === undefined ? {} : raw) as never);
-  if (result instanceof type.errors) {
-    const first = result[0];
-    const field = first?.path?.length ? first.path.join('.') : '(options)';
-    throw auditError('ORYX_E_AUDIT_OPTIONS', `audit(): ${field === '(options)' ? 'options' : `option ${field}`} ${first?.message.replace(/^.*? must/, 'must') ?? result.summary}`, {
-      hint: field === '(options)'
-        ? 'Call audit() with an options object, e.g. audit({ retentionDays: 30 }).'
-        : `Fix ${field} in audit({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-audit README.`,
-      data: { field },
-    });
-  }
-  const o = result as AuditOptions;
+  const o = validateOptions(shape, raw, { plugin: 'audit', code: 'ORYX_E_AUDIT_OPTIONS', example: 'audit({ retentionDays: 30 })' }) as AuditOptions;
   return {
     redact: o.redact,
     redactDefaults: o.redactDefaults ?? true,

@@ -1,5 +1,5 @@
 import { type } from 'arktype';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError, validateOptions as validate } from '@oryxos/kernel';
 
 /**
  * One MCP server: a command to start (stdio) or a URL to reach (Streamable HTTP).
@@ -149,21 +149,15 @@ export function urlProblem(name: string, url: string): { field: string; problem:
  * validateOptions({ timeoutMs: -1 }); // throws ORYX_E_MCP_OPTIONS_INVALID naming timeoutMs
  */
 export function validateOptions(options: unknown): McpOptions {
-  const result = optionsShape(options ?? {});
-  const fail = (field: string, problem: string): never => {
-    throw new OryxError('ORYX_E_MCP_OPTIONS_INVALID', `mcp() option ${field} ${problem}`, {
-      hint: 'Fix that option of mcp() in oryx.config.ts; see the plugin README for the options.',
-      data: { field },
-    });
-  };
-  if (result instanceof type.errors) {
-    const { field, problem } = firstProblem(result);
-    return fail(field, problem);
-  }
-  const valid = result as McpOptions;
+  const valid: McpOptions = validate(optionsShape, options, { plugin: 'mcp', code: 'ORYX_E_MCP_OPTIONS_INVALID', example: "mcp({ servers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } })" });
   for (const [name, server] of Object.entries(valid.servers ?? {})) {
     const p = serverProblem(name, server) ?? (server.url !== undefined ? urlProblem(name, server.url) : undefined);
-    if (p) fail(p.field, p.problem);
+    if (p) {
+      throw new OryxError('ORYX_E_MCP_OPTIONS_INVALID', `mcp(): option ${p.field} ${p.problem}`, {
+        hint: `Fix ${p.field} in mcp({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-mcp README.`,
+        data: { field: p.field },
+      });
+    }
   }
   return valid;
 }

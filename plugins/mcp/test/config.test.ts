@@ -159,8 +159,8 @@ test('options are validated when the factory is called, naming the field', () =>
     [{ servers: { fx: { url: 'not a url' } } }, /servers\.fx\.url must be an http/],
     [{ servers: { 'bad name': { command: 'x' } } }, /not a valid server name/],
     [{ servers: { fx: { command: 'x', tools: 'all' } } }, /servers\.fx\.tools must be an array/],
-    [{ reconnect: { baseDelayMs: 1, other: 2 } }, /reconnect\.other is not a known field/],
-    [{ server: {} }, /option server is not a known field/],
+    [{ reconnect: { baseDelayMs: 1, other: 2 } }, /option reconnect\.other must be removed/],
+    [{ server: {} }, /option server must be removed \(known options: .*\bservers\b/],
   ];
   for (const [options, expected] of cases) {
     try {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type } from 'arktype';
-import { OryxError, STAGE, errorMessage, matchesToolPattern } from '@oryxos/kernel';
+import { OryxError, STAGE, errorMessage, matchesToolPattern, validateOptions } from '@oryxos/kernel';
 import type { Kernel, Plugin } from '@oryxos/kernel';
 import { checkpointItems } from './checkpoint.ts';
 import { FileMemoryStore } from './file-store.ts';
@@ -38,15 +38,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
 });
 
 function validate(options: unknown): Required<MemoryOptions> {
-  const out = optionsShape(options ?? {});
-  if (out instanceof type.errors) {
-    const first = out[0]!;
-    const field = first.path.length ? first.path.join('.') : '(options)';
-    throw new OryxError('ORYX_E_MEMORY_OPTIONS_INVALID', `memory(): ${out.summary.replace(/\s*\n\s*/g, ' ')}`, {
-      hint: `Fix the option "${field}" in oryx.config.ts; valid options: ${Object.keys(DEFAULT_OPTIONS).join(', ')}.`,
-      data: { field },
-    });
-  }
+  const out = validateOptions(optionsShape, options, { plugin: 'memory', code: 'ORYX_E_MEMORY_OPTIONS_INVALID', example: 'memory({ budgetChars: 6000 })' });
   const resolved = { ...DEFAULT_OPTIONS, ...out };
   // The default cap shrinks with a small budget, so lowering budgetChars alone is never an error.
   if (out.coreMaxChars === undefined) resolved.coreMaxChars = Math.min(DEFAULT_OPTIONS.coreMaxChars, Math.floor(resolved.budgetChars / 2));

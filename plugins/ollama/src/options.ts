@@ -1,4 +1,4 @@
-import { OryxError, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, definedOptions, retryPolicy, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
+import { OryxError, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, validateOptions as validate, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
 import { type } from 'arktype';
 
 /** Options of {@link ollama}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
@@ -19,7 +19,7 @@ export interface OllamaOptions extends ProviderCallOptions {
 
 const schema = type({
   'name?': /^[A-Za-z0-9][\w.-]*$/,
-  'host?': 'string > 0',
+  'host?': type('string > 0').narrow((host, ctx) => parseHost(host) !== undefined || ctx.mustBe('a host, host:port or URL')),
   'defaultModel?': 'string > 0',
   'keepAlive?': 'string > 0 | number.integer',
   'modelOptions?': 'Record<string, unknown>',
@@ -30,21 +30,7 @@ const schema = type({
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): OllamaOptions {
-  const result = schema(definedOptions(options));
-  let problem: { field: string; message: string } | undefined;
-  if (result instanceof type.errors) {
-    const first = result[0];
-    problem = { field: first?.path?.length ? first.path.join('.') : '(options)', message: first?.message ?? result.summary };
-  } else if (result.host !== undefined && !parseHost(result.host)) {
-    problem = { field: 'host', message: `host must be a host, host:port or URL (was ${JSON.stringify(result.host)})` };
-  }
-  if (problem) {
-    throw new OryxError('ORYX_E_OLLAMA_OPTIONS', `ollama(): ${problem.message}`, {
-      hint: `Fix ${problem.field} in ollama({...}) in oryx.config.ts; the plugin README lists every option.`,
-      data: { field: problem.field },
-    });
-  }
-  return result as OllamaOptions;
+  return validate(schema, options, { plugin: 'ollama', code: 'ORYX_E_OLLAMA_OPTIONS', example: "ollama({ defaultModel: 'qwen2.5:7b' })" });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { OryxError, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, definedOptions, retryPolicy, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, validateOptions as validate, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
 import { type } from 'arktype';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
@@ -27,16 +27,7 @@ const schema = type({
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): OpenAIOptions {
-  const result = schema(definedOptions(options));
-  if (result instanceof type.errors) {
-    const first = result[0];
-    const field = first?.path?.length ? first.path.join('.') : '(options)';
-    throw new OryxError('ORYX_E_OPENAI_OPTIONS', `openai(): ${first?.message ?? result.summary}`, {
-      hint: `Fix ${field} in openai({...}) in oryx.config.ts; the plugin README lists every option.`,
-      data: { field },
-    });
-  }
-  return result as OpenAIOptions;
+  return validate(schema, options, { plugin: 'openai', code: 'ORYX_E_OPENAI_OPTIONS', example: "openai({ defaultModel: 'gpt-4o-mini' })" });
 }
 
 /** Options with the environment applied, as the provider uses them. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { OryxError, definedOptions } from '@oryxos/kernel';
+import { OryxError, validateOptions as validate } from '@oryxos/kernel';
 import { type } from 'arktype';
 
 /** Options of {@link replay}. */
@@ -34,11 +34,7 @@ function fail(field: string, message: string): never {
 
 /** Validates the factory options at once; the error names the field. */
 export function validateOptions(options: unknown): Required<Pick<ReplayOptions, 'mode' | 'cassette' | 'name'>> & ReplayOptions {
-  const result = schema(definedOptions(options));
-  if (result instanceof type.errors) {
-    const first = result[0];
-    fail(first?.path?.length ? first.path.join('.') : 'cassette', first?.message ?? result.summary);
-  }
+  const result = validate(schema, options, { plugin: 'replay', code: 'ORYX_E_REPLAY_OPTIONS', example: "replay({ cassette: 'demo' })" });
   const mode = result.mode ?? 'replay';
   const name = result.name ?? 'replay';
   if (mode === 'record' && !result.target) fail('target', "target is required in record mode (the provider to record, e.g. target: 'openai')");

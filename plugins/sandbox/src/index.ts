@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
-import type { Plugin } from '@oryxos/kernel';
+import { validateOptions, type Plugin } from '@oryxos/kernel';
 import { sandboxError } from './errors.ts';
-import { parseRules, type SandboxOptions } from './options.ts';
+import { optionsShape, parseRules, type SandboxOptions } from './options.ts';
 import { Policy } from './policy.ts';
 import { AllowListSandbox } from './sandbox.ts';
 
@@ -26,12 +26,11 @@ const VERSION = '0.1.0';
  * })
  */
 export default function sandbox(options: SandboxOptions = {}): Plugin {
-  const parsed = parseRules(options);
+  // The shape is checked here; parseRules (shared with AGENT.md frontmatter) then checks each entry.
+  const parsed = parseRules(validateOptions(optionsShape, options, { plugin: 'sandbox', code: 'ORYX_E_SANDBOX_OPTIONS', example: 'sandbox({ files: { read: ["."] } })' }));
   if (!parsed.ok) {
-    throw sandboxError('ORYX_E_SANDBOX_OPTIONS', `sandbox(): ${parsed.field === '(options)' ? 'options' : `option ${parsed.field}`} ${parsed.message}`, {
-      hint: parsed.field === '(options)'
-        ? 'Call sandbox() with an options object: sandbox({ files: { read: ["."] } }).'
-        : `Fix ${parsed.field} in sandbox({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-sandbox README.`,
+    throw sandboxError('ORYX_E_SANDBOX_OPTIONS', `sandbox(): option ${parsed.field} ${parsed.message}`, {
+      hint: `Fix ${parsed.field} in sandbox({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-sandbox README.`,
       data: { field: parsed.field },
     });
   }

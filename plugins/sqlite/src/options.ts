@@ -1,3 +1,4 @@
+import { validateOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { sqliteError } from './errors.ts';
 import { parseUrl } from './url.ts';
@@ -46,19 +47,7 @@ export const DEFAULT_URL = 'file:.oryxos/oryx.db';
  * resolveOptions({ busyTimeoutMs: -1 }); // throws ORYX_E_SQLITE_OPTIONS naming busyTimeoutMs
  */
 export function resolveOptions(raw: unknown): ResolvedSqliteOptions {
-  const input = raw === undefined ? {} : raw;
-  const result = shape(input as never);
-  if (result instanceof type.errors) {
-    const first = result[0];
-    const field = first?.path?.length ? first.path.join('.') : '(options)';
-    throw sqliteError('ORYX_E_SQLITE_OPTIONS', `sqlite(): ${field === '(options)' ? 'options' : `option ${field}`} ${first?.message.replace(/^.*? must/, 'must') ?? result.summary}`, {
-      hint: field === '(options)'
-        ? 'Call sqlite() with an options object, e.g. sqlite({ url: "file:.oryxos/oryx.db" }).'
-        : `Fix ${field} in sqlite({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-sqlite README.`,
-      data: { field },
-    });
-  }
-  const o = result as SqliteOptions;
+  const o: SqliteOptions = validateOptions(shape, raw, { plugin: 'sqlite', code: 'ORYX_E_SQLITE_OPTIONS', example: 'sqlite({ url: "file:.oryxos/oryx.db" })' });
   const url = o.url ?? DEFAULT_URL;
   const target = parseUrl(url);
   if (o.driver === 'libsql' && target.kind !== 'file') {

@@ -1,3 +1,4 @@
+import { validateOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { toolsError } from './errors.ts';
 
@@ -61,18 +62,7 @@ const shape = type({
 
 /** Validates the factory's options at once; the error names the field and how to fix it. */
 export function resolveOptions(raw: unknown): ResolvedToolsOptions {
-  const result = shape((raw ?? {}) as never);
-  if (result instanceof type.errors) {
-    const first = result[0];
-    const field = first?.path?.length ? first.path.join('.') : '(options)';
-    throw toolsError('ORYX_E_TOOLS_OPTIONS', `tools(): ${field === '(options)' ? 'options' : `option ${field}`} ${first?.message.replace(/^.*? must/, 'must') ?? result.summary}`, {
-      hint: field === '(options)'
-        ? 'Call tools() with an options object, e.g. tools({ exclude: ["shell"] }).'
-        : `Fix ${field} in tools({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-tools README.`,
-      data: { field },
-    });
-  }
-  const o = result as ToolsOptions;
+  const o: ToolsOptions = validateOptions(shape, raw, { plugin: 'tools', code: 'ORYX_E_TOOLS_OPTIONS', example: 'tools({ exclude: ["shell"] })' });
   const maxShellTimeoutMs = o.maxShellTimeoutMs ?? Math.max(300_000, o.shellTimeoutMs ?? 0);
   const shellTimeoutMs = o.shellTimeoutMs ?? Math.min(30_000, maxShellTimeoutMs);
   if (shellTimeoutMs > maxShellTimeoutMs) {

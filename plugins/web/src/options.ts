@@ -1,3 +1,4 @@
+import { validateOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { webError } from './errors.ts';
 
@@ -31,7 +32,7 @@ const MIN_TOKEN = 16;
 const optionsShape = type({
   'host?': 'string > 0',
   'port?': '0 <= number.integer <= 65535',
-  'token?': `string >= ${MIN_TOKEN}`,
+  'token?': 'string',
   'maxMessageBytes?': '1 <= number.integer <= 16777216',
   'maxChatBodyBytes?': '1 <= number.integer <= 268435456',
   'invokeTimeoutMs?': 'number.integer > 0',
@@ -58,24 +59,14 @@ export const DEFAULTS = Object.freeze({
  * resolveOptions({ port: 9000 }).invokeTimeoutMs; // 60000
  */
 export function resolveOptions(options: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedWebOptions {
-  const raw: Record<string, unknown> = options && typeof options === 'object' ? { ...(options as object) } : {};
-  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
-    throw webError('ORYX_E_WEB_OPTIONS', 'web(): options must be an object', { hint: 'Call web() or web({ port: 8787 }).' });
-  }
-  for (const [k, v] of Object.entries(raw)) if (v === undefined) delete raw[k];
-  const fromEnv = raw.token === undefined && env.ORYX_WEB_TOKEN ? env.ORYX_WEB_TOKEN : undefined;
-  if (fromEnv !== undefined) raw.token = fromEnv;
-  const checked = optionsShape(raw);
-  if (checked instanceof type.errors) {
-    const first = checked[0]!;
-    const field = first.path.join('.') || '(options)';
-    const source = field === 'token' && fromEnv !== undefined ? 'ORYX_WEB_TOKEN' : `web({ ${field} })`;
-    throw webError('ORYX_E_WEB_OPTIONS', `${source}: ${first.message}`, {
-      field,
-      hint: field === 'token'
-        ? `Use a random token of at least ${MIN_TOKEN} characters, e.g. the output of \`openssl rand -hex 32\`.`
-        : 'Fix that option of web() in oryx.config.ts; the plugin README lists every option.',
+  const checked: WebOptions = validateOptions(optionsShape, options, { plugin: 'web', code: 'ORYX_E_WEB_OPTIONS', example: 'web({ port: 8787 })' });
+  // The token, from the options or ORYX_WEB_TOKEN, is checked here so the error names its source.
+  const token = checked.token ?? (env.ORYX_WEB_TOKEN || undefined);
+  if (token !== undefined && token.length < MIN_TOKEN) {
+    throw webError('ORYX_E_WEB_OPTIONS', `${checked.token === undefined ? 'ORYX_WEB_TOKEN' : 'web(): option token'} must be at least ${MIN_TOKEN} characters (was ${token.length})`, {
+      field: 'token',
+      hint: `Use a random token of at least ${MIN_TOKEN} characters, e.g. the output of \`openssl rand -hex 32\`.`,
     });
   }
-  return { ...DEFAULTS, ...(checked as WebOptions) } as ResolvedWebOptions;
+  return { ...DEFAULTS, ...checked, ...(token === undefined ? {} : { token }) } as ResolvedWebOptions;
 }
