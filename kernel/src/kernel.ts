@@ -5,6 +5,7 @@ import { createHooks, type Hooks } from './hooks.ts';
 import { InMemorySessionStore } from './memory-store.ts';
 import { orderPlugins, type Plugin } from './plugin.ts';
 import { Registry, matchesToolPattern } from './registry.ts';
+import { AgentService } from './service.ts';
 import type { AgentDefinition, Provider, Sandbox, Services, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
 
 /** The kernel's version; plugins declare the range they support (`kernel: '^1'`). */
@@ -37,7 +38,7 @@ export interface KernelOptions {
  * @example
  * const kernel = new Kernel({ config: resolveConfig({ plugins: [scriptedProvider([...])] }, dir) });
  * await kernel.start();
- * const result = await new AgentService(kernel).process({ agent: 'assistant', message: 'hi' });
+ * const result = await kernel.runs.process({ agent: 'assistant', message: 'hi' });
  * await kernel.close();
  */
 export class Kernel {
@@ -51,11 +52,20 @@ export class Kernel {
   private current?: string;
   private started: Plugin[] = [];
   private closers: { plugin: string; fn: () => Promise<void> }[] = [];
+  private service_?: AgentService;
 
   constructor(options: KernelOptions) {
     this.config = options.config;
     this.log = options.logger ?? silent;
     this.agents = new AgentLoader(options.config.workspaceDir);
+  }
+
+  /**
+   * The one AgentService of this kernel. Every door (CLI, REST, scheduler) runs agents through
+   * it, so runs on a session are serialized whichever door they come from.
+   */
+  get runs(): AgentService {
+    return (this.service_ ??= new AgentService(this));
   }
 
   /** Plugins in setup order, with their versions. */

@@ -121,6 +121,8 @@ export async function callModel(
         : toOryxError(error, 'ORYX_E_LLM_FAILED', { hint: `The call to provider "${provider.name}" (model ${request.model}) failed.` });
       const willRetry = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
       await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry });
+      // Once tokens were shown a retry would show them twice, so it is not retried: say so.
+      if (emitted && e.retryable && !run.signal.aborted) throw cutOffError(e);
       if (!willRetry) throw e;
       const backoff = Math.random() * baseDelayMs * 2 ** (attempt - 1);
       const delayMs = Math.min(maxDelayMs, Math.max(e.retryAfterMs ?? 0, backoff));
@@ -132,4 +134,13 @@ export async function callModel(
     const latencyMs = Math.round(performance.now() - started);
     return kernel.hooks.afterLLM.promise(response, { run, request, attempt, latencyMs });
   }
+}
+
+/** A stream that failed after tokens were shown: not retried, and the hint says what is kept. */
+function cutOffError(e: OryxError): OryxError {
+  return new OryxError(e.code, `${e.message} (after part of the answer was shown)`, {
+    cause: e, data: e.data,
+    hint: 'The answer was cut off after it had started, so it was not retried (a retry would repeat what was shown). '
+      + 'The session keeps every step committed before the cut; send the message again to continue.',
+  });
 }

@@ -8,8 +8,14 @@ import type { RetryPolicy } from './types.ts';
  * export interface MyOptions extends ProviderCallOptions { baseURL?: string }
  */
 export interface ProviderCallOptions {
-  /** Time allowed for the server to start answering (a local server loading the model included), and between two parts of a stream, in ms. Default 600000 (10 min). */
+  /**
+   * Idle limit in ms: how long the server may send nothing, before the answer starts (a
+   * local server loading the model included) and between two parts of a stream. Default
+   * 60000 (1 min).
+   */
   timeoutMs?: number;
+  /** Cap in ms on one whole model call attempt, however steadily it streams. Default 180000 (3 min). */
+  callTimeoutMs?: number;
   /** Retries after a retryable failure (429, 5xx, timeout, reset), done by the kernel. Default 2. */
   maxRetries?: number;
   /** First retry backoff in ms; doubles each retry, with full jitter. Default 500. */
@@ -22,9 +28,9 @@ export interface ProviderCallOptions {
  * The defaults of {@link ProviderCallOptions}.
  *
  * @example
- * const timeoutMs = options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs; // 600000
+ * const timeoutMs = options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs; // 60000
  */
-export const PROVIDER_CALL_DEFAULTS = { timeoutMs: 600_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 } as const;
+export const PROVIDER_CALL_DEFAULTS = { timeoutMs: 60_000, callTimeoutMs: 180_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 } as const;
 
 /**
  * The arktype definitions of {@link ProviderCallOptions}, to spread into a plugin's schema.
@@ -34,6 +40,7 @@ export const PROVIDER_CALL_DEFAULTS = { timeoutMs: 600_000, maxRetries: 2, retry
  */
 export const PROVIDER_CALL_SCHEMA = {
   'timeoutMs?': 'number.integer > 0',
+  'callTimeoutMs?': 'number.integer > 0',
   'maxRetries?': '0 <= number.integer <= 10',
   'retryBaseDelayMs?': 'number.integer >= 0',
   'retryMaxDelayMs?': 'number.integer >= 0',

@@ -15,6 +15,8 @@ import type { Message, RunContext, RunInput, RunResult, SessionInfo } from './ty
  */
 export class AgentService {
   private readonly tails = new Map<string, Promise<unknown>>();
+  /** Runs going on now (or queued), by session: what {@link abortSession} stops. */
+  private readonly active = new Map<string, Set<AbortController>>();
 
   constructor(readonly kernel: Kernel) {}
 
@@ -37,8 +39,36 @@ export class AgentService {
   }
 
   async process(input: RunInput): Promise<RunResult> {
+    if (!input.session) return this.run(input);
     // Runs on an existing session queue up in call order, before any await.
-    return input.session ? this.serialize(input.session, input.signal, () => this.run(input)) : this.run(input);
+    const sessionId = input.session;
+    const controller = new AbortController();
+    const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
+    const set = this.active.get(sessionId) ?? new Set();
+    this.active.set(sessionId, set.add(controller));
+    try {
+      return await this.serialize(sessionId, signal, () => this.run({ ...input, signal }));
+    } finally {
+      set.delete(controller);
+      if (set.size === 0 && this.active.get(sessionId) === set) this.active.delete(sessionId);
+    }
+  }
+
+  /** True while a run on the session is going on or queued in this process. */
+  isRunning(sessionId: string): boolean {
+    return this.active.has(sessionId);
+  }
+
+  /**
+   * Aborts every run on the session in this process (running or queued) and resolves once
+   * they have ended, so the caller can then change or delete the session safely. Resolves to
+   * the number of runs aborted.
+   */
+  async abortSession(sessionId: string, reason: unknown = 'session-aborted'): Promise<number> {
+    const runs = [...(this.active.get(sessionId) ?? [])];
+    for (const controller of runs) controller.abort(reason);
+    await this.tails.get(sessionId)?.catch(() => {});
+    return runs.length;
   }
 
   private async run(input: RunInput): Promise<RunResult> {
@@ -55,6 +85,7 @@ export class AgentService {
     const signal = input.signal ?? new AbortController().signal;
     const run: RunContext = {
       runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
+      ...(input.user ? { user: input.user } : {}),
     };
     // Aborted while queued behind another run: leave the session untouched.
     if (signal.aborted) {

@@ -17,7 +17,7 @@ import { resolveConfig } from './config.ts';
 import { OryxError } from './errors.ts';
 import { Kernel, type Logger } from './kernel.ts';
 import type { Plugin } from './plugin.ts';
-import { AgentService } from './service.ts';
+import type { AgentService } from './service.ts';
 import type { ChatRequest, ChatResponse, Provider, Sandbox, StreamEvent, Tool, ToolCall, Usage } from './types.ts';
 
 /** One scripted model turn. */
@@ -179,7 +179,7 @@ export async function testKernel(options: { plugins: Plugin[]; agents?: Record<s
   const logger: Logger = { debug() {}, info() {}, warn: (m) => warnings.push(m) };
   const kernel = await new Kernel({ config, logger }).start();
   return {
-    kernel, service: new AgentService(kernel), dir, warnings,
+    kernel, service: kernel.runs, dir, warnings,
     async close({ keep = false } = {}) {
       await kernel.close();
       if (!keep && !options.dir) await rm(dir, { recursive: true, force: true });

@@ -319,6 +319,11 @@ export interface RunInput {
   /** An existing session id; a new session is created when omitted. */
   session?: string;
   message: string;
+  /**
+   * Who the run acts for: the person behind a request on `oryx web`, the OS user on the CLI.
+   * Plugins that keep per-person state (memory scopes) key it by this.
+   */
+  user?: string;
   signal?: AbortSignal;
   /** Use the provider's streaming API and emit `token` events. */
   stream?: boolean;
@@ -345,4 +350,6 @@ export interface RunContext {
   model: string;
   iteration: number;
   signal: AbortSignal;
+  /** Who the run acts for ({@link RunInput.user}). */
+  user?: string;
 }

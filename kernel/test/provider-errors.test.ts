@@ -156,7 +156,7 @@ test('provider call options: schema bounds, defaults, retryPolicy, and undefined
   for (const bad of [{ timeoutMs: 0 }, { timeoutMs: 1.5 }, { maxRetries: 11 }, { maxRetries: -1 }, { retryBaseDelayMs: -1 }, { retryMaxDelayMs: 'soon' }]) {
     assert.ok(schema(bad) instanceof type.errors, JSON.stringify(bad));
   }
-  assert.equal(PROVIDER_CALL_DEFAULTS, { timeoutMs: 600_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 });
+  assert.equal(PROVIDER_CALL_DEFAULTS, { timeoutMs: 60_000, callTimeoutMs: 180_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 });
   assert.equal(retryPolicy({}), { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 30_000 });
   assert.equal(retryPolicy({ maxRetries: 0, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }), { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 20 });
   assert.equal(definedOptions({ a: 1, b: undefined, c: null }), { a: 1, c: null });

@@ -3,7 +3,7 @@ import { loadConfig, resolveConfig, type ResolvedConfig } from '../config.ts';
 import { OryxError, isOryxError, errorMessage } from '../errors.ts';
 import { Kernel, type Logger } from '../kernel.ts';
 import type { Plugin } from '../plugin.ts';
-import { AgentService } from '../service.ts';
+import type { AgentService } from '../service.ts';
 
 /**
  * Plugins used when there is no oryx.config.ts at all, so the CLI still works on the
@@ -42,7 +42,7 @@ export abstract class OryxCommand extends Command {
     };
     this.kernel = new Kernel({ config, logger });
     await this.kernel.start();
-    return { kernel: this.kernel, service: new AgentService(this.kernel), config };
+    return { kernel: this.kernel, service: this.kernel.runs, config };
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {

@@ -1,4 +1,4 @@
-import { AgentService, type Kernel, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { type AgentService, type Kernel, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 
 /** Why a run was aborted by the web channel. */
@@ -31,7 +31,7 @@ export class Runner {
   closing = false;
 
   constructor(private readonly kernel: Kernel, private readonly timeoutMs: number) {
-    this.service = new AgentService(kernel);
+    this.service = kernel.runs;
   }
 
   get inFlight(): number { return this.active.size; }

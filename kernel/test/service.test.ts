@@ -1,0 +1,71 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { OryxError, type Plugin, type RunContext } from '../src/index.ts';
+import { scripted, testKernel } from '../src/testing.ts';
+
+test('the kernel owns one AgentService: every door gets the same instance', async () => {
+  const t = await testKernel({ plugins: [scripted([])] });
+  assert.ok(t.kernel.runs === t.kernel.runs, 'kernel.runs is stable');
+  assert.ok(t.service === t.kernel.runs, 'testKernel hands out the kernel\'s own service');
+  await t.close();
+});
+
+test('abortSession stops the running run and a queued one, and resolves after both ended', async () => {
+  const llm = scripted([{ text: 'first' }, { text: 'never', delayMs: 10_000 }, { text: 'never either' }]);
+  const t = await testKernel({ plugins: [llm] });
+  const first = await t.service.process({ agent: 'assistant', message: 'one' });
+  const session = first.sessionId;
+  const running = t.service.process({ agent: 'assistant', session, message: 'two' });
+  const queued = t.service.process({ agent: 'assistant', session, message: 'three' });
+  while (llm.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(t.service.isRunning(session));
+  const aborted = await t.service.abortSession(session);
+  assert.is(aborted, 2, 'both the running and the queued run were aborted');
+  assert.is(t.service.isRunning(session), false, 'nothing runs once abortSession resolved');
+  const [r2, r3] = await Promise.all([running, queued]);
+  assert.is(r2.stopReason, 'aborted');
+  assert.is(r3.stopReason, 'aborted');
+  assert.is(r3.iterations, 0, 'the queued run never started');
+  const stored = await t.kernel.service('sessions').messages(session);
+  assert.equal(stored.map((m) => m.message.content), ['one', 'first', 'two'], 'the queued run wrote nothing');
+  assert.is(await t.service.abortSession(session), 0, 'nothing left to abort');
+  await t.close();
+});
+
+test('the run context carries the user the run acts for', async () => {
+  const seen: (string | undefined)[] = [];
+  const spy: Plugin = {
+    name: 'spy', version: '1.0.0', kernel: '^1',
+    setup(k) { k.hooks.afterRun.tapPromise('spy', async (_r, run: RunContext) => { seen.push(run.user); }); },
+  };
+  const t = await testKernel({ plugins: [scripted([{ text: 'a' }, { text: 'b' }]), spy] });
+  await t.service.process({ agent: 'assistant', message: 'hi', user: 'alice' });
+  await t.service.process({ agent: 'assistant', message: 'hi' });
+  assert.equal(seen, ['alice', undefined]);
+  await t.close();
+});
+
+test('a stream cut off after tokens were shown is not retried, and the hint says so', async () => {
+  const cut = new OryxError('ORYX_E_LLM_CONNECTION', 'the connection broke', { retryable: true });
+  let calls = 0;
+  const provider: Plugin = {
+    name: 'cutter', version: '1.0.0', kernel: '^1',
+    setup(k) {
+      k.registerProvider({
+        name: 'cutter', defaultModel: 'm',
+        async chat() { throw new Error('not used'); },
+        async *stream() { calls++; yield { type: 'text', delta: 'partial ' }; throw cut; },
+      });
+    },
+  };
+  const t = await testKernel({ plugins: [provider] });
+  const r = await t.service.process({ agent: 'assistant', message: 'hi', stream: true });
+  assert.is(calls, 1, 'not retried once tokens were out');
+  assert.is(r.stopReason, 'error');
+  assert.is(r.error?.code, 'ORYX_E_LLM_CONNECTION');
+  assert.match(r.error?.hint ?? '', 'not retried');
+  assert.match(r.error?.hint ?? '', 'session keeps');
+  await t.close();
+});
+
+test.run();
