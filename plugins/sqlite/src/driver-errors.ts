@@ -24,7 +24,7 @@ export function sqliteCodeOf(error: unknown): string | undefined {
   const e = error as { code?: unknown; extendedCode?: unknown; rawCode?: unknown } | undefined;
   for (const code of [e?.extendedCode, e?.code]) if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
   if (typeof e?.rawCode === 'number' && BY_NUMBER[e.rawCode & 0xff]) return BY_NUMBER[e.rawCode & 0xff];
-  const opened = /ConnectionFailed\(.*: (\d+)\)/.exec(errorMessage(error));
+  const opened = /ConnectionFailed\(.*: (\d+)"?\)/.exec(errorMessage(error));
   return opened ? BY_NUMBER[Number(opened[1]) & 0xff] : undefined;
 }
 
