@@ -7,12 +7,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sqlite from '@oryxos/plugin-sqlite';
+import type { Plugin } from '@oryxos/kernel';
 import type { Script } from '@oryxos/kernel/testing';
 import { allSse, newSession, post, startWeb } from './helpers.ts';
 
-async function withSqlite(script: Script, fn: (h: Awaited<ReturnType<typeof startWeb>>) => Promise<void>, listen = true): Promise<void> {
+async function withSqlite(script: Script, fn: (h: Awaited<ReturnType<typeof startWeb>>) => Promise<void>, listen = true, plugins: Plugin[] = []): Promise<void> {
   const dbDir = await mkdtemp(path.join(tmpdir(), 'oryx-web-integrity-'));
-  const h = await startWeb({ plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` })], script, listen });
+  const h = await startWeb({ plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` }), ...plugins], script, listen });
   try {
     await fn(h);
   } finally {
@@ -92,6 +93,21 @@ test('user text with a NUL or a lone surrogate is refused with 400 naming its po
     const stored = (await (await fetch(`${h.url}/api/sessions/${id}`)).json()) as any;
     assert.is(stored.messages[0].message.content, exact);
   });
+});
+
+test('tool output with NULs and lone surrogates is stored and served exactly (the bug: it read back cut at the NUL)', async () => {
+  const raw = 'PNG\0\0\u0001IHDR\uD800 end';
+  const bytes: Plugin = {
+    name: 'bytes', version: '1.0.0', kernel: '^1',
+    setup(k) { k.registerTool({ name: 'bytes', description: 'raw output', source: 'plugin', inputSchema: { type: 'object' }, async execute() { return raw; } }); },
+  };
+  await withSqlite([{ toolCalls: [{ id: 'b1', name: 'bytes', args: {} }] }, { text: 'done' }], async (h) => {
+    const id = await newSession(h);
+    assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'read it' })).status, 200);
+    assert.is(h.llm.requests[1]!.messages.at(-1)!.content, raw, 'the model got the whole output');
+    const stored = (await (await fetch(`${h.url}/api/sessions/${id}`)).json()) as any;
+    assert.is(stored.messages[2].message.content, raw);
+  }, true, [bytes]);
 });
 
 test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a code and a hint', async () => {
