@@ -103,9 +103,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async messages(id: string, query: { limit?: number } = {}): Promise<StoredMessage[]> {
-    if (query.limit === undefined) {
-      return (await this.rows(id)).map((row) => decodeMessage(row, id));
-    }
     return (await this.rows(id, query.limit)).map((row) => decodeMessage(row, id));
   }
 
