@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echoTool, runOryx, scripted, tempProject, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite, { openDatabase, type SqliteDatabaseService } from '../src/index.ts';
+import { sqlFailure } from '../src/driver-errors.ts';
 import { DRIVERS, openStore, rejection, tempDir } from './helpers.ts';
 
 /** Overwrites the first occurrence of `find` in the file with `replace` (same length), after a checkpoint. */
@@ -196,6 +197,20 @@ test('SQLite result codes get their own error codes and hints: not a database, c
   } finally {
     await cleanup();
   }
+});
+
+test('a disk I/O error (which this machine cannot cause on demand) maps by its extended code, from either driver shape', () => {
+  const embedded = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHORT_READ', rawCode: 522 });
+  const client = Object.assign(new Error('SQLITE_IOERR: disk I/O error'), { code: 'SQLITE_IOERR', extendedCode: 'SQLITE_IOERR_FSYNC', rawCode: 1034 });
+  const numeric = Object.assign(new Error('disk I/O error'), { code: '', rawCode: 266 });
+  for (const [error, sqliteCode] of [[embedded, 'SQLITE_IOERR_SHORT_READ'], [client, 'SQLITE_IOERR_FSYNC'], [numeric, 'SQLITE_IOERR']] as const) {
+    const e = sqlFailure(error, 'SELECT 1') as any;
+    assert.is(e.code, 'ORYX_E_SQLITE_IO');
+    assert.is(e.data.sqliteCode, sqliteCode);
+    assert.match(e.message, `disk I/O error (${sqliteCode}) in: SELECT 1`);
+    assert.match(e.hint, 'check the disk');
+  }
+  assert.is((sqlFailure(Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }), 'INSERT') as any).code, 'ORYX_E_SQLITE_QUERY');
 });
 
 test.run();
