@@ -94,8 +94,9 @@ test('oryx chat keeps one session across lines, streams, and handles /session an
     export default { plugins: [scripted([echo, echo, echo])] };
   `);
   await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
-  const r = await oryx(['chat'], { input: 'one\ntwo\n/session\n/new\nthree\n/exit\n' });
+  const r = await oryx(['chat'], { input: 'one\ntwo\nbinary\0line\n/session\n/new\nthree\n/exit\n' });
   assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, 'error ORYX_E_CLI_USAGE: The message from this line has a NUL character (U+0000) at index 6');
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines.filter((l) => l.startsWith('assistant> ')), [
     'assistant> heard one after 0 earlier messages',
@@ -114,6 +115,11 @@ test('errors print code, message and hint and exit non-zero', async () => {
   const json = await oryx(['run', '-a', 'ghost', 'hi', '--json']);
   assert.is(json.code, 1);
   assert.is(JSON.parse(json.stdout).error.code, 'ORYX_E_AGENT_NOT_FOUND');
+  const nul = await oryx(['run', '-', '--json'], { input: 'ab\0cd' });
+  assert.is(nul.code, 2);
+  assert.is(JSON.parse(nul.stdout).error.code, 'ORYX_E_CLI_USAGE');
+  assert.match(JSON.parse(nul.stdout).error.message, 'NUL character (U+0000) at index 2');
+  assert.match(JSON.parse(nul.stdout).error.hint, 'UTF-8');
   const empty = await oryx(['run', '']);
   assert.is(empty.code, 2);
   assert.match(empty.stderr, 'ORYX_E_CLI_USAGE');

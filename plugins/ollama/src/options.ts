@@ -15,7 +15,18 @@ export interface OllamaOptions extends ProviderCallOptions {
   modelOptions?: Record<string, unknown>;
   /** Extra HTTP headers (for a proxy in front of Ollama). */
   headers?: Record<string, string>;
+  /**
+   * How long Ollama may send nothing before the answer starts, in ms: loading the model into
+   * memory and reading the prompt happen then. Default 120000 (2 min), or `timeoutMs` if larger.
+   */
+  firstByteTimeoutMs?: number;
 }
+
+/**
+ * Ollama's own defaults: loading a model and reading a long prompt (on a CPU) come before the
+ * first byte, so that wait gets 2 min; a whole call 5 min, since local models are often slow.
+ */
+export const OLLAMA_DEFAULTS = { firstByteTimeoutMs: 120_000, callTimeoutMs: 300_000 } as const;
 
 const schema = type({
   'name?': /^[A-Za-z0-9][\w.-]*$/,
@@ -24,6 +35,7 @@ const schema = type({
   'keepAlive?': 'string > 0 | number.integer',
   'modelOptions?': 'Record<string, unknown>',
   'headers?': 'Record<string, string>',
+  'firstByteTimeoutMs?': 'number.integer > 0',
   ...PROVIDER_CALL_SCHEMA,
   '+': 'reject',
 });
@@ -59,7 +71,12 @@ export interface OllamaSettings {
   keepAlive?: string | number;
   modelOptions?: Record<string, unknown>;
   headers: Record<string, string>;
+  /** Idle limit between two parts of a stream. */
   timeoutMs: number;
+  /** Limit before the first byte of the answer (model loading counts). */
+  firstByteTimeoutMs: number;
+  /** Cap on one whole call attempt. */
+  callTimeoutMs: number;
   retry: RetryPolicy;
 }
 
@@ -73,6 +90,7 @@ export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv):
       hint: 'Fix OLLAMA_HOST (e.g. 127.0.0.1:11434), or pass host to ollama().', data: { field: 'OLLAMA_HOST' },
     });
   }
+  const timeoutMs = options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs;
   // Ollama listens on 0.0.0.0 when OLLAMA_HOST says so; a client connects to it on loopback.
   if (new URL(url).hostname === '0.0.0.0') url = url.replace('0.0.0.0', '127.0.0.1');
   return {
@@ -83,7 +101,9 @@ export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv):
     keepAlive: options.keepAlive,
     modelOptions: options.modelOptions,
     headers: options.headers ?? {},
-    timeoutMs: options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs,
+    timeoutMs,
+    firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.max(OLLAMA_DEFAULTS.firstByteTimeoutMs, timeoutMs),
+    callTimeoutMs: options.callTimeoutMs ?? OLLAMA_DEFAULTS.callTimeoutMs,
     retry: retryPolicy(options),
   };
 }

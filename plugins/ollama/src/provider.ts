@@ -3,17 +3,22 @@ import {
   type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
 } from '@oryxos/kernel';
 import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
+import { providerCallCapError } from './call-cap.ts';
 import { LLM_HINTS } from './errors.ts';
 import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
 import type { OllamaSettings } from './options.ts';
 
 type Sdk = typeof import('ollama');
 
+/** Which limit cut a call: before the first byte, between two parts, or the whole call. */
+type Limit = 'firstByte' | 'idle' | 'call';
+
 /**
- * Per-call timer shared by the fetch wrapper, the stream loop and error classification: it
- * runs until the answer starts, then (streams) between two parts.
+ * Per-call timers shared by the fetch wrapper, the stream loop and error classification: the
+ * first-byte limit until the answer starts, then (streams) the idle limit between two parts,
+ * and the cap on the whole call throughout.
  */
-interface CallState { timedOut: boolean; arm(): void; disarm(): void }
+interface CallState { timedOut?: Limit; arm(limit: 'firstByte' | 'idle'): void; disarm(): void; end(): void }
 
 /**
  * The provider behind {@link ollama}. The SDK is loaded on the first call. Its non-streamed
@@ -32,18 +37,34 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
   };
   const ctxOf = (request: ChatRequest): ProviderCall => ({ provider: settings.name, model: request.model, url: settings.url });
 
+  const timeoutError = (limit: Limit, ctx: ProviderCall, cause?: unknown): OryxError => {
+    if (limit === 'call') return providerCallCapError(ctx, settings.callTimeoutMs, `ollama({ ${named}callTimeoutMs })`, cause);
+    if (limit === 'idle') return providerTimeoutError(cause, ctx, where);
+    return new OryxError('ORYX_E_LLM_TIMEOUT',
+      `${providerLabel(ctx)}: ${ctx.url} did not start answering within firstByteTimeoutMs (${settings.firstByteTimeoutMs} ms)`, {
+        cause, retryable: true, data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url, limit: 'firstByteTimeoutMs' },
+        hint: `Loading the model and reading the prompt happen before the first byte: raise firstByteTimeoutMs in ollama({ ${named}firstByteTimeoutMs }) `
+          + 'for large models or long prompts on a CPU, or check that Ollama is not stuck (`ollama ps`). It is retried while no part of the answer has been shown.',
+      });
+  };
+
   const clientFor = async (request: ChatRequest) => {
     const { Ollama } = await load();
     const timeout = new AbortController();
+    const cut = (limit: Limit) => { state.timedOut ??= limit; timeout.abort(); };
     let timer: NodeJS.Timeout | undefined;
+    const cap = setTimeout(() => cut('call'), settings.callTimeoutMs);
     const state: CallState = {
-      timedOut: false,
-      arm() { clearTimeout(timer); timer = setTimeout(() => { state.timedOut = true; timeout.abort(); }, settings.timeoutMs); },
+      arm(limit) {
+        clearTimeout(timer);
+        timer = setTimeout(() => cut(limit), limit === 'firstByte' ? settings.firstByteTimeoutMs : settings.timeoutMs);
+      },
       disarm() { clearTimeout(timer); },
+      end() { clearTimeout(timer); clearTimeout(cap); },
     };
     const fetchWithSignal: typeof fetch = async (input, init = {}) => {
       const signals = [timeout.signal, request.signal, init.signal].filter((s): s is AbortSignal => !!s);
-      state.arm();
+      state.arm('firstByte');
       let response: Response;
       try {
         response = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
@@ -71,7 +92,7 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
     if (isOryxError(error)) return error;
     const ctx = ctxOf(request);
     if (request.signal?.aborted) return providerAbortError(error);
-    if (state.timedOut) return providerTimeoutError(error, ctx, where);
+    if (state.timedOut) return timeoutError(state.timedOut, ctx, error);
     const { codes, messages } = causeChain(error);
     if (/did not receive done/i.test(messages[0] ?? '')) {
       return new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctx)}: the stream from ${ctx.url} ended before the model finished`, {
@@ -100,6 +121,8 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
         response = await client.chat({ ...toRequestBody(request, settings), stream: false });
       } catch (error) {
         throw classify(error, request, state);
+      } finally {
+        state.end();
       }
       const mapped = fromResponse(request, response);
       if (!mapped) throw providerBadResponseError(`the answer from ${settings.url} has no message`, ctxOf(request), where);
@@ -115,10 +138,11 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
       try {
         const parts = await client.chat({ ...toRequestBody(request, settings), stream: true });
         iterator = parts;
-        // A stream that goes silent for timeoutMs is cut, so a stalled server cannot hang a run.
-        state.arm();
+        // Headers may come before the model is loaded: the first-byte limit runs until the first
+        // part; then a stream that goes silent for timeoutMs is cut, so a stalled server cannot hang a run.
+        state.arm('firstByte');
         for await (const part of parts) {
-          state.arm();
+          state.arm('idle');
           const delta = part.message?.content;
           if (delta) { text += delta; yield { type: 'text', delta }; }
           if (part.message?.tool_calls?.length) calls.push(...part.message.tool_calls);
@@ -127,11 +151,12 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
       } catch (error) {
         throw classify(error, request, state);
       } finally {
-        state.disarm();
+        state.end();
         // A consumer that stops early must not leave the HTTP request running.
         if (!final) iterator?.abort();
       }
       if (request.signal?.aborted) throw providerAbortError(request.signal.reason);
+      if (state.timedOut) throw timeoutError(state.timedOut, ctxOf(request));
       const toolCalls = toToolCalls(request, calls);
       const response: ChatResponse = {
         message: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },

@@ -171,12 +171,12 @@ test('a model that is not pulled: final, and the hint says ollama pull', async (
 });
 
 test('timeout: a server that never answers fails with ORYX_E_LLM_TIMEOUT', async () => {
-  const s = await setup([{ hang: true }, { hang: true }], { timeoutMs: 150, maxRetries: 1 });
+  const s = await setup([{ hang: true }, { hang: true }], { firstByteTimeoutMs: 150, maxRetries: 1 });
   try {
     const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
     assert.is(r.error?.code, 'ORYX_E_LLM_TIMEOUT');
     assert.match(r.error!.message, s.server.url);
-    assert.match(r.error!.hint!, 'timeoutMs');
+    assert.match(r.error!.hint!, 'firstByteTimeoutMs');
     assert.is(s.server.requests.length, 2);
     assert.equal(s.attempts.map((a) => a.willRetry), [true, false]);
   } finally { await s.cleanup(); }

@@ -37,7 +37,10 @@ export interface OpenAISettings {
   baseURL?: string;
   defaultModel?: string;
   headers: Record<string, string>;
+  /** Idle limit: before the answer starts and between two stream chunks. */
   timeoutMs: number;
+  /** Cap on one whole call attempt. */
+  callTimeoutMs: number;
   retry: RetryPolicy;
 }
 
@@ -51,6 +54,7 @@ export function resolveSettings(options: OpenAIOptions, env: NodeJS.ProcessEnv):
     defaultModel: options.defaultModel,
     headers: options.headers ?? {},
     timeoutMs: options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs,
+    callTimeoutMs: options.callTimeoutMs ?? PROVIDER_CALL_DEFAULTS.callTimeoutMs,
     retry: retryPolicy(options),
   };
 }

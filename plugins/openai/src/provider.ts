@@ -7,6 +7,7 @@ import { ERROR_CODES, LLM_HINTS } from './errors.ts';
 import { fromCompletion, toRequestBody } from './mapping.ts';
 import type { OpenAISettings } from './options.ts';
 import { ChunkAssembler } from './stream.ts';
+import { callCap, providerCallCapError } from './call-cap.ts';
 
 type Sdk = typeof import('openai');
 interface Client { sdk: Sdk; client: OpenAI }
@@ -49,6 +50,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
   };
 
   const ctxOf = (request: ChatRequest, c: Client): ProviderCall => ({ provider: settings.name, model: request.model, url: c.client.baseURL });
+  const callCapError = (ctx: ProviderCall, cause?: unknown) => providerCallCapError(ctx, settings.callTimeoutMs, `openai({ ${named}callTimeoutMs })`, cause);
 
   const classify = (error: unknown, request: ChatRequest, c: Client): OryxError => {
     if (isOryxError(error)) return error;
@@ -82,11 +84,16 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
 
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const c = await connect(request.model);
+      // The SDK's timeout (timeoutMs) ends when the answer starts; the cap bounds the whole call.
+      const cap = callCap(settings.callTimeoutMs);
       let completion;
       try {
-        completion = await c.client.chat.completions.create(toRequestBody(request), { signal: request.signal });
+        completion = await c.client.chat.completions.create(toRequestBody(request), { signal: cap.with(request.signal) });
       } catch (error) {
+        if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
         throw classify(error, request, c);
+      } finally {
+        cap.clear();
       }
       const response = fromCompletion(request, completion);
       if (!response) throw providerBadResponseError(`an answer with no choices from ${c.client.baseURL}`, ctxOf(request, c), where);
@@ -101,7 +108,9 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       const idle = new AbortController();
       let idleTimer: NodeJS.Timeout | undefined;
       const rearm = () => { clearTimeout(idleTimer); idleTimer = setTimeout(() => idle.abort(), settings.timeoutMs); };
-      const signal = request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal;
+      // However steadily it streams, one call attempt ends at callTimeoutMs.
+      const cap = callCap(settings.callTimeoutMs);
+      const signal = cap.with(request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal);
       try {
         const stream = await c.client.chat.completions.create(
           { ...toRequestBody(request), stream: true, stream_options: { include_usage: true } },
@@ -114,13 +123,16 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
           if (delta) yield { type: 'text', delta };
         }
       } catch (error) {
+        if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
         if (idle.signal.aborted && !request.signal?.aborted) throw providerTimeoutError(error, ctxOf(request, c), where);
         throw classify(error, request, c);
       } finally {
         clearTimeout(idleTimer);
+        cap.clear();
       }
       // The SDK ends the iteration quietly on abort; the kernel must still see an abort or a timeout.
       if (request.signal?.aborted) throw providerAbortError(request.signal.reason);
+      if (cap.fired) throw callCapError(ctxOf(request, c));
       if (idle.signal.aborted) throw providerTimeoutError(undefined, ctxOf(request, c), where);
       if (!assembler.finished) {
         throw new OryxError('ORYX_E_LLM_CONNECTION',

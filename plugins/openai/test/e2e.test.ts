@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { openaiServer, completion, textStream } from './helpers/openai-server.ts';
+import { openaiServer, completion, chunk, textStream } from './helpers/openai-server.ts';
 
 const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -73,6 +73,30 @@ test('oryx run --stream prints tokens as they come', async () => {
     assert.is(r.code, 0, r.stderr);
     assert.is(r.stdout, 'Hello from the stream\n');
     assert.is(server.requests[0]!.body.stream, true);
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('oryx run --stream, the stream cut after tokens: the error says it was not retried, the session keeps the message', async () => {
+  const server = await openaiServer([{ sse: [chunk({ role: 'assistant', content: 'Half' })], cut: true }]);
+  const dir = await tempProject('openai-e2e-');
+  try {
+    await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url)
+      .replace("import openai from '@oryxos/plugin-openai';", "import openai from '@oryxos/plugin-openai';\nimport sqlite from '@oryxos/plugin-sqlite';")
+      .replace('  plugins: [', '  plugins: [\n    sqlite(),'));
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: [] } });
+    const r = await runOryx(['run', 'tell me everything', '--stream'], { cwd: dir });
+    assert.is(r.code, 1);
+    assert.is(r.stdout, 'Half');
+    assert.match(r.stderr, 'ORYX_E_LLM_CONNECTION');
+    assert.match(r.stderr, 'not retried');
+    assert.match(r.stderr, 'session keeps');
+    assert.is(server.requests.length, 1);
+    const sessions = JSON.parse((await runOryx(['sessions', '--json'], { cwd: dir })).stdout);
+    const shown = JSON.parse((await runOryx(['sessions', 'show', sessions.items[0].id, '--json'], { cwd: dir })).stdout);
+    assert.equal(shown.messages.map((m: any) => m.message.content), ['tell me everything']);
   } finally {
     await server.close();
     await rm(dir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { errorMessage, isOryxError, type Database, type SqlParams } from '@oryxos/kernel';
+import { isOryxError, type Database, type SqlParams } from '@oryxos/kernel';
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
+import { openFailure, sqlFailure } from './driver-errors.ts';
 import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
 import { fromDriverValue, toDriverParams } from './sql-values.ts';
@@ -128,7 +129,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
     return opened;
   } catch (error) {
     if (isOryxError(error)) throw error;
-    throw sqliteError('ORYX_E_SQLITE_OPEN', `Could not open the database ${shown}: ${errorMessage(error)}`, { cause: error });
+    throw openFailure(error, shown);
   }
 }
 
@@ -142,19 +143,6 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
  */
 export async function enableWal(db: OpenDatabase): Promise<void> {
   if (db.url.startsWith('file:')) await db.query('PRAGMA journal_mode = WAL');
-}
-
-/** Wraps a driver error in an OryxError that names the SQLite code and the statement. */
-export function sqlFailure(error: unknown, sql: string): Error {
-  if (isOryxError(error)) return error;
-  const e = error as { code?: string; extendedCode?: string };
-  const sqliteCode = e?.extendedCode ?? e?.code ?? 'UNKNOWN';
-  const statement = sql.replace(/\s+/g, ' ').trim().slice(0, 160);
-  const message = errorMessage(error).replace(/^SQLITE_[A-Z_]+: /, '');
-  const busy = /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode);
-  return sqliteError(busy ? 'ORYX_E_SQLITE_BUSY' : 'ORYX_E_SQLITE_QUERY', `${message} (${sqliteCode}) in: ${statement}`, {
-    cause: error, retryable: busy, data: { sqliteCode, sql: statement },
-  });
 }
 
 function closedError(url: string): Error {

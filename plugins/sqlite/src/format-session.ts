@@ -1,10 +1,11 @@
 import type { SessionInfo, StoredMessage } from '@oryxos/kernel';
+import type { DamagedMessage } from './session-store.ts';
 
 /**
  * A session as people read it: each message numbered, tool calls as `→ name(args) [id]`,
  * tool results with their call id and ok/error, long text cut unless `full`.
  */
-export function formatSession(info: SessionInfo, messages: StoredMessage[], options: { full?: boolean; maxChars?: number } = {}): string {
+export function formatSession(info: SessionInfo, messages: (StoredMessage | DamagedMessage)[], options: { full?: boolean; maxChars?: number } = {}): string {
   const max = options.full ? Infinity : options.maxChars ?? 2000;
   const cut = (text: string) => (text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters; --full shows all)` : text);
   const indent = (text: string) => text.split('\n').map((l) => `    ${l}`).join('\n');
@@ -15,8 +16,14 @@ export function formatSession(info: SessionInfo, messages: StoredMessage[], opti
     `created ${info.createdAt}  updated ${info.updatedAt}  ${info.messageCount} message(s)`,
   ];
   if (messages.length && messages[0]!.seq > 1) lines.push(`(${messages[0]!.seq - 1} earlier message(s) not shown)`);
-  for (const { seq, message, createdAt } of messages) {
+  const damaged = messages.filter((m) => 'damaged' in m).length;
+  for (const entry of messages) {
     lines.push('');
+    if ('damaged' in entry) {
+      lines.push(`#${entry.seq} ✗ UNREADABLE: ${entry.damaged.message}`);
+      continue;
+    }
+    const { seq, message, createdAt } = entry;
     const time = createdAt.slice(11, 19);
     if (message.role === 'tool') {
       lines.push(`#${seq} tool ${message.name} [${message.toolCallId}] ${message.isError ? 'error' : 'ok'} · ${time}`);
@@ -29,5 +36,6 @@ export function formatSession(info: SessionInfo, messages: StoredMessage[], opti
       for (const call of message.toolCalls ?? []) lines.push(`    → ${call.name}(${cut(call.argsError ?? JSON.stringify(call.args))}) [${call.id}]`);
     }
   }
+  if (damaged) lines.push('', `${damaged} message(s) cannot be read; \`oryx sessions repair ${info.id}\` moves them to the messages_quarantine table so the session works again.`);
   return lines.join('\n');
 }

@@ -6,10 +6,11 @@
  * import sqlite from '@oryxos/plugin-sqlite';
  * export default defineConfig({ plugins: [sqlite()] });
  */
-export { default, default as sqlite, PLUGIN_VERSION } from './plugin.ts';
+export { default, default as sqlite, PLUGIN_VERSION, type SqliteDatabaseService } from './plugin.ts';
 export { ERROR_CODES, type SqliteErrorCode } from './errors.ts';
 export { resolveOptions, DEFAULT_URL, type SqliteOptions } from './options.ts';
 export { openDatabase, enableWal, type OpenDatabase, type OpenOptions } from './database.ts';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion, type Migration } from './migrations.ts';
-export { SqliteSessionStore, type SqliteSessionStoreOptions } from './session-store.ts';
+export { SqliteSessionStore, type SqliteSessionStoreOptions, type DamagedMessage } from './session-store.ts';
+export { checkIntegrity, type IntegrityReport, type IntegrityProblem } from './integrity.ts';
 export { resolveTarget, displayUrl, type DatabaseTarget } from './url.ts';

@@ -1,21 +1,23 @@
-import type { Message, SqlValue, StoredMessage, ToolCall } from '@oryxos/kernel';
+import { errorMessage, type Message, type OryxError, type SqlValue, type StoredMessage, type ToolCall } from '@oryxos/kernel';
+import { sqliteError } from './errors.ts';
 
-/** A `messages` row as the store reads it. */
+/** A `messages` row as the store reads it; a damaged row may hold anything in any column. */
 export interface MessageRow {
   seq: number;
-  role: string;
-  content: string;
-  tool_calls: string | null;
-  tool_call_id: string | null;
-  name: string | null;
-  is_error: number | null;
-  extra: string | null;
-  created_at: string;
+  role: unknown;
+  content: unknown;
+  tool_calls: unknown;
+  tool_call_id: unknown;
+  name: unknown;
+  is_error: unknown;
+  extra: unknown;
+  created_at: unknown;
 }
 
 export const MESSAGE_COLUMNS = 'seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at';
 
 const KNOWN = new Set(['role', 'content', 'toolCalls', 'toolCallId', 'name', 'isError']);
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
 /**
  * The column values of a message. Fields the schema has no column for (a provider's extras)
@@ -36,13 +38,77 @@ export function encodeMessage(message: Message): { role: string; content: string
   };
 }
 
-/** The message of a row, with only the fields that were set when it was appended. */
-export function decodeMessage(row: MessageRow): StoredMessage {
-  const message: Record<string, unknown> = { role: row.role, content: row.content };
-  if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls);
-  if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
-  if (row.name !== null) message.name = row.name;
-  if (row.is_error !== null) message.isError = Number(row.is_error) === 1;
-  if (row.extra !== null) Object.assign(message, JSON.parse(row.extra));
-  return { seq: Number(row.seq), message: message as unknown as Message, createdAt: row.created_at };
+/** Why a column of a stored message cannot be read. */
+class Damage extends Error {
+  constructor(readonly column: string, reason: string) { super(`${column} ${reason}`); }
+}
+
+/**
+ * The message of a row, with only the fields that were set when it was appended. A row that
+ * does not hold a message (bad JSON, a wrong type: a damaged file, a hand edit) throws
+ * ORYX_E_SQLITE_CORRUPT_ROW naming the session, the message's seq and the column.
+ */
+export function decodeMessage(row: MessageRow, sessionId: string): StoredMessage {
+  try {
+    return decodeRow(row);
+  } catch (error) {
+    throw corruptRowError(sessionId, row.seq, error);
+  }
+}
+
+/** Like {@link decodeMessage}, but a damaged row comes back as what is wrong with it. */
+export function tryDecodeMessage(row: MessageRow, sessionId: string): StoredMessage | OryxError {
+  try {
+    return decodeRow(row);
+  } catch (error) {
+    return corruptRowError(sessionId, row.seq, error);
+  }
+}
+
+function corruptRowError(sessionId: string, seq: number, error: unknown): OryxError {
+  const column = error instanceof Damage ? error.column : undefined;
+  return sqliteError('ORYX_E_SQLITE_CORRUPT_ROW', `Message #${seq} of session "${sessionId}" cannot be read: ${errorMessage(error)}`, {
+    cause: error,
+    hint: `Run \`oryx sessions repair ${sessionId}\`: it moves the unreadable message(s) to the messages_quarantine table (nothing is deleted) and the session works again.`,
+    data: { sessionId, seq: Number(seq), ...(column ? { column } : {}) },
+  });
+}
+
+function decodeRow(row: MessageRow): StoredMessage {
+  const role = text(row.role, 'role');
+  if (!ROLES.has(role)) throw new Damage('role', `is ${JSON.stringify(role)}, not system, user, assistant or tool`);
+  const message: Record<string, unknown> = { role, content: text(row.content, 'content') };
+  if (row.tool_calls !== null) message.toolCalls = toolCalls(json(row.tool_calls, 'tool_calls'));
+  if (row.tool_call_id !== null) message.toolCallId = text(row.tool_call_id, 'tool_call_id');
+  if (row.name !== null) message.name = text(row.name, 'name');
+  if (row.is_error !== null) {
+    if (typeof row.is_error !== 'number' && typeof row.is_error !== 'bigint') throw new Damage('is_error', 'is not 0 or 1');
+    message.isError = Number(row.is_error) === 1;
+  }
+  if (row.extra !== null) {
+    const extra = json(row.extra, 'extra');
+    if (!extra || typeof extra !== 'object' || Array.isArray(extra)) throw new Damage('extra', 'is not a JSON object');
+    Object.assign(message, extra);
+  }
+  return { seq: Number(row.seq), message: message as unknown as Message, createdAt: text(row.created_at, 'created_at') };
+}
+
+function text(value: unknown, column: string): string {
+  if (typeof value === 'string') return value;
+  throw new Damage(column, value instanceof Uint8Array ? `holds ${value.length} bytes that are not text` : `is ${value === null ? 'NULL' : typeof value}, not text`);
+}
+
+function json(value: unknown, column: string): unknown {
+  const raw = text(value, column);
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new Damage(column, `is not valid JSON (${errorMessage(error)})`);
+  }
+}
+
+function toolCalls(value: unknown): ToolCall[] {
+  const ok = Array.isArray(value) && value.every((c) => c && typeof c === 'object' && typeof c.id === 'string' && typeof c.name === 'string');
+  if (!ok) throw new Damage('tool_calls', 'is not a list of tool calls with an id and a name');
+  return value as ToolCall[];
 }

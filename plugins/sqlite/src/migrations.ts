@@ -162,6 +162,42 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       )`,
     ],
   },
+  {
+    version: 4,
+    name: 'exact-text-and-quarantine',
+    statements: [
+      // Strings TEXT cannot hold exactly are now stored as tagged BLOBs (see sql-values.ts).
+      // Older rows kept a NUL's bytes but every read stopped at it: rewrite those, so the text
+      // after the NUL reads back again. Only columns of user, model or tool content.
+      ...[
+        ['messages', 'content'], ['messages', 'tool_call_id'], ['messages', 'name'], ['sessions', 'title'],
+        ['tool_invocations', 'input'], ['tool_invocations', 'output'], ['tool_invocations', 'denied_reason'], ['llm_calls', 'error'],
+        ['scheduled_tasks', 'message'], ['task_executions', 'answer'], ['task_executions', 'error'],
+      ].map(([table, column]) => `UPDATE ${table} SET ${column} = CAST('oryx:s:' || json_quote(${column}) AS BLOB)
+        WHERE typeof(${column}) = 'text' AND instr(CAST(${column} AS BLOB), x'00') > 0`),
+      // Messages `oryx sessions repair` took out of a session because they could not be read:
+      // kept byte for byte, never deleted.
+      `CREATE TABLE messages_quarantine (
+        id INTEGER PRIMARY KEY,
+        message_id INTEGER,
+        session_id TEXT,
+        seq INTEGER,
+        role,
+        content,
+        tool_calls,
+        tool_call_id,
+        name,
+        is_error,
+        extra,
+        created_at,
+        reason TEXT NOT NULL,
+        quarantined_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX messages_quarantine_by_session ON messages_quarantine (session_id, seq)',
+      // Who asked the lease holder to stop its run (`oryx sessions delete --force`).
+      'ALTER TABLE session_leases ADD COLUMN cancel_requested_by TEXT',
+    ],
+  },
 ]);
 
 /** The newest schema version this code knows. */

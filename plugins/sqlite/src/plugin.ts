@@ -1,12 +1,25 @@
 import { STAGE, type Database, type Kernel, type Plugin } from '@oryxos/kernel';
 import { enableWal, openDatabase, type OpenDatabase } from './database.ts';
 import { sqliteError } from './errors.ts';
+import { checkIntegrity, type IntegrityReport } from './integrity.ts';
 import { assertKnownVersion, migrate, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import { resolveTarget } from './url.ts';
 
 export const PLUGIN_VERSION = '0.1.0';
+
+/**
+ * The `database` service this plugin provides: the kernel's `Database`, plus `check()`, SQLite's
+ * own consistency check (for `oryx doctor`).
+ *
+ * @example
+ * const db = kernel.service('database') as SqliteDatabaseService;
+ * const report = await db.check(); // { ok, check: 'quick_check', problems: [{ object: 'index …', detail }] }
+ */
+export interface SqliteDatabaseService extends Database {
+  check(options?: { full?: boolean; maxProblems?: number }): Promise<IntegrityReport>;
+}
 
 /**
  * Durable sessions and the shared SQL database. Provides the `sessions` and `database`
@@ -34,13 +47,18 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       };
       const store = new SqliteSessionStore(current, {
         leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log,
+        onCancelRequested(sessionId, by) {
+          kernel.log.warn(`sqlite: ${by} is deleting session ${sessionId}; aborting its run in this process`);
+          void kernel.runs.abortSession(sessionId, 'session-deleted');
+        },
       });
       // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
-      const service: Database = {
+      const service: SqliteDatabaseService = {
         get url() { return current().url; },
         execute: (sql, params) => current().execute(sql, params),
         query: (sql, params) => current().query(sql, params),
         transaction: (fn) => current().transaction(fn),
+        check: (checkOptions) => checkIntegrity(current(), checkOptions),
       };
       kernel.provide('sessions', store);
       kernel.provide('database', service);

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isOryxError, type Database, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type StoredMessage } from '@oryxos/kernel';
+import { isOryxError, type Database, type OryxError, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type StoredMessage } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 import { SessionLeases } from './leases.ts';
-import { MESSAGE_COLUMNS, decodeMessage, encodeMessage, type MessageRow } from './message-codec.ts';
+import { MESSAGE_COLUMNS, decodeMessage, encodeMessage, tryDecodeMessage, type MessageRow } from './message-codec.ts';
 
 interface SessionRow {
   id: string;
   agent: string;
-  title: string;
+  title: unknown;
   created_at: string;
   updated_at: string;
   message_count: number;
@@ -16,11 +16,23 @@ interface SessionRow {
 
 const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count';
 
+/** A stored message that cannot be read, in its place in {@link SqliteSessionStore.scan}. */
+export interface DamagedMessage {
+  seq: number;
+  /** ORYX_E_SQLITE_CORRUPT_ROW, naming the session, the seq and the column. */
+  damaged: OryxError;
+}
+
 export interface SqliteSessionStoreOptions {
   leaseMs?: number;
   lockTimeoutMs?: number;
   appendRetries?: number;
   log?: Logger;
+  /**
+   * Called when another process asks to stop this process's run on a session (it is deleting
+   * it with `force`); the plugin aborts the session's runs here.
+   */
+  onCancelRequested?(sessionId: string, by: string): void;
 }
 
 /**
@@ -42,7 +54,9 @@ export class SqliteSessionStore implements SessionStore {
   constructor(private readonly db: () => Database, options: SqliteSessionStoreOptions = {}) {
     const log = options.log ?? { debug() {}, info() {}, warn() {} };
     this.appendRetries = options.appendRetries ?? 5;
-    this.leases = new SessionLeases(db, { leaseMs: options.leaseMs ?? 30_000, lockTimeoutMs: options.lockTimeoutMs ?? 120_000 }, log);
+    this.leases = new SessionLeases(db, {
+      leaseMs: options.leaseMs ?? 30_000, lockTimeoutMs: options.lockTimeoutMs ?? 120_000, onCancelRequested: options.onCancelRequested,
+    }, log);
   }
 
   async create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo> {
@@ -89,14 +103,27 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async messages(id: string, query: { limit?: number } = {}): Promise<StoredMessage[]> {
-    if (query.limit === undefined) {
-      const rows = await this.db().query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`, [id]);
-      return rows.map(decodeMessage);
-    }
-    if (query.limit <= 0) return [];
+    return (await this.rows(id, query.limit)).map((row) => decodeMessage(row, id));
+  }
+
+  /**
+   * Like {@link messages}, but a message that cannot be read (ORYX_E_SQLITE_CORRUPT_ROW) is in
+   * its place as `{ seq, damaged }` instead of failing the whole read: what `oryx sessions
+   * show` prints.
+   */
+  async scan(id: string, query: { limit?: number } = {}): Promise<(StoredMessage | DamagedMessage)[]> {
+    return (await this.rows(id, query.limit)).map((row) => {
+      const decoded = tryDecodeMessage(row, id);
+      return isOryxError(decoded) ? { seq: Number(row.seq), damaged: decoded } : decoded;
+    });
+  }
+
+  private async rows(id: string, limit?: number): Promise<MessageRow[]> {
+    if (limit === undefined) return this.db().query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`, [id]);
+    if (limit <= 0) return [];
     const rows = await this.db().query<MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?`, [id, Math.floor(query.limit)]);
-    return rows.reverse().map(decodeMessage);
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?`, [id, Math.floor(limit)]);
+    return rows.reverse();
   }
 
   /** From the `turns`-th last user message on (everything when there are fewer turns). */
@@ -108,7 +135,7 @@ export class SqliteSessionStore implements SessionStore {
     );
     const rows = await this.db().query<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq`, [id, start ? Number(start.seq) : 0]);
-    return rows.map(decodeMessage);
+    return rows.map((row) => decodeMessage(row, id));
   }
 
   /**
@@ -118,7 +145,7 @@ export class SqliteSessionStore implements SessionStore {
   async append(id: string, messages: Message[]): Promise<void> {
     if (messages.length === 0) return;
     const encoded = messages.map(encodeMessage);
-    const title = messages.find((m) => m.role === 'user')?.content.slice(0, 80) ?? '';
+    const title = titleOf(messages.find((m) => m.role === 'user')?.content ?? '');
     for (let attempt = 0; ; attempt++) {
       try {
         await this.db().transaction(async (tx) => {
@@ -155,13 +182,60 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  async delete(id: string): Promise<boolean> {
-    return this.db().transaction(async (tx) => {
-      await tx.execute('DELETE FROM messages WHERE session_id = ?', [id]);
-      await tx.execute('DELETE FROM session_leases WHERE session_id = ?', [id]);
-      const r = await tx.execute('DELETE FROM sessions WHERE id = ?', [id]);
-      return r.rowsAffected > 0;
-    });
+  /**
+   * Deletes a session, its messages and its lease, holding the lease while it does. While a
+   * live process runs the session (its lease) this fails at once with
+   * ORYX_E_SQLITE_SESSION_BUSY naming that process; with `force` that process is asked to
+   * abort its run (it sees the request when it next renews the lease, within leaseMs/3) and
+   * the delete waits for the lease (up to lockTimeoutMs). Runs of this process are the
+   * caller's to abort first (`kernel.runs.abortSession`).
+   */
+  async delete(id: string, options: { force?: boolean; signal?: AbortSignal } = {}): Promise<boolean> {
+    const release = await this.leases.acquire(id, options.signal, { wait: !!options.force, requestCancel: !!options.force });
+    try {
+      return await this.db().transaction(async (tx) => {
+        await tx.execute('DELETE FROM messages WHERE session_id = ?', [id]);
+        await tx.execute('DELETE FROM session_leases WHERE session_id = ?', [id]);
+        const r = await tx.execute('DELETE FROM sessions WHERE id = ?', [id]);
+        return r.rowsAffected > 0;
+      });
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Moves the messages of a session that cannot be read (ORYX_E_SQLITE_CORRUPT_ROW) to the
+   * `messages_quarantine` table, byte for byte with the reason, so the session can be shown
+   * and run again. Nothing is deleted. Holds the session's lease while it works.
+   */
+  async repair(id: string, signal?: AbortSignal): Promise<{ quarantined: { seq: number; reason: string }[]; kept: number }> {
+    const release = await this.lock(id, signal);
+    try {
+      return await this.db().transaction(async (tx) => {
+        const rows = await tx.query<MessageRow & { id: number }>(`SELECT id, ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY seq`, [id]);
+        const now = new Date().toISOString();
+        const quarantined: { seq: number; reason: string }[] = [];
+        for (const row of rows) {
+          const decoded = tryDecodeMessage(row, id);
+          if (!isOryxError(decoded)) continue;
+          // Copied in SQL, so the bytes are kept exactly as they were, whatever they are.
+          await tx.execute(
+            `INSERT INTO messages_quarantine (message_id, session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at, reason, quarantined_at)
+             SELECT id, session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at, ?, ? FROM messages WHERE id = ?`,
+            [decoded.message, now, row.id],
+          );
+          await tx.execute('DELETE FROM messages WHERE id = ?', [row.id]);
+          quarantined.push({ seq: Number(row.seq), reason: decoded.message });
+        }
+        if (quarantined.length) {
+          await tx.execute('UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?) WHERE id = ?', [id, id]);
+        }
+        return { quarantined, kept: rows.length - quarantined.length };
+      });
+    } finally {
+      await release();
+    }
   }
 
   /** Exclusive across processes (a lease row); honours the signal while it waits. */
@@ -184,9 +258,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
+/** The first 80 characters, never half of a surrogate pair. */
+function titleOf(content: string): string {
+  const title = content.slice(0, 80);
+  return /[\uD800-\uDBFF]$/.test(title) ? title.slice(0, -1) : title;
+}
+
 function toInfo(row: SessionRow): SessionInfo {
   return {
-    id: row.id, agent: row.agent, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: Number(row.message_count),
+    id: row.id, agent: row.agent, title: typeof row.title === 'string' ? row.title : '(unreadable title)', createdAt: row.created_at, updatedAt: row.updated_at, messageCount: Number(row.message_count),
   };
 }
 
@@ -199,8 +279,8 @@ function decodeCursor(cursor: string): [string, string] {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') return [value[0], value[1]];
   } catch { /* fall through */ }
-  throw sqliteError('ORYX_E_SQLITE_QUERY', 'The session list cursor is not one this store returned', {
-    hint: 'Pass the nextCursor of a previous page unchanged, or omit the cursor to start from the newest session.',
+  throw sqliteError('ORYX_E_SQLITE_BAD_CURSOR', `The cursor ${JSON.stringify(cursor.length > 60 ? `${cursor.slice(0, 60)}…` : cursor)} is not one this store returned`, {
+    data: { field: 'cursor' },
   });
 }
 

@@ -79,7 +79,7 @@ for (const driver of DRIVERS) {
       assert.is(page3.nextCursor, undefined);
       assert.equal((await s.store.list({ agent: 'b' })).items.map((i) => i.id), ['s3', 's1']);
       const bad = await rejection(() => s.store.list({ cursor: 'garbage' }));
-      assert.is(bad.code, 'ORYX_E_SQLITE_QUERY');
+      assert.is(bad.code, 'ORYX_E_SQLITE_BAD_CURSOR');
 
       assert.is(await s.store.delete('s2'), true);
       assert.is(await s.store.delete('s2'), false);

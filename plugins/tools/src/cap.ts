@@ -1,3 +1,5 @@
+import { binaryType } from './sniff.ts';
+
 /**
  * Keeps the first bytes of a stream and counts all of them, so a result can show a prefix
  * and still report the full length.
@@ -21,6 +23,11 @@ export class Capture {
     this.kept += part.length;
   }
 
+  /** The media type when the kept bytes are binary, else undefined. */
+  binaryType(): string | undefined {
+    return binaryType(Buffer.concat(this.chunks));
+  }
+
   /** The kept text, cut to `maxChars`, and whether anything was left out. */
   text(): { text: string; cut: boolean } {
     let text = Buffer.concat(this.chunks).toString('utf8');
@@ -37,9 +44,14 @@ export function capText(text: string, max: number): { text: string; cut: boolean
   return text.length > max ? { text: text.slice(0, max), cut: true } : { text, cut: false };
 }
 
-/** `--- stdout (1234 bytes; first 20000 characters shown) ---` and the text. */
+/**
+ * `--- stdout (1234 bytes; first 20000 characters shown) ---` and the text; binary output
+ * (see {@link binaryType}) as `--- stdout (binary, 1234 bytes, image/png: not shown) ---`.
+ */
 export function section(label: string, capture: Capture): string {
   if (capture.total === 0) return `--- ${label} (empty) ---`;
+  const binary = capture.binaryType();
+  if (binary) return `--- ${label} (binary, ${capture.total} bytes, ${binary}: not shown) ---`;
   const { text, cut } = capture.text();
   const size = `${capture.total} bytes`;
   return `--- ${label} (${cut ? `${size}; only the first ${text.length} characters are shown` : size}) ---\n${text}`;

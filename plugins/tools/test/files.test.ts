@@ -61,16 +61,19 @@ test('read_file refuses a named pipe without blocking on it', async () => {
 test('read_file refuses folders, binary files and missing files with error results', async () => {
   await mkdir(p('folder'));
   await writeFile(p('bin.dat'), Buffer.from([1, 2, 0, 3]));
+  await writeFile(p('doc.pdf'), '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n');
   await writeFile(p('empty.txt'), '');
-  const [folder, bin, missing, empty] = await run(dir, [
+  const [folder, bin, missing, empty, pdf] = await run(dir, [
     { name: 'read_file', args: { path: 'folder' } },
     { name: 'read_file', args: { path: 'bin.dat' } },
     { name: 'read_file', args: { path: 'nope.txt' } },
     { name: 'read_file', args: { path: 'empty.txt' } },
+    { name: 'read_file', args: { path: 'doc.pdf' } },
   ]);
-  assert.equal([folder!.status, bin!.status, missing!.status, empty!.status], ['error', 'error', 'error', 'ok']);
+  assert.equal([folder!.status, bin!.status, missing!.status, empty!.status, pdf!.status], ['error', 'error', 'error', 'ok', 'error']);
   assert.match(folder!.content, /folder is a folder; use list_dir/);
-  assert.match(bin!.content, /bin\.dat looks binary \(4 bytes\)/);
+  assert.match(bin!.content, /bin\.dat is binary \(4 bytes, application\/octet-stream\)/);
+  assert.match(pdf!.content, /doc\.pdf is binary \(\d+ bytes, application\/pdf\)/, 'a PDF by its signature, though it has no NUL');
   assert.match(missing!.content, /nope\.txt does not exist/);
   assert.is(empty!.content, '(empty.txt is empty)');
 });

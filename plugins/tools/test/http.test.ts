@@ -123,6 +123,12 @@ test('a binary body is described, not dumped', async () => {
   assert.match(r.content, /--- body \(7 bytes, image\/png: not text, not shown\) ---$/);
 });
 
+test('a binary body labelled as text (or not labelled) is reported as binary too', async () => {
+  const s = await serve((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(Buffer.from([0x1f, 0x8b, 8, 0, 0xff])); });
+  const r = await one(dir, get(`${s.url}/gz`), allow(s.url));
+  assert.match(r.content, /--- body \(binary, 5 bytes, application\/gzip though labelled text\/plain: not shown\) ---$/);
+});
+
 test('refused requests: Host header, GET with a body, bad URL, nothing listening', async () => {
   const s = await serve((_req, res) => { res.end('x'); });
   const host = await one(dir, get(`${s.url}/`, { headers: { Host: 'other.test' } }), allow(s.url));

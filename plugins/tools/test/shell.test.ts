@@ -54,6 +54,16 @@ test('exit 0: stdout and stderr with their lengths', async () => {
   ].join('\n'));
 });
 
+test('binary output is reported by size and type, not decoded into mangled text', async () => {
+  await writeFile(path.join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0xff, 0xfe]));
+  const file = await script('bin.sh', `cat "${path.join(dir, 'logo.png')}"; printf 'a\\000b' >&2`);
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, allow(file));
+  assert.is(r.status, 'ok');
+  assert.match(r.content, '--- stdout (binary, 14 bytes, image/png: not shown) ---');
+  assert.match(r.content, '--- stderr (binary, 3 bytes, application/octet-stream: not shown) ---');
+  assert.not.match(r.content, '\uFFFD');
+});
+
 test('a non-zero exit is a normal result the model sees, marked as an error', async () => {
   const file = await script('fail.sh', 'echo partial; exit 3');
   const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, allow(file));

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, OryxError, type AgentDefinition, type RunEvent, type RunResult } from '@oryxos/kernel';
+import { DEFAULT_SETTINGS, OryxError, isOryxError, type AgentDefinition, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
 import type { Context } from 'hono';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
@@ -8,12 +8,15 @@ import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
 import { requestIdOf } from './request-log.ts';
 import {
-  AgentList, CreateSessionBody, ErrorResponse, Health, Info, ListSessionsQuery, MemoryResponse, PostMessageBody,
+  AgentList, CreateSessionBody, DeleteSessionQuery, ErrorResponse, Health, Info, ListSessionsQuery, MemoryResponse, PostMessageBody,
   RunResponse, Session, SessionPage, SessionQuery, SessionWithMessages, ToolList, ToolsQuery,
 } from './schemas.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
+
+/** The sqlite store's delete takes `force` (stop another process's run first); others ignore it. */
+type SessionStoreWithForce = Omit<SessionStore, 'delete'> & { delete(id: string, options?: { force?: boolean }): Promise<boolean> };
 
 /** The ten core endpoints: health, info, agents, memory, tools and sessions with runs. */
 export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
@@ -109,7 +112,19 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     method: 'get', path: '/api/sessions', tag: 'sessions', query: ListSessionsQuery,
     summary: 'Sessions, most recently updated first, paged: pass nextCursor back as cursor for the next page.',
     responses: { 200: { description: 'One page of sessions', schema: SessionPage }, 400: err('Bad query parameter'), 401: err('Missing or wrong token') },
-  }, async (c, { query }) => c.json(await sessions().list({ agent: query.agent, limit: query.limit ?? 50, cursor: query.cursor })));
+  }, async (c, { query }) => {
+    try {
+      return c.json(await sessions().list({ agent: query.agent, limit: query.limit ?? 50, cursor: query.cursor }));
+    } catch (error) {
+      // A cursor the store cannot read is the client's to fix, whatever store says so.
+      if (query.cursor && isOryxError(error) && error.data?.field === 'cursor') {
+        throw webError('ORYX_E_WEB_BAD_REQUEST', `query parameter cursor: ${error.message}`, {
+          field: 'cursor', cause: error, hint: 'Pass the nextCursor of a previous page unchanged, or omit cursor to start from the newest session.',
+        });
+      }
+      throw error;
+    }
+  });
 
   routes.add({
     method: 'get', path: '/api/sessions/:id', tag: 'sessions', query: SessionQuery,
@@ -126,13 +141,22 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   });
 
   routes.add({
-    method: 'delete', path: '/api/sessions/:id', tag: 'sessions',
+    method: 'delete', path: '/api/sessions/:id', tag: 'sessions', query: DeleteSessionQuery,
     params: { id: 'Session id' },
-    summary: 'Deletes a session and its messages.',
-    responses: { 204: { description: 'Deleted' }, 401: err('Missing or wrong token'), 404: err('Unknown session') },
-  }, async (c) => {
-    const id = c.req.param('id')!;
-    if (!(await sessions().delete(id))) await mustGetSession(ctx, id);
+    summary: 'Deletes a session and its messages; a run of it in this server is aborted first.',
+    description: 'Runs of the session in this server (running or queued) are aborted and their clients answered 410 '
+      + 'ORYX_E_WEB_SESSION_DELETED; then the session is deleted. While another process runs it the answer is 409 '
+      + 'ORYX_E_SQLITE_SESSION_BUSY naming that process, unless force=true: that process is asked to abort its run, '
+      + 'and the delete waits for it.',
+    responses: {
+      204: { description: 'Deleted' }, 400: err('Bad query parameter'), 401: err('Missing or wrong token'), 404: err('Unknown session'),
+      409: err('Another process is running the session (without force=true)'),
+    },
+  }, async (c, { query }) => {
+    const session = await mustGetSession(ctx, c.req.param('id')!);
+    runner.abortSession(session.id);
+    await kernel.runs.abortSession(session.id, 'session-deleted');
+    await (sessions() as SessionStoreWithForce).delete(session.id, { force: query.force === 'true' });
     return c.body(null, 204);
   });
 

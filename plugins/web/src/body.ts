@@ -23,8 +23,15 @@ export async function readBody(request: Request, limit: number): Promise<string>
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    return UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    // Decoding it anyway would replace the bad bytes with U+FFFD and store mangled text.
+    throw webError('ORYX_E_WEB_BAD_JSON', 'The request body is not valid UTF-8', { hint: 'Send the JSON body encoded as UTF-8.' });
+  }
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 function tooLarge(size: number, limit: number, streamed = false) {
   const what = streamed ? `over ${limit} bytes` : `${size} bytes`;

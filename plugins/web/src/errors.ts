@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   ORYX_E_WEB_NO_MEMORY: 'Enable the memory plugin (memory() from @oryxos/plugin-memory) in oryx.config.ts.',
   ORYX_E_WEB_TIMEOUT: 'The run took longer than invokeTimeoutMs and was aborted; raise it in web() or ask for less per message.',
   ORYX_E_WEB_SHUTTING_DOWN: 'The server is shutting down; retry against another instance or after it restarts.',
+  ORYX_E_WEB_SESSION_DELETED: 'The session was deleted (DELETE /api/sessions/:id) while this run was going on; start a new session to go on.',
   ORYX_E_WEB_INTERNAL: 'An unexpected server error; the log line with the same request id has the details.',
 } as const;
 
@@ -39,6 +40,7 @@ const STATUS: Record<WebErrorCode, number> = {
   ORYX_E_WEB_NO_MEMORY: 404,
   ORYX_E_WEB_TIMEOUT: 504,
   ORYX_E_WEB_SHUTTING_DOWN: 503,
+  ORYX_E_WEB_SESSION_DELETED: 410,
   ORYX_E_WEB_INTERNAL: 500,
 };
 
@@ -49,6 +51,19 @@ const KERNEL_STATUS: Record<string, number> = {
   ORYX_E_LLM_FAILED: 502,
   // nginx's "client closed request": nobody reads it, but the log line says what happened.
   ORYX_E_RUN_ABORTED: 499,
+};
+
+/**
+ * Session store codes that are not server failures: another process runs the session (409),
+ * the session went away under a run (410), the database is locked for now (503) or full (507).
+ */
+const STORE_STATUS: Record<string, number> = {
+  ORYX_E_SQLITE_SESSION_BUSY: 409,
+  ORYX_E_SQLITE_SESSION_EXISTS: 409,
+  ORYX_E_SQLITE_SESSION_NOT_FOUND: 410,
+  ORYX_E_SQLITE_BAD_CURSOR: 400,
+  ORYX_E_SQLITE_BUSY: 503,
+  ORYX_E_SQLITE_FULL: 507,
 };
 
 /** Creates an OryxError carrying a web code, with the table's hint unless one is given. */
@@ -62,7 +77,7 @@ export function webError(code: WebErrorCode, message: string, options: { hint?: 
 
 /** The HTTP status an error answers with. */
 export function statusOf(error: OryxError): number {
-  return STATUS[error.code as WebErrorCode] ?? KERNEL_STATUS[error.code] ?? (error.code.startsWith('ORYX_E_LLM') ? 502 : 500);
+  return STATUS[error.code as WebErrorCode] ?? KERNEL_STATUS[error.code] ?? STORE_STATUS[error.code] ?? (error.code.startsWith('ORYX_E_LLM') ? 502 : 500);
 }
 
 /** The JSON error body: `{error: {code, message, hint}}`; `hint` is always present. */
@@ -78,7 +93,7 @@ export function asOryxError(error: unknown): OryxError {
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'authentication_error', 404: 'invalid_request_error', 409: 'invalid_request_error',
-  413: 'invalid_request_error', 502: 'api_error', 503: 'api_error', 504: 'timeout_error',
+  410: 'invalid_request_error', 413: 'invalid_request_error', 502: 'api_error', 503: 'api_error', 504: 'timeout_error',
 };
 
 /**

@@ -7,7 +7,8 @@ export type OpenApiDocument = Record<string, any>;
 /** JSON Schema of an arktype type, without the `$schema` key (OpenAPI 3.1 schemas are 2020-12). */
 export function jsonSchemaOf(t: type.Any, side: 'in' | 'out' = 'out'): Record<string, unknown> {
   const source = side === 'in' ? (t as unknown as { in: type.Any }).in : t;
-  const { $schema: _drop, ...schema } = source.toJsonSchema() as Record<string, unknown>;
+  // A predicate (message text has no NUL) has no JSON Schema form: the document keeps its base.
+  const { $schema: _drop, ...schema } = source.toJsonSchema({ fallback: { predicate: (ctx) => ctx.base } }) as Record<string, unknown>;
   return schema;
 }
 

@@ -7,6 +7,9 @@ export function abortedError(cause: AbortCause, timeoutMs: number): OryxError {
   if (cause === 'timeout') {
     return webError('ORYX_E_WEB_TIMEOUT', `The run took longer than ${timeoutMs} ms and was aborted; the session keeps every message committed before that`);
   }
+  if (cause === 'deleted') {
+    return webError('ORYX_E_WEB_SESSION_DELETED', 'The session was deleted while this run was going on, so the run was aborted');
+  }
   if (cause === 'shutdown') return webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server shut down before the run finished; the session keeps every message committed before that');
   return new OryxError('ORYX_E_RUN_ABORTED', 'The client went away, so the run was aborted', {
     hint: 'The session keeps every step committed before the abort.',

@@ -2,7 +2,7 @@ import { type AgentService, type Kernel, type Message, type RunEvent, type RunRe
 import { webError } from './errors.ts';
 
 /** Why a run was aborted by the web channel. */
-export type AbortCause = 'timeout' | 'disconnect' | 'shutdown';
+export type AbortCause = 'timeout' | 'disconnect' | 'shutdown' | 'deleted';
 
 export interface InvokeInput {
   agent: string;
@@ -26,7 +26,7 @@ export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
 export class Runner {
   readonly service: AgentService;
   private readonly creating = new Map<string, Promise<SessionInfo>>();
-  private readonly active = new Set<{ controller: AbortController }>();
+  private readonly active = new Set<{ controller: AbortController; session: string }>();
   private idle?: () => void;
   closing = false;
 
@@ -47,7 +47,7 @@ export class Runner {
       agent: input.agent, session: input.session, message: input.message, stream: input.stream,
       signal: controller.signal, onEvent: input.onEvent,
     });
-    const entry = { controller };
+    const entry = { controller, session: input.session };
     this.active.add(entry);
     try {
       const result = await work;
@@ -92,6 +92,16 @@ export class Runner {
     } finally {
       this.creating.delete(id);
     }
+  }
+
+  /**
+   * Aborts this channel's runs on a session (running or queued) because it is being deleted:
+   * their clients get 410 ORYX_E_WEB_SESSION_DELETED. Returns how many were aborted.
+   */
+  abortSession(sessionId: string): number {
+    const runs = [...this.active].filter((run) => run.session === sessionId);
+    for (const run of runs) run.controller.abort('deleted' satisfies AbortCause);
+    return runs.length;
   }
 
   /**

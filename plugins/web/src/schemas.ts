@@ -1,4 +1,5 @@
 import { type } from 'arktype';
+import { textProblem } from './text.ts';
 
 /**
  * Every request shape, as arktype types. The same objects validate requests (the error names
@@ -17,8 +18,14 @@ export const CreateSessionBody = type({
   '+': 'reject',
 });
 
+/** Message text: no NUL, no lone surrogate (see text.ts); the error names the position. */
+const messageText = type('string').narrow((text, ctx) => {
+  const problem = textProblem(text);
+  return problem === undefined || ctx.reject({ expected: 'text without NUL characters or lone surrogates', actual: problem });
+});
+
 export const PostMessageBody = type({
-  message: 'string > 0',
+  message: messageText.and('string > 0'),
   '+': 'reject',
 });
 
@@ -32,13 +39,15 @@ export const ListSessionsQuery = type({
 
 export const SessionQuery = type({ 'limit?': limit(100) });
 
+export const DeleteSessionQuery = type({ 'force?': "'true' | 'false'" });
+
 export const ToolsQuery = type({ 'agent?': 'string > 0' });
 
-const contentPart = type({ type: 'string > 0', 'text?': 'string', '+': 'ignore' });
+const contentPart = type({ type: 'string > 0', 'text?': messageText, '+': 'ignore' });
 
 export const ChatMessage = type({
   role: "'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function'",
-  'content?': type('string | null').or(contentPart.array()),
+  'content?': messageText.or('null').or(contentPart.array()),
   '+': 'ignore',
 });
 

@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core';
 import { errorMessage, isOryxError } from '@oryxos/kernel';
 import type { RunEvent } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/kernel/cli';
+import { assertText } from '../text.ts';
 
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
@@ -42,6 +43,7 @@ export default class Chat extends OryxCommand {
         if (e.type === 'tool_result' && e.result.isError) this.logToStderr(`  ✗ ${e.call.name}: ${e.result.content.slice(0, 200)}`);
       };
       try {
+        assertText(line, 'this line');
         const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent });
         session = result.sessionId;
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import type { RunEvent, RunResult } from '@oryxos/kernel';
 import { OryxCommand, readStdin } from '@oryxos/kernel/cli';
+import { assertText } from '../text.ts';
 
 export default class Run extends OryxCommand {
   static override summary = 'Run an agent on one message and print its answer.';
@@ -26,7 +27,10 @@ export default class Run extends OryxCommand {
   async run(): Promise<Omit<RunResult, 'error'> & { error?: RunResult['error'] }> {
     const { args, flags } = await this.parse(Run);
     let message = args.message;
-    if (message === '-' || (message === undefined && !process.stdin.isTTY)) message = (await readStdin()).trim();
+    if (message === '-' || (message === undefined && !process.stdin.isTTY)) {
+      message = (await readStdin()).trim();
+      assertText(message, 'standard input');
+    }
     if (!message) {
       throw new OryxError('ORYX_E_CLI_USAGE', 'No message given', { hint: 'Pass the message as an argument, or - to read it from standard input.' });
     }

@@ -9,8 +9,10 @@ export type Reply =
   | { json: unknown; status?: number; headers?: Record<string, string> }
   /** Plain text (a proxy's error page). */
   | { text: string; status: number }
-  /** Newline-delimited JSON; `hold` keeps the response open after the lines. */
-  | { ndjson: unknown[]; hold?: boolean }
+  /** Newline-delimited JSON; `hold` keeps the response open after the lines, `cut` breaks the connection. */
+  | { ndjson: unknown[]; hold?: boolean; cut?: boolean }
+  /** One NDJSON line every `everyMs`, until the client goes away. */
+  | { trickle: unknown; everyMs: number }
   | { hang: true }
   | { destroy: true };
 
@@ -70,7 +72,14 @@ function send(res: ServerResponse, reply: Reply): void {
     return;
   }
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  if ('trickle' in reply) {
+    const timer = setInterval(() => res.write(`${JSON.stringify(reply.trickle)}\n`), reply.everyMs);
+    res.on('close', () => clearInterval(timer));
+    return;
+  }
   for (const line of reply.ndjson) res.write(`${JSON.stringify(line)}\n`);
+  // Once what was written has reached the socket, so the client sees the parts first.
+  if (reply.cut) { res.write('', () => res.socket?.destroy()); return; }
   if (!reply.hold) res.end();
 }
 

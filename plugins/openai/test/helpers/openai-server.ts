@@ -8,8 +8,10 @@ import type { AddressInfo } from 'node:net';
 export type Reply =
   /** A JSON answer (default status 200). */
   | { json: unknown; status?: number; headers?: Record<string, string> }
-  /** Server-sent events: each item is sent as one `data:` line; `[DONE]` follows unless `hold`. */
-  | { sse: unknown[]; hold?: boolean; done?: boolean }
+  /** Server-sent events: each item is sent as one `data:` line; `[DONE]` follows unless `hold`; `cut` then breaks the connection. */
+  | { sse: unknown[]; hold?: boolean; done?: boolean; cut?: boolean }
+  /** Server-sent events sent steadily, one every `everyMs`, until the client goes away. */
+  | { trickle: unknown; everyMs: number }
   /** Never answer (the client must time out or abort). */
   | { hang: true }
   /** Close the socket without answering (a connection reset). */
@@ -73,7 +75,14 @@ function send(res: ServerResponse, reply: Reply): void {
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if ('trickle' in reply) {
+    const timer = setInterval(() => res.write(`data: ${JSON.stringify(reply.trickle)}\n\n`), reply.everyMs);
+    res.on('close', () => clearInterval(timer));
+    return;
+  }
   for (const item of reply.sse) res.write(`data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`);
+  // Once what was written has reached the socket, so the client sees the tokens first.
+  if (reply.cut) { res.write(': cut\n\n', () => res.socket?.destroy()); return; }
   if (reply.hold) return;
   if (reply.done !== false) res.write('data: [DONE]\n\n');
   res.end();

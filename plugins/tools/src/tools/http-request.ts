@@ -111,6 +111,7 @@ async function describeResponse(response: Response, url: URL, hops: string[], ma
   const size = stoppedEarly ? `more than ${maxBytes} bytes; reading stopped there` : `${capture.total} bytes`;
   if (capture.total === 0) lines.push('--- body (empty) ---');
   else if (type && !TEXT_TYPE.test(type)) lines.push(`--- body (${size}, ${type}: not text, not shown) ---`);
+  else if (capture.binaryType()) lines.push(`--- body (binary, ${size}, ${capture.binaryType()}${type ? ` though labelled ${type}` : ''}: not shown) ---`);
   else {
     const { text, cut } = capture.text();
     lines.push(`--- body (${cut || stoppedEarly ? `${size}; only the first ${text.length} characters are shown` : size}) ---`, text);

@@ -6,6 +6,7 @@ import type { Tool } from '@oryxos/kernel';
 import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
 import { fsProblem } from '../fs-paths.ts';
+import { binaryType } from '../sniff.ts';
 
 /** `read_file {path, offset?, limit?}`: text of a file, a window of lines, cut to maxOutputChars. */
 export function readFileTool(env: ToolEnv): Tool {
@@ -70,7 +71,8 @@ export function readFileTool(env: ToolEnv): Tool {
           const buf = chunk as Buffer;
           if (first) {
             first = false;
-            if (buf.subarray(0, 8192).includes(0)) return failure(`read_file: ${a.path} looks binary (${stats.size} bytes); it can only read text files`);
+            const binary = binaryType(buf.subarray(0, 8192));
+            if (binary) return failure(`read_file: ${a.path} is binary (${stats.size} bytes, ${binary}); it can only read text files`);
           }
           if (!(going = take(decoder.write(buf)))) break;
         }

@@ -1,11 +1,17 @@
 import { Args, Flags } from '@oclif/core';
-import type { SessionInfo, StoredMessage } from '@oryxos/kernel';
+import type { SessionInfo, SessionStore, StoredMessage } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/kernel/cli';
 import { formatSession } from '../../format-session.ts';
 import { resolveSession } from '../../resolve-session.ts';
+import type { SqliteSessionStore } from '../../session-store.ts';
+
+/** A message that cannot be read, as `--json` prints it. */
+interface DamagedJson { seq: number; damaged: { code: string; message: string; hint?: string; column?: unknown } }
 
 export default class SessionsShow extends OryxCommand {
   static override summary = 'Show a session: its messages, tool calls and tool results.';
+  static override description = 'A message that cannot be read (a damaged row) is shown in its place as UNREADABLE, with the reason; '
+    + '`oryx sessions repair ID` moves such messages aside.';
   static override examples = [
     '<%= config.bin %> sessions show 3f2a9c1e',
     '<%= config.bin %> sessions show 3f2a9c1e --last 10',
@@ -20,13 +26,19 @@ export default class SessionsShow extends OryxCommand {
     full: Flags.boolean({ summary: 'Do not cut long messages.', default: false }),
   };
 
-  async run(): Promise<{ session: SessionInfo; messages: StoredMessage[] }> {
+  async run(): Promise<{ session: SessionInfo; messages: (StoredMessage | DamagedJson)[] }> {
     const { args, flags } = await this.parse(SessionsShow);
     const { kernel } = await this.boot();
-    const store = kernel.service('sessions');
+    const store = kernel.service('sessions') as SessionStore & Partial<Pick<SqliteSessionStore, 'scan'>>;
     const session = await resolveSession(store, args.id);
-    const messages = await store.messages(session.id, flags.last ? { limit: flags.last } : {});
+    const query = flags.last ? { limit: flags.last } : {};
+    const messages = store.scan ? await store.scan(session.id, query) : await store.messages(session.id, query);
     if (!this.jsonEnabled()) this.log(formatSession(session, messages, { full: flags.full }));
-    return { session, messages };
+    return {
+      session,
+      messages: messages.map((m) => ('damaged' in m
+        ? { seq: m.seq, damaged: { code: m.damaged.code, message: m.damaged.message, hint: m.damaged.hint, column: m.damaged.data?.column } }
+        : m)),
+    };
   }
 }

@@ -1,0 +1,39 @@
+import { OryxError, providerLabel, type ProviderCall } from '@oryxos/kernel';
+
+/** A timer that aborts one call attempt at `ms`, however steadily the server sends. */
+export interface CallCap {
+  readonly fired: boolean;
+  /** `signal` combined with the cap's. */
+  with(signal?: AbortSignal): AbortSignal;
+  clear(): void;
+}
+
+/**
+ * Starts the cap of one call attempt (`callTimeoutMs`).
+ *
+ * @example
+ * const cap = callCap(180_000);
+ * try { await fetch(url, { signal: cap.with(request.signal) }); } finally { cap.clear(); }
+ */
+export function callCap(ms: number): CallCap {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return {
+    get fired() { return controller.signal.aborted; },
+    with: (signal) => (signal ? AbortSignal.any([signal, controller.signal]) : controller.signal),
+    clear: () => clearTimeout(timer),
+  };
+}
+
+/**
+ * The call went on past its cap (`callTimeoutMs`) and was cut. Final, not retried: a retry
+ * would most likely take as long again.
+ */
+export function providerCallCapError(ctx: ProviderCall, ms: number, option: string, cause?: unknown): OryxError {
+  return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: the call to ${ctx.url} was still going after callTimeoutMs (${ms} ms) and was cut`, {
+    cause, retryable: false,
+    data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url, limit: 'callTimeoutMs' },
+    hint: `The answer took longer than one call may: raise callTimeoutMs in ${option} for long answers, or ask for a shorter one. `
+      + 'It was not retried (a retry would take as long); the session keeps every step committed before the cut.',
+  });
+}
