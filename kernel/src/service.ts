@@ -91,12 +91,14 @@ export class AgentService {
     if (signal.aborted) {
       return { sessionId: session.id, agent: agent.name, answer: '', stopReason: 'aborted', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } };
     }
-    await store.append(session.id, [{ role: 'user', content: input.message }]);
-
+    // History is read before anything is written: a session whose stored history cannot be
+    // read is refused untouched.
     const max = agent.settings.max_history_turns;
-    const stored = await store.history(session.id, max + 1);
+    const stored = await store.history(session.id, max);
+    const user: Message = { role: 'user', content: input.message };
+    await store.append(session.id, [user]);
     const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-    let turns = groupTurns(stored.map((s) => s.message));
+    let turns = groupTurns([...stored.map((s) => s.message), user]);
     if (turns.length > max) {
       const leaving = turns.slice(0, turns.length - max);
       await this.kernel.hooks.trimContext.promise({

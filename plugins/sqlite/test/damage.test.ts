@@ -100,8 +100,8 @@ export default defineConfig({ plugins: [sqlite(), scripted([seen])] });
 
     const resumed = await runOryx(['run', '-s', id, 'and now?', '--json'], { cwd: dir });
     assert.is(resumed.code, 0, resumed.stdout + resumed.stderr);
-    // user, (the call's result is dropped with its call), answer, the refused run's message, this one
-    assert.is(JSON.parse(resumed.stdout).answer, 'seen 4 messages');
+    // user, (the call's result is dropped with its call), answer, this one: the refused run wrote nothing
+    assert.is(JSON.parse(resumed.stdout).answer, 'seen 3 messages');
 
     const raw = new Libsql(file);
     const kept = raw.prepare('SELECT session_id, seq, role, tool_calls, reason FROM messages_quarantine').all() as Record<string, string>[];
