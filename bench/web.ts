@@ -110,14 +110,16 @@ async function main(): Promise<void> {
   const sessionsFor = async () => Promise.all(Array.from({ length: concurrency }, async () => (await store.create({ agent: 'assistant' })).id));
   const body = JSON.stringify({ message: 'hello there' });
   const json = { 'content-type': 'application/json' };
+  // The oryx routes need the token the server generated (into the test kernel's workspace).
+  const oryxJson = { ...json, authorization: `Bearer ${await oryx.token()}` };
   type Scenario = [string, Pick<Job, 'url' | 'method' | 'headers' | 'body'> & { perSession?: boolean }];
   const scenarios: Scenario[] = [
     ['bare  GET  /health', { url: `${bareUrl}/health`, method: 'GET', headers: {} }],
     ['oryx  GET  /health', { url: `${oryxUrl}/health`, method: 'GET', headers: {} }],
     ['bare  POST /invoke/:id (AgentService.process)', { url: `${bareUrl}/invoke/{session}`, method: 'POST', headers: json, body, perSession: true }],
-    ['oryx  POST /api/sessions/:id/messages', { url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: json, body, perSession: true }],
+    ['oryx  POST /api/sessions/:id/messages', { url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: oryxJson, body, perSession: true }],
     ['oryx  POST /api/sessions/:id/messages (SSE)', {
-      url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body, perSession: true,
+      url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: { ...oryxJson, accept: 'text/event-stream' }, body, perSession: true,
     }],
   ];
   console.log(`node ${process.version}, ${seconds} s per scenario, ${concurrency} keep-alive connections, loopback, best of ${rounds} rounds\n`);

@@ -85,6 +85,7 @@ servers: {}
     '.oryxos/.gitignore': `oryx.db
 oryx.db-*
 logs/
+web-token
 **/MEMORY.md.lock
 **/MEMORY.md.*.tmp
 `,

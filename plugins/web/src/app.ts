@@ -3,8 +3,9 @@ import { cors } from 'hono/cors';
 import { registerApiRoutes } from './api-routes.ts';
 import { bearerAuth } from './auth.ts';
 import type { WebContext } from './context.ts';
-import { renderDocs } from './docs-page.ts';
+import { docsContentSecurityPolicy, renderDocs } from './docs-page.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
+import { hostGuard, originGuard, requireJson, securityHeaders } from './guards.ts';
 import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
 import { registerOpenAiRoutes } from './openai-routes.ts';
 import { requestIdOf, requestLog, type WebEnv } from './request-log.ts';
@@ -16,14 +17,26 @@ export const ENVELOPE_BYTES = 1024;
 /** Paths that never need the token. */
 const OPEN_PATHS = new Set(['/health']);
 
+/** What the app asks the server for on each request: both can change after the app is built. */
+export interface AccessSource {
+  /** The token requests must carry; undefined with `auth: 'none'`. */
+  token(): Promise<string | undefined>;
+  /** The host the server listens on, which answers to its own name. */
+  bindHost(): string;
+}
+
 /**
- * Builds the Hono app: request ids and log lines, the shutdown gate, CORS, bearer auth,
- * the ten core endpoints, the OpenAI face, `/openapi.json` and `/docs`, and JSON errors.
+ * Builds the Hono app: request ids and log lines, security headers, the Host check, the
+ * shutdown gate, CORS, the Origin check, bearer auth, the JSON content-type check, the ten
+ * core endpoints, the OpenAI face, `/openapi.json` and `/docs`, and JSON errors.
  */
-export function createApp(ctx: WebContext): { app: Hono<WebEnv>; routes: RouteTable; openapi(): OpenApiDocument } {
+export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<WebEnv>; routes: RouteTable; openapi(): OpenApiDocument } {
   const { kernel, options, runner } = ctx;
   const app = new Hono<WebEnv>();
   app.use('*', requestLog(kernel.log));
+  app.use('*', securityHeaders());
+  // Before anything else answers: a DNS-rebinding page must not even learn that the server is up.
+  app.use('*', hostGuard(() => access.bindHost(), options.allowedHosts));
   app.use('*', async function oryxShutdownGate(c, next) {
     if (!runner.closing) return next();
     c.header('connection', 'close');
@@ -37,13 +50,16 @@ export function createApp(ctx: WebContext): { app: Hono<WebEnv>; routes: RouteTa
       maxAge: 600,
     }));
   }
-  if (options.token) app.use('*', bearerAuth(options.token, OPEN_PATHS));
+  app.use('*', originGuard(options.cors));
+  app.use('*', bearerAuth(() => access.token(), OPEN_PATHS));
+  app.use('*', requireJson());
 
   const routes = new RouteTable(app, options.maxMessageBytes + ENVELOPE_BYTES);
   registerApiRoutes(routes, ctx);
   registerOpenAiRoutes(routes, ctx);
   let doc: OpenApiDocument | undefined;
-  const openapi = () => (doc ??= buildOpenApi(routes.specs, { title: 'OryxOS', version: ctx.version, auth: Boolean(options.token) }));
+  const docsCsp = docsContentSecurityPolicy();
+  const openapi = () => (doc ??= buildOpenApi(routes.specs, { title: 'OryxOS', version: ctx.version, auth: options.auth !== 'none' }));
   routes.add({
     method: 'get', path: '/openapi.json', tag: 'server',
     summary: 'This OpenAPI 3.1 document, generated from the schemas that validate requests.',
@@ -53,7 +69,10 @@ export function createApp(ctx: WebContext): { app: Hono<WebEnv>; routes: RouteTa
     method: 'get', path: '/docs', tag: 'server',
     summary: 'A self-contained HTML page listing every endpoint of /openapi.json.',
     responses: { 200: { description: 'The page', contentType: 'text/html' } },
-  }, (c) => c.html(renderDocs(openapi())));
+  }, (c) => {
+    c.header('content-security-policy', docsCsp);
+    return c.html(renderDocs(openapi()));
+  });
 
   app.notFound((c) => {
     const e = webError('ORYX_E_WEB_NOT_FOUND', `No endpoint ${c.req.method} ${c.req.path}`);

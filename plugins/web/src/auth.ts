@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { webError } from './errors.ts';
+import type { WebEnv } from './request-log.ts';
 
 /**
  * Compares two secrets in constant time. Both are hashed first, so the comparison takes the
@@ -16,18 +17,44 @@ export function safeEqual(given: string, expected: string): boolean {
 }
 
 /**
- * Requires `Authorization: Bearer <token>` on every route not listed in `open`; 401
- * ORYX_E_WEB_UNAUTHORIZED otherwise. CORS preflights are answered before this runs.
+ * Who a request acts as. The auth middleware puts it on the Hono context of every request it
+ * lets through (every route but `/health`): `c.get('identity')`. With the server's single
+ * token (configured or generated), and with `auth: 'none'`, it is {@link OPERATOR}: the person
+ * who runs the server, who may name the user a run acts for.
+ *
+ * @example
+ * const { name, namesUsers } = c.get('identity');
  */
-export function bearerAuth(token: string, open: Set<string>): MiddlewareHandler {
+export interface WebIdentity {
+  /** Stable name of the caller; `operator` for the server's own token. */
+  name: string;
+  /** Whether this caller may name the user a run acts for (e.g. OpenAI's `user` field). */
+  namesUsers: boolean;
+}
+
+/** The identity of the server's own token (and of every caller with `auth: 'none'`). */
+export const OPERATOR: WebIdentity = Object.freeze({ name: 'operator', namesUsers: true });
+
+/**
+ * Requires `Authorization: Bearer <token>` on every route not listed in `open`; 401
+ * ORYX_E_WEB_UNAUTHORIZED otherwise. `token()` gives the token to compare with (it may be read
+ * from the token file, or rotated, while serving); undefined means `auth: 'none'`, which lets
+ * every request through. Sets `identity` on the context of each request it lets through. CORS
+ * preflights are answered before this runs.
+ */
+export function bearerAuth(token: () => Promise<string | undefined>, open: Set<string>): MiddlewareHandler<WebEnv> {
   return async function oryxBearerAuth(c, next) {
     if (open.has(c.req.path)) return next();
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match) {
-      throw webError('ORYX_E_WEB_UNAUTHORIZED', header ? 'The Authorization header is not a Bearer token' : 'This server requires a bearer token');
+    const expected = await token();
+    if (expected !== undefined) {
+      const header = c.req.header('authorization') ?? '';
+      const match = /^Bearer\s+(.+)$/i.exec(header);
+      if (!match) {
+        throw webError('ORYX_E_WEB_UNAUTHORIZED', header ? 'The Authorization header is not a Bearer token' : 'This server requires a bearer token');
+      }
+      if (!safeEqual(match[1]!.trim(), expected)) throw webError('ORYX_E_WEB_UNAUTHORIZED', 'The bearer token is wrong');
     }
-    if (!safeEqual(match[1]!.trim(), token)) throw webError('ORYX_E_WEB_UNAUTHORIZED', 'The bearer token is wrong');
+    c.set('identity', OPERATOR);
     return next();
   };
 }

@@ -1,4 +1,22 @@
+import { createHash } from 'node:crypto';
 import type { OpenApiDocument } from './openapi.ts';
+
+/** The page's only style, inline; the CSP allows exactly this text by its hash. */
+const STYLE = `
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+code,pre{font:13px ui-monospace,monospace}pre{background:#f5f5f5;padding:.6rem;overflow:auto}
+section{border-top:1px solid #ddd;padding:.5rem 0}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
+.m{display:inline-block;min-width:4.5rem;font-weight:bold}.get{color:#0a6}.post{color:#06c}.delete{color:#c30}
+`;
+
+/**
+ * The Content-Security-Policy of the docs page: no scripts, nothing loaded, only its own
+ * inline style (by hash), never framed.
+ */
+export function docsContentSecurityPolicy(): string {
+  const hash = createHash('sha256').update(STYLE).digest('base64');
+  return `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
 
 const escape = (s: unknown) => String(s).replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
@@ -35,12 +53,7 @@ ${body ? `<h3>Request body</h3><pre>${escape(JSON.stringify(body, null, 2))}</pr
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(doc.info.title)} ${escape(doc.info.version)}</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-code,pre{font:13px ui-monospace,monospace}pre{background:#f5f5f5;padding:.6rem;overflow:auto}
-section{border-top:1px solid #ddd;padding:.5rem 0}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
-.m{display:inline-block;min-width:4.5rem;font-weight:bold}.get{color:#0a6}.post{color:#06c}.delete{color:#c30}
-</style></head><body>
+<style>${STYLE}</style></head><body>
 <h1>${escape(doc.info.title)} <small>${escape(doc.info.version)}</small></h1>
 <p>${escape(doc.info.description ?? '')} The machine-readable document is at <a href="openapi.json">/openapi.json</a>.</p>
 <ul>${toc.join('\n')}</ul>

@@ -9,10 +9,14 @@ import { KERNEL_ERROR_CODES, OryxError, isOryxError, errorMessage } from '@oryxo
  */
 export const ERROR_CODES = {
   ORYX_E_WEB_OPTIONS: 'Fix the web() option the message names in oryx.config.ts (or the ORYX_WEB_TOKEN variable).',
-  ORYX_E_WEB_NO_TOKEN: 'Set ORYX_WEB_TOKEN (or web({ token })) before binding a non-loopback host, or bind 127.0.0.1.',
+  ORYX_E_WEB_NO_TOKEN: "Drop auth: 'none' from web() (a token is then required) before binding a non-loopback host, or bind 127.0.0.1.",
+  ORYX_E_WEB_TOKEN_FILE: 'Fix or delete <workspace>/web-token (it must hold one token of at least 16 characters), or rotate it with `oryx web --new-token`.',
   ORYX_E_WEB_LISTEN: 'The server could not listen: pick a free port with --port, or stop what holds it.',
   ORYX_E_WEB_NOT_ENABLED: 'Add web() from @oryxos/plugin-web to `plugins` in oryx.config.ts.',
-  ORYX_E_WEB_UNAUTHORIZED: 'Send the header `Authorization: Bearer <token>` with the token the server was started with.',
+  ORYX_E_WEB_UNAUTHORIZED: 'Send the header `Authorization: Bearer <token>` with the token the server was started with (ORYX_WEB_TOKEN, or the one in <workspace>/web-token).',
+  ORYX_E_WEB_BAD_HOST: 'Reach the server by IP address, localhost or the host it binds; behind a proxy or DNS name, add that name to web({ allowedHosts }).',
+  ORYX_E_WEB_BAD_ORIGIN: "Web pages of other origins may not call this server: send the request from the server's own origin, or add the page's origin to web({ cors }).",
+  ORYX_E_WEB_CONTENT_TYPE: 'Send the body as JSON with the header `Content-Type: application/json`.',
   ORYX_E_WEB_BAD_JSON: 'Send a valid JSON body (Content-Type: application/json).',
   ORYX_E_WEB_BAD_REQUEST: 'Fix the field the message names; GET /openapi.json describes every request.',
   ORYX_E_WEB_TOO_LARGE: 'Send a smaller body or message, or raise maxMessageBytes (maxChatBodyBytes for /v1) in web().',
@@ -30,9 +34,13 @@ export type WebErrorCode = keyof typeof ERROR_CODES;
 const STATUS: Record<WebErrorCode, number> = {
   ORYX_E_WEB_OPTIONS: 500,
   ORYX_E_WEB_NO_TOKEN: 500,
+  ORYX_E_WEB_TOKEN_FILE: 500,
   ORYX_E_WEB_LISTEN: 500,
   ORYX_E_WEB_NOT_ENABLED: 500,
   ORYX_E_WEB_UNAUTHORIZED: 401,
+  ORYX_E_WEB_BAD_HOST: 421,
+  ORYX_E_WEB_BAD_ORIGIN: 403,
+  ORYX_E_WEB_CONTENT_TYPE: 415,
   ORYX_E_WEB_BAD_JSON: 400,
   ORYX_E_WEB_BAD_REQUEST: 400,
   ORYX_E_WEB_TOO_LARGE: 413,
@@ -92,8 +100,9 @@ export function asOryxError(error: unknown): OryxError {
 }
 
 const OPENAI_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 404: 'invalid_request_error', 409: 'invalid_request_error',
-  410: 'invalid_request_error', 413: 'invalid_request_error', 502: 'api_error', 503: 'api_error', 504: 'timeout_error',
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'invalid_request_error', 409: 'invalid_request_error',
+  410: 'invalid_request_error', 413: 'invalid_request_error', 415: 'invalid_request_error', 421: 'invalid_request_error',
+  502: 'api_error', 503: 'api_error', 504: 'timeout_error',
 };
 
 /**

@@ -5,7 +5,7 @@ import type { WebServer } from './server.ts';
 export { ERROR_CODES, type ErrorBody, type WebErrorCode } from './errors.ts';
 export { DEFAULTS, resolveOptions, type WebOptions, type ResolvedWebOptions } from './options.ts';
 export { assertSafeBind, isLoopback, urlFor } from './host.ts';
-export { safeEqual } from './auth.ts';
+export { OPERATOR, safeEqual, type WebIdentity } from './auth.ts';
 export type { WebServer, Listening, ShutdownReport } from './server.ts';
 export type { OpenApiDocument } from './openapi.ts';
 
@@ -22,9 +22,12 @@ export const VERSION = '0.1.0';
 /**
  * The web channel: a Hono REST server with SSE streaming, bearer auth, limits, an OpenAPI
  * document and an OpenAI-compatible endpoint, provided as the `web` service and started by
- * `oryx web`. Options are validated at once (ORYX_E_WEB_OPTIONS names the field). A
- * non-loopback `host` without a token is refused when the server starts (ORYX_E_WEB_NO_TOKEN),
- * not here, so other commands (`oryx run`) still work where the token is not set.
+ * `oryx web`. A token is required by default: ORYX_WEB_TOKEN, `token`, or one generated into
+ * `<workspace>/web-token` when the server first needs it (so `oryx run` never creates it).
+ * Requests to a host name the server does not answer to, and changes sent by web pages of
+ * other origins, are refused. Options are validated at once (ORYX_E_WEB_OPTIONS names the
+ * field); a non-loopback `host` with `auth: 'none'` is refused when the server starts
+ * (ORYX_E_WEB_NO_TOKEN).
  *
  * @example
  * // oryx.config.ts

@@ -1,15 +1,29 @@
 import { validateOptions } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { webError } from './errors.ts';
+import { MIN_TOKEN } from './token-file.ts';
 
 /** Options of {@link web}. Every one is optional. */
 export interface WebOptions {
-  /** Interface to bind. Default `127.0.0.1`; a non-loopback host needs a token. */
+  /** Interface to bind. Default `127.0.0.1`; a non-loopback host is refused with `auth: 'none'`. */
   host?: string;
   /** TCP port; 0 picks a free one. Default 8787. */
   port?: number;
-  /** Bearer token every route but `/health` requires. Default: `ORYX_WEB_TOKEN`, else none. */
+  /**
+   * Bearer token every route but `/health` requires. Default: `ORYX_WEB_TOKEN`, else a random
+   * one generated on first start and kept in `<workspace>/web-token` (mode 0600).
+   */
   token?: string;
+  /**
+   * `'token'` (default): every route but `/health` needs the bearer token. `'none'`: no token,
+   * for throwaway local use only; `listen()` warns at every start and refuses a non-loopback host.
+   */
+  auth?: 'token' | 'none';
+  /**
+   * Host names (the `Host` header) the server answers to besides IP addresses, `localhost` and
+   * the bind host, e.g. the name of a reverse proxy. `.example.com` also allows its subdomains.
+   */
+  allowedHosts?: string[];
   /** Largest user message (UTF-8 bytes); also bounds the raw body of the `/api` routes. Default 32 KiB. */
   maxMessageBytes?: number;
   /** Largest raw body of `POST /v1/chat/completions`, which carries the whole conversation. Default 1 MiB. */
@@ -24,15 +38,18 @@ export interface WebOptions {
 
 /** Options with every default filled in. */
 export interface ResolvedWebOptions extends Required<Omit<WebOptions, 'token'>> {
+  /** The configured token (option or ORYX_WEB_TOKEN); unset when the token file is used or with `auth: 'none'`. */
   token?: string;
+  /** Where {@link token} came from, for messages. */
+  tokenFrom?: 'option' | 'ORYX_WEB_TOKEN';
 }
-
-const MIN_TOKEN = 16;
 
 const optionsShape = type({
   'host?': 'string > 0',
   'port?': '0 <= number.integer <= 65535',
   'token?': 'string',
+  'auth?': "'token' | 'none'",
+  'allowedHosts?': '(string > 0)[]',
   'maxMessageBytes?': '1 <= number.integer <= 16777216',
   'maxChatBodyBytes?': '1 <= number.integer <= 268435456',
   'invokeTimeoutMs?': 'number.integer > 0',
@@ -49,10 +66,16 @@ export const DEFAULTS = Object.freeze({
   invokeTimeoutMs: 60_000,
   cors: false,
   shutdownGraceMs: 10_000,
+  auth: 'token',
+  allowedHosts: [],
 });
 
+/** A host name or a `.domain` suffix: no scheme, port or path. */
+const HOST_NAME = /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i;
+
 /**
- * Validates the options at once and fills defaults; the token falls back to ORYX_WEB_TOKEN.
+ * Validates the options at once and fills defaults; the token falls back to ORYX_WEB_TOKEN
+ * (which also applies with `auth: 'none'`: the safer reading of the two wins).
  * Throws ORYX_E_WEB_OPTIONS naming the field.
  *
  * @example
@@ -68,5 +91,24 @@ export function resolveOptions(options: unknown, env: NodeJS.ProcessEnv = proces
       hint: `Use a random token of at least ${MIN_TOKEN} characters, e.g. the output of \`openssl rand -hex 32\`.`,
     });
   }
-  return { ...DEFAULTS, ...checked, ...(token === undefined ? {} : { token }) } as ResolvedWebOptions;
+  if (checked.auth === 'none' && checked.token !== undefined) {
+    throw webError('ORYX_E_WEB_OPTIONS', "web(): options auth: 'none' and token contradict each other", {
+      field: 'auth',
+      hint: "Keep token (and drop auth: 'none'), or drop token for a server without auth.",
+    });
+  }
+  const badHost = (checked.allowedHosts ?? []).findIndex((h) => !HOST_NAME.test(h));
+  if (badHost !== -1) {
+    throw webError('ORYX_E_WEB_OPTIONS', `web(): option allowedHosts.${badHost} (${JSON.stringify(checked.allowedHosts![badHost])}) is not a host name`, {
+      field: `allowedHosts.${badHost}`,
+      hint: "List bare host names as the Host header carries them, without scheme or port: 'oryx.example.com', or '.example.com' for its subdomains too.",
+    });
+  }
+  const allowedHosts = (checked.allowedHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''));
+  return {
+    ...DEFAULTS,
+    ...checked,
+    allowedHosts,
+    ...(token === undefined ? {} : { token, auth: 'token', tokenFrom: checked.token === undefined ? 'ORYX_WEB_TOKEN' : 'option' }),
+  } as ResolvedWebOptions;
 }

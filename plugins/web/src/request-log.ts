@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@oryxos/kernel';
 import type { MiddlewareHandler } from 'hono';
+import type { WebIdentity } from './auth.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:@+\/=-]{1,128}$/;
 
-/** The Hono environment of the app: the request id travels as a context variable. */
-export type WebEnv = { Variables: { requestId: string } };
+/**
+ * The Hono environment of the app: the request id and the caller's identity (set by the auth
+ * middleware on every route but `/health`) travel as context variables.
+ */
+export type WebEnv = { Variables: { requestId: string; identity: WebIdentity } };
 
 /** The request id of a request, set by {@link requestLog}. */
 export function requestIdOf(c: { get(key: 'requestId'): string }): string {

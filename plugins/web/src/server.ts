@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { RequestListener, Server } from 'node:http';
+import path from 'node:path';
 import type { Kernel } from '@oryxos/kernel';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
@@ -10,6 +11,7 @@ import type { ResolvedWebOptions } from './options.ts';
 import type { WebEnv } from './request-log.ts';
 import type { RouteSpec } from './routes.ts';
 import { Runner } from './runner.ts';
+import { TOKEN_FILE, loadTokenFile } from './token-file.ts';
 
 /** A running listener. */
 export interface Listening {
@@ -37,13 +39,23 @@ export class WebServer {
   readonly options: ResolvedWebOptions;
   private readonly doc: () => OpenApiDocument;
   private readonly specs: RouteSpec[];
+  /** Where the generated token is kept: `<workspace>/web-token`. */
+  readonly tokenFile: string;
+  private readonly kernel: Kernel;
   private server?: Server;
   private listeningUrl?: string;
+  private boundHost?: string;
+  private fileToken?: Promise<string>;
 
   constructor(kernel: Kernel, options: ResolvedWebOptions, version: string) {
+    this.kernel = kernel;
     this.options = options;
+    this.tokenFile = path.join(kernel.config.workspaceDir, TOKEN_FILE);
     this.runner = new Runner(kernel, options.invokeTimeoutMs);
-    const built = createApp({ kernel, options, runner: this.runner, version, startedAt: Date.now() });
+    const built = createApp({ kernel, options, runner: this.runner, version, startedAt: Date.now() }, {
+      token: () => this.token(),
+      bindHost: () => this.boundHost ?? options.host,
+    });
     this.app = built.app;
     this.doc = built.openapi;
     this.specs = built.routes.specs;
@@ -64,15 +76,59 @@ export class WebServer {
   get inFlight(): number { return this.runner.inFlight; }
 
   /**
-   * Binds `host:port` (defaults from the options; port 0 picks a free one). Refuses a
-   * non-loopback host without a token (ORYX_E_WEB_NO_TOKEN).
+   * The bearer token every route but `/health` requires: the configured one (the `token`
+   * option or ORYX_WEB_TOKEN), else the one kept in {@link tokenFile}, created on first use
+   * (first request or `listen()`); undefined with `auth: 'none'`.
+   */
+  token(): Promise<string | undefined> {
+    if (this.options.auth === 'none') return Promise.resolve(undefined);
+    if (this.options.token !== undefined) return Promise.resolve(this.options.token);
+    return (this.fileToken ??= this.readTokenFile(false));
+  }
+
+  /**
+   * Replaces the token in {@link tokenFile} with a new random one (`oryx web --new-token`);
+   * requests with the old one are refused from now on. ORYX_E_WEB_OPTIONS when the token is
+   * configured or `auth` is `'none'`, since the file is not used then.
+   */
+  rotateToken(): Promise<string> {
+    if (this.options.auth === 'none' || this.options.token !== undefined) {
+      const what = this.options.auth === 'none' ? "web({ auth: 'none' }) uses no token" : `the token comes from ${this.options.tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`;
+      return Promise.reject(webError('ORYX_E_WEB_OPTIONS', `There is no token file to rotate: ${what}`, {
+        hint: 'Change the configured token itself, or remove it to use the generated one.',
+      }));
+    }
+    const rotated = this.readTokenFile(true);
+    this.fileToken = rotated;
+    return rotated;
+  }
+
+  private async readTokenFile(rotate: boolean): Promise<string> {
+    try {
+      const { token, tightened } = await loadTokenFile(this.tokenFile, { rotate });
+      if (tightened) this.kernel.log.warn(`web: ${this.tokenFile} was readable by other users; its mode is now 0600. Rotate the token with \`oryx web --new-token\` if it may have been seen.`);
+      return token;
+    } catch (error) {
+      this.fileToken = undefined; // the next request tries again, once the file is fixed
+      throw error;
+    }
+  }
+
+  /**
+   * Binds `host:port` (defaults from the options; port 0 picks a free one), after making sure
+   * the token is there (the token file is created now if needed). With `auth: 'none'` it warns
+   * every time, and refuses a non-loopback host (ORYX_E_WEB_NO_TOKEN).
    */
   async listen(at: { host?: string; port?: number } = {}): Promise<Listening> {
     const host = at.host ?? this.options.host;
     const port = at.port ?? this.options.port;
-    assertSafeBind(host, this.options.token);
+    assertSafeBind(host, this.options.auth);
     if (this.server) throw webError('ORYX_E_WEB_LISTEN', `Already listening on ${this.listeningUrl}`, { hint: 'Call close() before listening again.' });
     if (this.runner.closing) throw webError('ORYX_E_WEB_LISTEN', 'This server has been closed', { hint: 'Start a new kernel to serve again.' });
+    if (this.options.auth === 'none') {
+      this.kernel.log.warn("web({ auth: 'none' }): this server has no token; any program on this machine can run your agents through it. Web pages are still refused by the Host and Origin checks. Remove auth: 'none' to require a token.");
+    }
+    await this.token();
     const { getRequestListener } = await import('@hono/node-server');
     const { createServer } = await import('node:http');
     // overrideGlobalObjects: false — a library must not replace the process's global Request/Response.
@@ -89,6 +145,7 @@ export class WebServer {
       server.listen(port, host, () => { server.off('error', onError); resolve(); });
     });
     this.server = server;
+    this.boundHost = host;
     this.listeningUrl = urlFor(host, (server.address() as AddressInfo).port);
     return { url: this.listeningUrl, close: (options) => this.close(options) };
   }

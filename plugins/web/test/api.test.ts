@@ -33,7 +33,7 @@ test('an incoming x-request-id is honoured and appears in the log line; a malfor
 }));
 
 test('GET /api/info lists plugins with versions, agents and uptime', () => withWeb({ agents: { assistant: {}, helper: {} } }, async (h) => {
-  const res = await fetch(`${h.url}/api/info`);
+  const res = await fetch(`${h.url}/api/info`, { headers: h.auth });
   assert.is(res.status, 200);
   const body = await json(res);
   assert.is(body.name, 'OryxOS');
@@ -51,7 +51,7 @@ test('GET /api/agents: description, provider, model, tools; a broken AGENT.md is
     broken: '---\nsettings: { max_iterations: -1 }\n---\nbody\n',
   },
 }, async (h) => {
-  const body = await json(await fetch(`${h.url}/api/agents`));
+  const body = await json(await fetch(`${h.url}/api/agents`, { headers: h.auth }));
   const byName = Object.fromEntries(body.agents.map((a: any) => [a.name, a]));
   assert.equal(byName.assistant, { name: 'assistant', description: 'helps', provider: 'scripted', model: 'm1', tools: ['echo', 'x_*'], skills: [] });
   assert.is(byName.plain.model, 'scripted-model', 'falls back to the provider default model');
@@ -60,7 +60,7 @@ test('GET /api/agents: description, provider, model, tools; a broken AGENT.md is
 
 test('GET /api/agents/:name/memory: 404 naming the memory plugin without one; the zones with one; 404 for an unknown agent', async () => {
   await withWeb({}, async (h) => {
-    const res = await fetch(`${h.url}/api/agents/assistant/memory`);
+    const res = await fetch(`${h.url}/api/agents/assistant/memory`, { headers: h.auth });
     assert.is(res.status, 404);
     const body = await json(res);
     assertError(body, 'ORYX_E_WEB_NO_MEMORY');
@@ -69,10 +69,10 @@ test('GET /api/agents/:name/memory: 404 naming the memory plugin without one; th
   });
   const zones = { assistant: { core: [{ date: '2026-01-02', text: 'likes tea' }], archive: [{ date: '2026-01-01', text: 'old' }] } };
   await withWeb({ plugins: [memoryService(zones)] }, async (h) => {
-    const res = await fetch(`${h.url}/api/agents/assistant/memory`);
+    const res = await fetch(`${h.url}/api/agents/assistant/memory`, { headers: h.auth });
     assert.is(res.status, 200);
     assert.equal(await res.json(), { agent: 'assistant', path: '/memory/assistant/MEMORY.md', ...zones.assistant });
-    const missing = await fetch(`${h.url}/api/agents/nobody/memory`);
+    const missing = await fetch(`${h.url}/api/agents/nobody/memory`, { headers: h.auth });
     assert.is(missing.status, 404);
     assertError(await json(missing), 'ORYX_E_AGENT_NOT_FOUND');
   });
@@ -94,7 +94,7 @@ const toolsPlugin = {
 test('GET /api/tools: every tool with schema and source; ?agent= applies its allow-list; unknown agent 404', () => withWeb({
   plugins: [toolsPlugin], agents: { assistant: { tools: ['echo'] } },
 }, async (h) => {
-  const all = await json(await fetch(`${h.url}/api/tools`));
+  const all = await json(await fetch(`${h.url}/api/tools`, { headers: h.auth }));
   assert.equal(all.tools.map((t: any) => t.name).sort(), ['echo', 'shout']);
   const echo = all.tools.find((t: any) => t.name === 'echo');
   assert.equal(echo, {
@@ -102,16 +102,16 @@ test('GET /api/tools: every tool with schema and source; ?agent= applies its all
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   });
   assert.equal(all.sources, []);
-  const mine = await json(await fetch(`${h.url}/api/tools?agent=assistant`));
+  const mine = await json(await fetch(`${h.url}/api/tools?agent=assistant`, { headers: h.auth }));
   assert.is(mine.agent, 'assistant');
   assert.equal(mine.tools.map((t: any) => t.name), ['echo']);
-  const res = await fetch(`${h.url}/api/tools?agent=ghost`);
+  const res = await fetch(`${h.url}/api/tools?agent=ghost`, { headers: h.auth });
   assert.is(res.status, 404);
   assertError(await json(res), 'ORYX_E_AGENT_NOT_FOUND');
 }));
 
 test('POST /api/sessions: 201 with the session and Location; 404 unknown agent; 400 naming the field', () => withWeb({}, async (h) => {
-  const res = await post(`${h.url}/api/sessions`, { agent: 'assistant', title: 'first' });
+  const res = await post(`${h.url}/api/sessions`, { agent: 'assistant', title: 'first' }, h.auth);
   assert.is(res.status, 201);
   const s = await json(res);
   assert.is(s.agent, 'assistant');
@@ -120,25 +120,25 @@ test('POST /api/sessions: 201 with the session and Location; 404 unknown agent; 
   assert.is(res.headers.get('location'), `/api/sessions/${s.id}`);
   assert.ok(await h.kernel.service('sessions').get(s.id), 'stored');
 
-  const unknown = await post(`${h.url}/api/sessions`, { agent: 'ghost' });
+  const unknown = await post(`${h.url}/api/sessions`, { agent: 'ghost' }, h.auth);
   assert.is(unknown.status, 404);
   assertError(await json(unknown), 'ORYX_E_AGENT_NOT_FOUND');
 
-  const missing = await post(`${h.url}/api/sessions`, { title: 'x' });
+  const missing = await post(`${h.url}/api/sessions`, { title: 'x' }, h.auth);
   assert.is(missing.status, 400);
   const m = await json(missing);
   assertError(m, 'ORYX_E_WEB_BAD_REQUEST');
   assert.match(m.error.message, 'agent');
 
-  const wrongType = await post(`${h.url}/api/sessions`, { agent: 42 });
+  const wrongType = await post(`${h.url}/api/sessions`, { agent: 42 }, h.auth);
   assert.is(wrongType.status, 400);
   assert.match((await json(wrongType)).error.message, /agent must be/);
 
-  const extra = await post(`${h.url}/api/sessions`, { agent: 'assistant', colour: 'red' });
+  const extra = await post(`${h.url}/api/sessions`, { agent: 'assistant', colour: 'red' }, h.auth);
   assert.is(extra.status, 400);
   assert.match((await json(extra)).error.message, 'colour');
 
-  const malformed = await post(`${h.url}/api/sessions`, '{"agent": ');
+  const malformed = await post(`${h.url}/api/sessions`, '{"agent": ', h.auth);
   assert.is(malformed.status, 400);
   assertError(await json(malformed), 'ORYX_E_WEB_BAD_JSON');
 }));
@@ -151,7 +151,7 @@ test('GET /api/sessions: filtered by agent and paged with cursor; bad limit 400'
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await json(await fetch(`${h.url}/api/sessions?agent=assistant&limit=2${cursor ? `&cursor=${cursor}` : ''}`));
+    const page = await json(await fetch(`${h.url}/api/sessions?agent=assistant&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: h.auth }));
     assert.ok(page.items.length <= 2);
     for (const s of page.items) { assert.is(s.agent, 'assistant'); seen.push(s.id); }
     cursor = page.nextCursor;
@@ -159,10 +159,10 @@ test('GET /api/sessions: filtered by agent and paged with cursor; bad limit 400'
   } while (cursor && pages < 10);
   assert.is(pages, 3);
   assert.equal(seen.sort(), mine.sort());
-  const all = await json(await fetch(`${h.url}/api/sessions`));
+  const all = await json(await fetch(`${h.url}/api/sessions`, { headers: h.auth }));
   assert.is(all.items.length, 6);
   for (const q of ['limit=0', 'limit=101', 'limit=abc']) {
-    const res = await fetch(`${h.url}/api/sessions?${q}`);
+    const res = await fetch(`${h.url}/api/sessions?${q}`, { headers: h.auth });
     assert.is(res.status, 400, q);
     const body = await json(res);
     assertError(body, 'ORYX_E_WEB_BAD_REQUEST');
@@ -174,27 +174,27 @@ test('GET /api/sessions/:id: the session with its last messages; limit; 404', ()
   script: [{ text: 'one' }, { text: 'two' }],
 }, async (h) => {
   const id = await newSession(h);
-  for (const message of ['first', 'second']) assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message })).status, 200);
-  const s = await json(await fetch(`${h.url}/api/sessions/${id}`));
+  for (const message of ['first', 'second']) assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message }, h.auth)).status, 200);
+  const s = await json(await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth }));
   assert.is(s.id, id);
   assert.is(s.messageCount, 4);
   assert.equal(s.messages.map((m: any) => [m.message.role, m.message.content]), [['user', 'first'], ['assistant', 'one'], ['user', 'second'], ['assistant', 'two']]);
-  const last = await json(await fetch(`${h.url}/api/sessions/${id}?limit=1`));
+  const last = await json(await fetch(`${h.url}/api/sessions/${id}?limit=1`, { headers: h.auth }));
   assert.equal(last.messages.map((m: any) => m.message.content), ['two']);
-  const over = await fetch(`${h.url}/api/sessions/${id}?limit=500`);
+  const over = await fetch(`${h.url}/api/sessions/${id}?limit=500`, { headers: h.auth });
   assert.is(over.status, 400);
-  const missing = await fetch(`${h.url}/api/sessions/nope`);
+  const missing = await fetch(`${h.url}/api/sessions/nope`, { headers: h.auth });
   assert.is(missing.status, 404);
   assertError(await json(missing), 'ORYX_E_SESSION_NOT_FOUND');
 }));
 
 test('DELETE /api/sessions/:id: 204, then 404', () => withWeb({}, async (h) => {
   const id = await newSession(h);
-  const res = await fetch(`${h.url}/api/sessions/${id}`, { method: 'DELETE' });
+  const res = await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth, method: 'DELETE' });
   assert.is(res.status, 204);
   assert.is(await res.text(), '');
   assert.is(await h.kernel.service('sessions').get(id), undefined);
-  const again = await fetch(`${h.url}/api/sessions/${id}`, { method: 'DELETE' });
+  const again = await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth, method: 'DELETE' });
   assert.is(again.status, 404);
   assertError(await json(again), 'ORYX_E_SESSION_NOT_FOUND');
 }));
@@ -204,7 +204,7 @@ test('POST /api/sessions/:id/messages runs the agent: answer, stopReason, iterat
   script: [{ toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'ping' } }], usage: { inputTokens: 3, outputTokens: 2 } }, { text: 'pong', usage: { inputTokens: 4, outputTokens: 1 } }],
 }, async (h) => {
   const id = await newSession(h);
-  const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' });
+  const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth);
   assert.is(res.status, 200);
   assert.equal(await res.json(), { sessionId: id, answer: 'pong', stopReason: 'final', iterations: 2, usage: { inputTokens: 7, outputTokens: 3 } });
   assert.equal(h.llm.requests[0]!.messages.at(-1), { role: 'user', content: 'go' });
@@ -218,10 +218,10 @@ test('POST messages: stopReason limit is a 200 answer; a failing model is 502 wi
   script: [{ text: 'thinking', toolCalls: [{ name: 'echo', args: { text: 'a' } }] }, { error: new Error('model exploded') }],
 }, async (h) => {
   const id = await newSession(h);
-  const limited = await json(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'loop' }));
+  const limited = await json(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'loop' }, h.auth));
   assert.is(limited.stopReason, 'limit');
   assert.is(limited.answer, 'thinking');
-  const failed = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' });
+  const failed = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, h.auth);
   assert.is(failed.status, 502);
   const body = await json(failed);
   assertError(body, 'ORYX_E_LLM_FAILED');
@@ -231,36 +231,36 @@ test('POST messages: stopReason limit is a 200 answer; a failing model is 502 wi
 test('POST messages: 404 unknown session; 400 empty message or wrong field; 413 over maxMessageBytes, raw or parsed', () => withWeb({
   web: { maxMessageBytes: 1000 }, script: [{ text: 'ok' }],
 }, async (h) => {
-  const missing = await post(`${h.url}/api/sessions/nope/messages`, { message: 'hi' });
+  const missing = await post(`${h.url}/api/sessions/nope/messages`, { message: 'hi' }, h.auth);
   assert.is(missing.status, 404);
   assertError(await json(missing), 'ORYX_E_SESSION_NOT_FOUND');
   const id = await newSession(h);
-  const empty = await post(`${h.url}/api/sessions/${id}/messages`, { message: '' });
+  const empty = await post(`${h.url}/api/sessions/${id}/messages`, { message: '' }, h.auth);
   assert.is(empty.status, 400);
   assert.match((await json(empty)).error.message, 'message');
-  const wrong = await post(`${h.url}/api/sessions/${id}/messages`, { text: 'hi' });
+  const wrong = await post(`${h.url}/api/sessions/${id}/messages`, { text: 'hi' }, h.auth);
   assert.is(wrong.status, 400);
   assert.match((await json(wrong)).error.message, 'message');
 
   // Far over: refused from the raw size, before any parsing (this body is not even JSON).
-  const huge = await post(`${h.url}/api/sessions/${id}/messages`, 'x'.repeat(50_000));
+  const huge = await post(`${h.url}/api/sessions/${id}/messages`, 'x'.repeat(50_000), h.auth);
   assert.is(huge.status, 413);
   assertError(await json(huge), 'ORYX_E_WEB_TOO_LARGE');
   // Chunked upload without Content-Length: counted while streaming.
   const chunks = new ReadableStream({ start(c) { for (let i = 0; i < 10; i++) c.enqueue(new TextEncoder().encode('y'.repeat(1000))); c.close(); } });
-  const streamed = await fetch(`${h.url}/api/sessions/${id}/messages`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit);
+  const streamed = await fetch(`${h.url}/api/sessions/${id}/messages`, { headers: { ...h.auth, 'content-type': 'application/json' }, method: 'POST', body: chunks, duplex: 'half' } as RequestInit);
   assert.is(streamed.status, 413);
   // Just over in the message itself (the body fits the envelope allowance): 413 naming the message.
-  const justOver = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'é'.repeat(501) });
+  const justOver = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'é'.repeat(501) }, h.auth);
   assert.is(justOver.status, 413);
   assert.match((await json(justOver)).error.message, '1002 bytes');
   assert.is((await h.kernel.service('sessions').messages(id)).length, 0, 'nothing was written');
-  const fits = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'a'.repeat(1000) });
+  const fits = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'a'.repeat(1000) }, h.auth);
   assert.is(fits.status, 200);
 }));
 
 test('unknown routes are JSON 404s', () => withWeb({}, async (h) => {
-  const res = await fetch(`${h.url}/api/nothing`);
+  const res = await fetch(`${h.url}/api/nothing`, { headers: h.auth });
   assert.is(res.status, 404);
   assertError(await json(res), 'ORYX_E_WEB_NOT_FOUND');
   const method = await fetch(`${h.url}/health`, { method: 'DELETE' });

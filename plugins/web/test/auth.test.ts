@@ -1,5 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import { OryxError } from '@oryxos/kernel';
 import web, { assertSafeBind, isLoopback, safeEqual } from '../src/index.ts';
 import { post, startWeb } from './helpers.ts';
@@ -31,13 +33,26 @@ test('with a token: 401 without it or with a wrong one, 200 with it; /health sta
   }
 });
 
-test('without a token every route is open on loopback', async () => {
+test('by default a token is generated: every route but /health needs it; auth: none opens them', async () => {
   const h = await startWeb();
   try {
-    assert.is((await fetch(`${h.url}/api/info`)).status, 200);
-    assert.is((await post(`${h.url}/api/sessions`, { agent: 'assistant' })).status, 201);
+    assert.ok(h.token && h.token.length >= 40, 'a generated token of 256 bits (base64url)');
+    assert.is((await fetch(`${h.url}/api/info`)).status, 401);
+    assert.is((await post(`${h.url}/api/sessions`, { agent: 'assistant' })).status, 401);
+    assert.is((await fetch(`${h.url}/api/info`, { headers: h.auth })).status, 200);
+    assert.is((await fetch(`${h.url}/health`)).status, 200);
   } finally {
     await h.close();
+  }
+  const open = await startWeb({ web: { auth: 'none' } });
+  try {
+    assert.equal(open.auth, {});
+    assert.is((await fetch(`${open.url}/api/info`)).status, 200);
+    assert.is((await post(`${open.url}/api/sessions`, { agent: 'assistant' })).status, 201);
+    assert.ok(open.logs.some((l) => l.startsWith('warn: ') && l.includes("auth: 'none'")), 'listen() warns');
+    await access(path.join(open.kernel.config.workspaceDir, 'web-token')).then(() => assert.unreachable('no token file with auth: none'), () => {});
+  } finally {
+    await open.close();
   }
 });
 
@@ -63,22 +78,22 @@ test('ORYX_WEB_TOKEN is the default token; an explicit option wins', async () =>
   }
 });
 
-test('refuses to bind a non-loopback host without a token when the server starts', async () => {
+test('refuses to bind a non-loopback host with auth: none when the server starts', async () => {
   const expectNoToken = (fn: () => unknown) => {
     try { fn(); } catch (error) {
       assert.instance(error, OryxError);
       assert.is((error as OryxError).code, 'ORYX_E_WEB_NO_TOKEN');
-      assert.match((error as OryxError).hint ?? '', 'ORYX_WEB_TOKEN');
+      assert.match((error as OryxError).hint ?? '', "auth: 'none'");
       return;
     }
     assert.unreachable('should have thrown');
   };
-  for (const host of ['0.0.0.0', '::', '10.1.2.3', 'example.internal']) expectNoToken(() => assertSafeBind(host, undefined));
-  assertSafeBind('0.0.0.0', TOKEN);
-  assertSafeBind('localhost', undefined);
+  for (const host of ['0.0.0.0', '::', '10.1.2.3', 'example.internal']) expectNoToken(() => assertSafeBind(host, 'none'));
+  assertSafeBind('0.0.0.0', 'token');
+  assertSafeBind('localhost', 'none');
 
   // The configured host, at listen().
-  const configured = await startWeb({ web: { host: '0.0.0.0' }, listen: false });
+  const configured = await startWeb({ web: { host: '0.0.0.0', auth: 'none' }, listen: false });
   try {
     let error: unknown;
     await configured.web.listen({ port: 0 }).catch((e) => { error = e; });
@@ -88,7 +103,7 @@ test('refuses to bind a non-loopback host without a token when the server starts
     await configured.close();
   }
   // A host given to listen() (what `oryx web --host` does).
-  const h = await startWeb({ listen: false });
+  const h = await startWeb({ web: { auth: 'none' }, listen: false });
   try {
     let error: unknown;
     await h.web.listen({ host: '::', port: 0 }).catch((e) => { error = e; });
@@ -126,6 +141,10 @@ test('options are validated at once, naming the field', () => {
   expectOption({ maxMessageBytes: 0 }, 'maxMessageBytes');
   expectOption({ invokeTimeoutMs: -1 }, 'invokeTimeoutMs');
   expectOption({ cors: 5 }, 'cors');
+  expectOption({ auth: 'basic' }, 'auth');
+  expectOption({ auth: 'none', token: TOKEN }, 'auth');
+  expectOption({ allowedHosts: ['https://oryx.example.com'] }, 'allowedHosts.0');
+  expectOption({ allowedHosts: ['ok.example', 'oryx.example.com:8080'] }, 'allowedHosts.1');
   expectOption({ colour: 'red' }, 'colour');
   process.env.ORYX_WEB_TOKEN = 'tiny';
   try { expectOption({}, 'ORYX_WEB_TOKEN'); } finally { delete process.env.ORYX_WEB_TOKEN; }
@@ -134,7 +153,7 @@ test('options are validated at once, naming the field', () => {
 test('CORS: off by default; with an origin the preflight is answered without the token', async () => {
   const off = await startWeb();
   try {
-    const res = await fetch(`${off.url}/api/info`, { headers: { origin: 'http://app.test' } });
+    const res = await fetch(`${off.url}/api/info`, { headers: { ...off.auth, origin: 'http://app.test' } });
     assert.is(res.headers.get('access-control-allow-origin'), null);
   } finally {
     await off.close();

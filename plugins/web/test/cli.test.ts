@@ -1,14 +1,12 @@
 // End to end through the built CLI (build first: `npx tsc -b plugins/web && node scripts/manifest.mjs`;
 // `npm test` does it): `oryx web` in a child process, a real client, SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { killAll, listening, waitFor, type CliServer } from './cli-helpers.ts';
 import { post, readSse } from './helpers.ts';
-
-const bin = path.resolve(import.meta.dirname, '../../../bin/run.js');
 
 const config = (webOptions = '', withWeb = true) => `
 import { existsSync } from 'node:fs';
@@ -38,44 +36,15 @@ export default defineConfig({
 });
 `;
 
-interface Server { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exit: Promise<number | null> }
-
-// These tests signal the server and read its output while it runs, so they spawn it here
-// rather than through runOryx (which waits for the end).
-function start(dir: string, args: string[], env: Record<string, string> = {}): Server {
-  const child = spawn(process.execPath, [bin, 'web', ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, url: '', stdout: () => out, stderr: () => err, exit };
-}
-
-async function waitFor(s: Server, pattern: RegExp): Promise<RegExpMatchArray> {
-  for (let i = 0; i < 1500; i++) {
-    const m = s.stdout().match(pattern);
-    if (m) return m;
-    if (s.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`never printed ${pattern}\nstdout: ${s.stdout()}\nstderr: ${s.stderr()}`);
-}
-
-async function listening(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Server> {
-  const s = start(dir, ['--port', '0', ...args], env);
-  s.url = (await waitFor(s, /listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-  return s;
-}
-
 let dir: string;
-let servers: Server[] = [];
+let servers: CliServer[] = [];
 test.before.each(async () => {
   dir = await tempProject('web-cli-');
   await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['wait_for_release'] } });
   servers = [];
 });
 test.after.each(async () => {
-  for (const s of servers) if (s.child.exitCode === null) { s.child.kill('SIGKILL'); await s.exit; }
+  await killAll(servers);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -115,11 +84,12 @@ test('on SIGINT with --grace 0 the run in flight is aborted cleanly and the proc
   await writeFile(path.join(dir, 'oryx.config.ts'), config());
   const s = await listening(dir, ['--grace', '0']);
   servers.push(s);
-  const session = ((await (await post(`${s.url}/api/sessions`, { agent: 'assistant' })).json()) as any).id;
-  const pending = post(`${s.url}/api/sessions/${session}/messages`, { message: 'go' });
+  const auth = { authorization: `Bearer ${s.token}` };
+  const session = ((await (await post(`${s.url}/api/sessions`, { agent: 'assistant' }, auth)).json()) as any).id;
+  const pending = post(`${s.url}/api/sessions/${session}/messages`, { message: 'go' }, auth);
   // The run is in flight once the tool is waiting; /api/sessions shows the committed tool call.
   for (let i = 0; i < 500; i++) {
-    const body = (await (await fetch(`${s.url}/api/sessions/${session}`)).json()) as any;
+    const body = (await (await fetch(`${s.url}/api/sessions/${session}`, { headers: auth })).json()) as any;
     if (body.messageCount >= 2) break;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -131,12 +101,12 @@ test('on SIGINT with --grace 0 the run in flight is aborted cleanly and the proc
   assert.match(s.stdout(), 'stopped: 0 run(s) finished, 1 aborted');
 });
 
-test('oryx web --host 0.0.0.0 without a token refuses to start, naming the fix', async () => {
-  await writeFile(path.join(dir, 'oryx.config.ts'), config());
+test("oryx web --host 0.0.0.0 with auth: 'none' refuses to start, naming the fix", async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config("{ auth: 'none' }"));
   const r = await runOryx(['web', '--host', '0.0.0.0', '--port', '0'], { cwd: dir, env: { ORYX_WEB_TOKEN: undefined } });
   assert.is(r.code, 1);
   assert.match(r.stderr, 'ORYX_E_WEB_NO_TOKEN');
-  assert.match(r.stderr, 'ORYX_WEB_TOKEN');
+  assert.match(r.stderr, "auth: 'none'");
   assert.not.match(r.stdout, 'listening');
 });
 

@@ -11,8 +11,8 @@ test('two POSTs to one session at once: served one after the other, both exchang
   try {
     const id = await newSession(h);
     const [a, b] = await Promise.all([
-      post(`${h.url}/api/sessions/${id}/messages`, { message: 'A' }),
-      post(`${h.url}/api/sessions/${id}/messages`, { message: 'B' }),
+      post(`${h.url}/api/sessions/${id}/messages`, { message: 'A' }, h.auth),
+      post(`${h.url}/api/sessions/${id}/messages`, { message: 'B' }, h.auth),
     ]);
     assert.is(a.status, 200);
     assert.is(b.status, 200);
@@ -34,7 +34,7 @@ test('a run past invokeTimeoutMs: 504, the run is aborted, the session stays con
   const h = await startWeb({ web: { invokeTimeoutMs: 150 }, script: [{ text: 'too late', delayMs: 30_000 }, { text: 'on time' }] });
   try {
     const id = await newSession(h);
-    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'slow one' });
+    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'slow one' }, h.auth);
     assert.is(res.status, 504);
     const body = (await res.json()) as any;
     assert.is(body.error.code, 'ORYX_E_WEB_TIMEOUT');
@@ -42,7 +42,7 @@ test('a run past invokeTimeoutMs: 504, the run is aborted, the session stays con
     assert.is(h.runs[0]!.stopReason, 'aborted');
     const after = await h.kernel.service('sessions').messages(id);
     assert.equal(after.map((s) => [s.message.role, s.message.content]), [['user', 'slow one']]);
-    const next = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'quick one' });
+    const next = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'quick one' }, h.auth);
     assert.is(next.status, 200);
     assert.is(((await next.json()) as any).answer, 'on time');
     const final = await h.kernel.service('sessions').messages(id);
@@ -60,7 +60,7 @@ test('a client that disconnects mid-stream aborts its run (provider signal abort
   });
   try {
     const id = await newSession(h);
-    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'long' }, { accept: 'text/event-stream' });
+    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'long' }, { ...h.auth, accept: 'text/event-stream' });
     const reader = res.body!.getReader();
     const signal = await started.promise;
     assert.is(signal.aborted, false);
@@ -71,7 +71,7 @@ test('a client that disconnects mid-stream aborts its run (provider signal abort
     assert.is(h.runs[0]!.stopReason, 'aborted');
     assert.is(h.web.inFlight, 0);
     // The session is consistent and the next run goes ahead.
-    const next = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' });
+    const next = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, h.auth);
     assert.is(((await next.json()) as any).answer, 'next');
     assert.ok(h.logs.some((l) => l.includes('run aborted (disconnect)')));
   } finally {
@@ -86,7 +86,7 @@ test('a non-streaming client that disconnects also aborts its run', async () => 
     const id = await newSession(h);
     const client = new AbortController();
     const pending = fetch(`${h.url}/api/sessions/${id}/messages`, {
-      method: 'POST', body: JSON.stringify({ message: 'long' }), signal: client.signal,
+      method: 'POST', headers: { ...h.auth, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'long' }), signal: client.signal,
     }).catch((e) => e);
     const signal = await started.promise;
     client.abort();

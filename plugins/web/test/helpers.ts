@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kernel, resolveConfig, type LongTermMemoryStore, type MemoryEntry, type Plugin, type RunResult } from '@oryxos/kernel';
@@ -11,6 +12,10 @@ export interface Harness {
   web: WebServer;
   llm: ScriptedPlugin;
   url: string;
+  /** The token the server requires (the configured one, or the one it generated); undefined with auth: 'none'. */
+  token?: string;
+  /** `{ authorization: 'Bearer <token>' }`, or `{}` with auth: 'none': spread it into a request's headers. */
+  auth: Record<string, string>;
   logs: string[];
   /** Every run result seen by afterRun, in order. */
   runs: RunResult[];
@@ -28,7 +33,9 @@ function runRecorder(runs: RunResult[]): Plugin {
 
 /**
  * A started kernel with a scripted provider and the web plugin, listening on a free loopback
- * port. `listen: false` skips the socket (for app.request() tests).
+ * port. `listen: false` skips the socket (for app.request() tests). The default config is
+ * served as is, so requests need `h.auth` (the token the server generated, read from its
+ * token file the way clients do).
  */
 export async function startWeb(options: {
   script?: Script;
@@ -51,9 +58,15 @@ export async function startWeb(options: {
     }).start();
     const server = kernel.service('web');
     const url = options.listen === false ? '' : (await server.listen({ port: 0 })).url;
+    let token: string | undefined;
+    if (server.options.auth !== 'none') {
+      await server.token(); // listen() makes sure the token file exists; without a socket, do it here
+      token = server.options.token ?? await readWebToken(config.workspaceDir);
+    }
     const k = kernel;
     return {
-      kernel: k, web: server, llm, url, logs, runs, dir,
+      kernel: k, web: server, llm, url, logs, runs, dir, token,
+      auth: token === undefined ? {} : { authorization: `Bearer ${token}` },
       async close() {
         try { await k.close(); } finally { await rm(dir, { recursive: true, force: true }); }
       },
@@ -63,6 +76,11 @@ export async function startWeb(options: {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The token kept in `<workspace>/web-token`, as a client reads it (the server creates it on first use). */
+export async function readWebToken(workspaceDir: string): Promise<string> {
+  return (await readFile(path.join(workspaceDir, 'web-token'), 'utf8')).trim();
 }
 
 /** One server-sent event. */
@@ -105,9 +123,29 @@ export const post = (url: string, body: unknown, headers: Record<string, string>
 
 /** A session created over HTTP. */
 export async function newSession(h: Harness, agent = 'assistant', headers: Record<string, string> = {}): Promise<string> {
-  const res = await post(`${h.url}/api/sessions`, { agent }, headers);
+  const res = await post(`${h.url}/api/sessions`, { agent }, { ...h.auth, ...headers });
   if (res.status !== 201) throw new Error(`session create failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
+}
+
+/** What {@link rawRequest} got back. */
+export interface RawResponse { status: number; headers: IncomingHttpHeaders; body: string }
+
+/**
+ * One HTTP request through node:http, which (unlike fetch) sends any `Host` header: for the
+ * DNS-rebinding checks. `Content-Length` is set from the body.
+ */
+export function rawRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 /** A deferred: a promise with its resolve function, for steps that wait on the test. */

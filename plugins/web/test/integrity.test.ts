@@ -27,7 +27,7 @@ const waitFor = async (check: () => boolean) => { while (!check()) await new Pro
 test('GET /api/sessions with a cursor the store did not return is 400 naming the cursor', async () => {
   await withSqlite([], async (h) => {
     for (const cursor of ['abc', Buffer.from('["x"]').toString('base64url'), '%E2%80%8B']) {
-      const res = await fetch(`${h.url}/api/sessions?cursor=${cursor}`);
+      const res = await fetch(`${h.url}/api/sessions?cursor=${cursor}`, { headers: h.auth });
       assert.is(res.status, 400, cursor);
       const { error } = (await res.json()) as any;
       assert.is(error.code, 'ORYX_E_WEB_BAD_REQUEST');
@@ -40,25 +40,25 @@ test('GET /api/sessions with a cursor the store did not return is 400 naming the
 test('DELETE while a run is in flight aborts it first: its client gets 410, the session is gone', async () => {
   await withSqlite([{ text: 'never', delayMs: 30_000 }, { text: 'never either', delayMs: 30_000 }], async (h) => {
     const id = await newSession(h);
-    const running = post(`${h.url}/api/sessions/${id}/messages`, { message: 'take your time' });
+    const running = post(`${h.url}/api/sessions/${id}/messages`, { message: 'take your time' }, h.auth);
     await waitFor(() => h.llm.requests.length === 1);
-    const del = await fetch(`${h.url}/api/sessions/${id}`, { method: 'DELETE' });
+    const del = await fetch(`${h.url}/api/sessions/${id}`, { method: 'DELETE', headers: h.auth });
     assert.is(del.status, 204);
     const res = await running;
     assert.is(res.status, 410);
     const { error } = (await res.json()) as any;
     assert.is(error.code, 'ORYX_E_WEB_SESSION_DELETED');
     assert.match(error.hint, 'new session');
-    assert.is((await fetch(`${h.url}/api/sessions/${id}`)).status, 404);
+    assert.is((await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth })).status, 404);
     assert.is(h.runs.at(-1)?.stopReason, 'aborted');
 
     // streamed: the stream ends with an error event carrying the same code
     const other = await newSession(h);
     const streaming = fetch(`${h.url}/api/sessions/${other}/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: 'stream it' }),
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...h.auth }, body: JSON.stringify({ message: 'stream it' }),
     });
     await waitFor(() => h.llm.requests.length === 2);
-    assert.is((await fetch(`${h.url}/api/sessions/${other}`, { method: 'DELETE' })).status, 204);
+    assert.is((await fetch(`${h.url}/api/sessions/${other}`, { method: 'DELETE', headers: h.auth })).status, 204);
     const events = await allSse(await streaming);
     assert.is(events.at(-1)?.event, 'error');
     assert.is(JSON.parse(events.at(-1)!.data).code, 'ORYX_E_WEB_SESSION_DELETED');
@@ -71,26 +71,26 @@ test('user text with a NUL or a lone surrogate is refused with 400 naming its po
     const id = await newSession(h);
     const cases: [string, string][] = [['"a\\u0000b"', 'NUL character (U+0000) at index 1'], ['"\\u0000"', 'at index 0'], ['"ok \\ud800"', 'lone surrogate (U+D800) at index 3']];
     for (const [json, says] of cases) {
-      const res = await post(`${h.url}/api/sessions/${id}/messages`, `{"message":${json}}`);
+      const res = await post(`${h.url}/api/sessions/${id}/messages`, `{"message":${json}}`, h.auth);
       assert.is(res.status, 400, json);
       const { error } = (await res.json()) as any;
       assert.is(error.code, 'ORYX_E_WEB_BAD_REQUEST');
       assert.match(error.message, says);
     }
-    const v1 = await post(`${h.url}/v1/chat/completions`, `{"model":"assistant","messages":[{"role":"user","content":"x\\u0000"}]}`);
+    const v1 = await post(`${h.url}/v1/chat/completions`, `{"model":"assistant","messages":[{"role":"user","content":"x\\u0000"}]}`, h.auth);
     assert.is(v1.status, 400);
     assert.is(((await v1.json()) as any).error.param, 'messages.0.content');
 
     const bytes = Buffer.concat([Buffer.from('{"message":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]); // Latin-1, not UTF-8
-    const latin1 = await fetch(`${h.url}/api/sessions/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+    const latin1 = await fetch(`${h.url}/api/sessions/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...h.auth }, body: bytes });
     assert.is(latin1.status, 400);
     assert.match(((await latin1.json()) as any).error.message, 'not valid UTF-8');
     assert.equal(h.llm.requests, [], 'nothing reached the model');
 
     const exact = 'tab\there\u0001 \uFFFF 😀 \u{10FFFF} CRLF\r\n end';
-    assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: exact })).status, 200);
+    assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: exact }, h.auth)).status, 200);
     assert.is(h.llm.requests[0]!.messages.at(-1)!.content, exact);
-    const stored = (await (await fetch(`${h.url}/api/sessions/${id}`)).json()) as any;
+    const stored = (await (await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth })).json()) as any;
     assert.is(stored.messages[0].message.content, exact);
   });
 });
@@ -103,9 +103,9 @@ test('tool output with NULs and lone surrogates is stored and served exactly (th
   };
   await withSqlite([{ toolCalls: [{ id: 'b1', name: 'bytes', args: {} }] }, { text: 'done' }], async (h) => {
     const id = await newSession(h);
-    assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'read it' })).status, 200);
+    assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'read it' }, h.auth)).status, 200);
     assert.is(h.llm.requests[1]!.messages.at(-1)!.content, raw, 'the model got the whole output');
-    const stored = (await (await fetch(`${h.url}/api/sessions/${id}`)).json()) as any;
+    const stored = (await (await fetch(`${h.url}/api/sessions/${id}`, { headers: h.auth })).json()) as any;
     assert.is(stored.messages[2].message.content, raw);
   }, true, [bytes]);
 });
@@ -114,7 +114,7 @@ test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a
   await withSqlite([], async (h) => {
     const app = h.web.app;
     const id = await (async () => {
-      const res = await app.request('/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"agent":"assistant"}' });
+      const res = await app.request('/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json', ...h.auth }, body: '{"agent":"assistant"}' });
       return ((await res.json()) as { id: string }).id;
     })();
     const long = 'x'.repeat(5000);
@@ -147,7 +147,7 @@ test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a
 
     const failures: string[] = [];
     for (const r of requests) {
-      const res = await app.request(r.path, { method: r.method, headers: { 'content-type': 'application/json', ...r.headers }, body: r.body });
+      const res = await app.request(r.path, { method: r.method, headers: { 'content-type': 'application/json', ...h.auth, ...r.headers }, body: r.body });
       const text = await res.text();
       const label = `${r.method} ${r.path.slice(0, 80)} ${typeof r.body === 'string' ? r.body.slice(0, 60) : r.body ? '<bytes>' : ''} → ${res.status}`;
       if (res.status >= 500) failures.push(`${label} ${text.slice(0, 200)}`);

@@ -11,7 +11,7 @@ const CORE = [
 test('GET /openapi.json describes every route the app serves, and only those', async () => {
   const h = await startWeb();
   try {
-    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${h.url}/openapi.json`, { headers: h.auth })).json()) as any;
     assert.is(doc.openapi, '3.1.0');
     const documented = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     assert.equal(documented.sort(), [...CORE].sort());
@@ -28,7 +28,7 @@ test('GET /openapi.json describes every route the app serves, and only those', a
       }
     }
     assert.equal(doc.paths['/health'].get.security, []);
-    assert.is(doc.security, undefined, 'no token: no global security requirement');
+    assert.equal(doc.security, [{ bearerAuth: [] }], 'the default requires the (generated) token');
   } finally {
     await h.close();
   }
@@ -41,7 +41,7 @@ test('the document carries the schemas that validate: required fields, patterns,
     const create = doc.paths['/api/sessions'].post.requestBody.content['application/json'].schema;
     assert.equal(create.required, ['agent']);
     assert.is(create.additionalProperties, false);
-    const res = await fetch(`${h.url}/api/sessions`, { method: 'POST', body: JSON.stringify({}) });
+    const res = await fetch(`${h.url}/api/sessions`, { method: 'POST', headers: { ...h.auth, 'content-type': 'application/json' }, body: JSON.stringify({}) });
     assert.is(res.status, 400);
     assert.match(((await res.json()) as any).error.message, 'agent');
 
@@ -63,7 +63,7 @@ test('the document carries the schemas that validate: required fields, patterns,
   }
 });
 
-test('with a token the document declares bearer auth', async () => {
+test('with a token the document declares bearer auth; with auth: none it does not', async () => {
   const h = await startWeb({ web: { token: 'a-long-random-secret-for-tests' }, listen: false });
   try {
     const doc = h.web.openapi();
@@ -72,12 +72,18 @@ test('with a token the document declares bearer auth', async () => {
   } finally {
     await h.close();
   }
+  const open = await startWeb({ web: { auth: 'none' }, listen: false });
+  try {
+    assert.is(open.web.openapi().security, undefined);
+  } finally {
+    await open.close();
+  }
 });
 
 test('GET /docs is a self-contained page listing every endpoint', async () => {
   const h = await startWeb();
   try {
-    const res = await fetch(`${h.url}/docs`);
+    const res = await fetch(`${h.url}/docs`, { headers: h.auth });
     assert.is(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', 'text/html');
     const html = await res.text();

@@ -26,7 +26,7 @@ test('close(): a run in flight finishes within the grace period and its answer i
   const h = await startWeb({ plugins: [g.plugin], script: [{ toolCalls: [{ name: 'wait' }] }, { text: 'finished in time' }] });
   try {
     const id = await newSession(h);
-    const pending = post(`${h.url}/api/sessions/${id}/messages`, { message: 'work' });
+    const pending = post(`${h.url}/api/sessions/${id}/messages`, { message: 'work' }, h.auth);
     await g.started.promise;
     const closing = h.web.close({ graceMs: 30_000 });
     // New requests are refused while draining (the listener is closed: checked through the app).
@@ -54,7 +54,7 @@ test('close(): past the grace period the run is aborted, the client gets 503 (JS
   const h = await startWeb({ plugins: [g.plugin], script: [{ toolCalls: [{ name: 'wait' }] }] });
   try {
     const a = await newSession(h);
-    const pending = post(`${h.url}/api/sessions/${a}/messages`, { message: 'work' });
+    const pending = post(`${h.url}/api/sessions/${a}/messages`, { message: 'work' }, h.auth);
     await g.started.promise;
     const report = await h.web.close({ graceMs: 20 });
     assert.equal(report, { finished: 0, aborted: 1 });
@@ -73,7 +73,7 @@ test('close(): past the grace period the run is aborted, the client gets 503 (JS
   const h2 = await startWeb({ plugins: [g2.plugin], script: [{ toolCalls: [{ name: 'wait' }] }] });
   try {
     const b = await newSession(h2);
-    const res = await post(`${h2.url}/api/sessions/${b}/messages`, { message: 'work' }, { accept: 'text/event-stream' });
+    const res = await post(`${h2.url}/api/sessions/${b}/messages`, { message: 'work' }, { ...h2.auth, accept: 'text/event-stream' });
     await g2.started.promise;
     const events: string[] = [];
     const reading = (async () => { for await (const e of readSse(res.body!)) events.push(`${e.event}:${e.event === 'error' ? JSON.parse(e.data).code : ''}`); })();

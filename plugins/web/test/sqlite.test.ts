@@ -15,11 +15,11 @@ test('sessions and runs over HTTP are stored in sqlite and readable after a rest
     const first = await startWeb({ plugins: [sqlite({ url })], script: [step('one'), step('two')] });
     let id: string;
     try {
-      id = ((await (await post(`${first.url}/api/sessions`, { agent: 'assistant' })).json()) as any).id;
+      id = ((await (await post(`${first.url}/api/sessions`, { agent: 'assistant' }, first.auth)).json()) as any).id;
       // Two at once on the sqlite store (its lock() is taken too): both stored, in order.
       const [a, b] = await Promise.all([
-        post(`${first.url}/api/sessions/${id}/messages`, { message: 'A' }),
-        post(`${first.url}/api/sessions/${id}/messages`, { message: 'B' }),
+        post(`${first.url}/api/sessions/${id}/messages`, { message: 'A' }, first.auth),
+        post(`${first.url}/api/sessions/${id}/messages`, { message: 'B' }, first.auth),
       ]);
       assert.is(a.status, 200);
       assert.is(b.status, 200);
@@ -28,16 +28,16 @@ test('sessions and runs over HTTP are stored in sqlite and readable after a rest
     }
     const second = await startWeb({ plugins: [sqlite({ url })] });
     try {
-      const res = await fetch(`${second.url}/api/sessions/${id}`);
+      const res = await fetch(`${second.url}/api/sessions/${id}`, { headers: second.auth });
       assert.is(res.status, 200);
       const s = (await res.json()) as any;
       const roles = s.messages.map((m: any) => m.message.role);
       assert.equal(roles, ['user', 'assistant', 'user', 'assistant']);
       assert.equal(s.messages.filter((m: any) => m.message.role === 'assistant').map((m: any) => m.message.content), ['one', 'two']);
-      const list = (await (await fetch(`${second.url}/api/sessions?agent=assistant`)).json()) as any;
+      const list = (await (await fetch(`${second.url}/api/sessions?agent=assistant`, { headers: second.auth })).json()) as any;
       assert.equal(list.items.map((x: any) => x.id), [id]);
-      assert.is((await fetch(`${second.url}/api/sessions/${id}`, { method: 'DELETE' })).status, 204);
-      assert.is((await fetch(`${second.url}/api/sessions/${id}`)).status, 404);
+      assert.is((await fetch(`${second.url}/api/sessions/${id}`, { headers: second.auth, method: 'DELETE' })).status, 204);
+      assert.is((await fetch(`${second.url}/api/sessions/${id}`, { headers: second.auth })).status, 404);
     } finally {
       await second.close();
     }

@@ -25,7 +25,7 @@ test('SSE: token, tool_call, tool_result, token…, done, in the order the loop 
   });
   try {
     const id = await newSession(h);
-    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'check' }, sse);
+    const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'check' }, { ...h.auth, ...sse });
     assert.is(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', 'text/event-stream');
     assert.ok(res.headers.get('x-request-id'));
@@ -51,7 +51,7 @@ test('SSE: a failed run ends the stream with one error event and no done', async
   const h = await startWeb({ script: [{ error: new Error('upstream down') }] });
   try {
     const id = await newSession(h);
-    const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'x' }, sse));
+    const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'x' }, { ...h.auth, ...sse }));
     assert.equal(events.map((e) => e.event), ['error']);
     const error = JSON.parse(events[0]!.data);
     assert.is(error.code, 'ORYX_E_LLM_FAILED');
@@ -65,12 +65,12 @@ test('SSE: a failed run ends the stream with one error event and no done', async
 test('SSE: errors found before the run starts are plain JSON with their status', async () => {
   const h = await startWeb({ web: { maxMessageBytes: 100 } });
   try {
-    const missing = await post(`${h.url}/api/sessions/nope/messages`, { message: 'x' }, sse);
+    const missing = await post(`${h.url}/api/sessions/nope/messages`, { message: 'x' }, { ...h.auth, ...sse });
     assert.is(missing.status, 404);
     assert.match(missing.headers.get('content-type') ?? '', 'application/json');
     assert.is(((await missing.json()) as any).error.code, 'ORYX_E_SESSION_NOT_FOUND');
     const id = await newSession(h);
-    const big = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'z'.repeat(200) }, sse);
+    const big = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'z'.repeat(200) }, { ...h.auth, ...sse });
     assert.is(big.status, 413);
   } finally {
     await h.close();
@@ -82,7 +82,7 @@ test('SSE: a run past invokeTimeoutMs ends with an error event ORYX_E_WEB_TIMEOU
   try {
     const id = await newSession(h);
     const events = [];
-    for await (const e of readSse((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'slow' }, sse)).body!)) events.push(e);
+    for await (const e of readSse((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'slow' }, { ...h.auth, ...sse })).body!)) events.push(e);
     assert.equal(events.map((e) => e.event), ['error']);
     assert.is(JSON.parse(events[0]!.data).code, 'ORYX_E_WEB_TIMEOUT');
     assert.is(h.runs.at(-1)!.stopReason, 'aborted');

@@ -9,10 +9,13 @@ export default class Web extends OryxCommand {
   static override description = 'Starts the web plugin\'s server (web() in oryx.config.ts) and prints its URL. '
     + 'On SIGINT or SIGTERM it stops accepting connections, lets runs in flight finish for the grace period, '
     + 'aborts the rest (their sessions keep every committed message), closes the kernel and the database, and exits 0. '
-    + 'A non-loopback --host needs a token (ORYX_WEB_TOKEN). Endpoints are listed at /docs.';
+    + 'Every route but /health needs a bearer token: ORYX_WEB_TOKEN, else one generated into <workspace>/web-token '
+    + '(mode 0600, kept across restarts, replaced with --new-token); the console URL it prints carries it after #token=. '
+    + 'Endpoints are listed at /docs.';
   static override examples = [
     '<%= config.bin %> web',
     '<%= config.bin %> web --port 9000',
+    '<%= config.bin %> web --new-token',
     'ORYX_WEB_TOKEN=$(openssl rand -hex 32) <%= config.bin %> web --host 0.0.0.0',
   ];
   static override flags = {
@@ -20,6 +23,7 @@ export default class Web extends OryxCommand {
     port: Flags.integer({ char: 'p', summary: 'Port (default: the port option of web(), else 8787; 0 picks a free one).', min: 0, max: 65535 }),
     grace: Flags.integer({ summary: 'Milliseconds runs in flight may take to finish on shutdown (default: shutdownGraceMs, 10000).', min: 0 }),
     quiet: Flags.boolean({ char: 'q', summary: 'Do not print a line per request.', default: false }),
+    'new-token': Flags.boolean({ summary: 'Replace the generated token in <workspace>/web-token with a new one before serving.', default: false }),
   };
 
   async run(): Promise<void> {
@@ -39,8 +43,20 @@ export default class Web extends OryxCommand {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    if (flags['new-token']) {
+      await web.rotateToken();
+      this.log(`new token written to ${web.tokenFile}; the old one no longer works`);
+    }
     const { url } = await web.listen({ host: flags.host, port: flags.port });
     this.log(`oryx web listening on ${url} (docs: ${url}/docs)`);
+    const { auth, token, tokenFrom } = web.options;
+    if (auth === 'none') this.log('auth: none');
+    else if (token !== undefined) this.log(`auth: bearer token from ${tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`);
+    else {
+      // The fragment never reaches a server or its logs; the console reads the token from it.
+      this.log(`console: ${url}/#token=${await web.token()}`);
+      this.log(`auth: bearer token kept in ${web.tokenFile}`);
+    }
     const signal = await stop;
     const grace = flags.grace ?? web.options.shutdownGraceMs;
     this.log(`${signal}: shutting down (${web.inFlight} run(s) in flight, ${grace} ms grace)`);
