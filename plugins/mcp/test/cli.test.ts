@@ -77,8 +77,8 @@ test('oryx mcp list / tools / call', async () => {
   // People get a table and the reasons; scripts use --json (as `mcp tools` below).
   assert.is(list.code, 0, list.stderr);
   assert.match(list.stdout, /broken\s+stdio\s+failed \(unavailable\)\s+0/);
-  assert.match(list.stdout, /fx\s+stdio\s+ready\s+10/);
-  assert.match(list.stdout, /^broken: .*exited during startup.*exiting at start as asked/m);
+  assert.match(list.stdout, /fx\s+stdio\s+ready\s+11/);
+  assert.match(list.stdout, /^broken: .*process ran \(pid \d+\) and exited during start-up.*exiting at start as asked/m);
 
   assert.is(tools.code, 0, tools.stderr);
   const echo = (JSON.parse(tools.stdout).tools as { name: string; exposed: string; inputSchema: unknown }[]).find((t) => t.name === 'echo')!;

@@ -70,7 +70,7 @@ test('a server that exits at start is reported unavailable with the reason; the 
   const broken = status.find((s) => s.name === 'broken')!;
   assert.is(broken.provider, 'mcp');
   assert.is(broken.ok, false);
-  assert.match(broken.reason!, /exited during startup/);
+  assert.match(broken.reason!, /the server process ran \(pid \d+\) and exited during start-up/);
   assert.match(broken.reason!, /exiting at start as asked/);
   assert.is(status.find((s) => s.name === 'good')!.ok, true);
   assert.ok(t.warnings.some((w) => w.includes('"broken" is unavailable')));
