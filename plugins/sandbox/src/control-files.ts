@@ -122,6 +122,9 @@ export class ControlFiles {
   /** Adds a guard (a plugin's own control file); guards only narrow. */
   add(guard: Guard): void { this.guards.unshift(guard); }
 
+  /** The guards, for an agent's policy (its opt-ins narrow the same files). */
+  get list(): Guard[] { return [...this.guards]; }
+
   /** Exact guard paths (for confinement: what to bind read-only). */
   get paths(): string[] { return this.guards.map((g) => g.path); }
 

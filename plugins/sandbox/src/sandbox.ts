@@ -120,8 +120,10 @@ export class AllowListSandbox implements Sandbox {
       Object.assign(env, { HTTP_PROXY: to, HTTPS_PROXY: to, http_proxy: to, https_proxy: to, ALL_PROXY: to, all_proxy: to });
     }
     env.TMPDIR = '/tmp';
+    // A root that does not exist (yet) cannot be mounted; nothing there is visible.
+    const mounted = async (roots: Root[]) => (await existing(roots.map((r) => r.path))).map((d) => d.path);
     const args = await bwrapArgs(mechanism, {
-      program: plan.program, args: request.args, cwd: plan.cwd, read: read.map((r) => r.path), write: write.map((r) => r.path),
+      program: plan.program, args: request.args, cwd: plan.cwd, read: await mounted(read), write: await mounted(write),
       deny: await existing([...this.global.deny, ...(narrowed?.deny ?? [])].map((d) => d.path)),
       ...await this.controlMounts(write, plan.cwd, narrowed),
       programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
@@ -199,7 +201,7 @@ export class AllowListSandbox implements Sandbox {
     if (!parsed.ok) return broken(parsed.field, parsed.message);
     if (parsed.rules.confine !== undefined) return broken('confine', 'can only be set in oryx.config.ts, not in AGENT.md');
     try {
-      return await Policy.build(parsed.rules, { root: this.root, scope: 'agent' });
+      return await Policy.build(parsed.rules, { root: this.root, scope: 'agent', guards: this.global.controls?.list });
     } catch (error) {
       return broken((error as { field?: string }).field ?? '(frontmatter)', (error as Error).message);
     }

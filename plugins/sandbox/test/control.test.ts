@@ -241,12 +241,18 @@ test('control: opted-in control files are written; others stay protected', async
   await writeFile(path.join(p.root, 'package.json'), '{ "name": "p", "scripts": { "test": "true" } }\n');
 });
 
-test('control: an agent cannot opt itself in (its frontmatter only narrows)', async () => {
+test('control: an agent cannot opt itself in, and its frontmatter narrows the opt-ins', async () => {
   await writeAgents(p.ws, { assistant: { ...AGENTS.assistant, sandbox: { files: { allowControlWrites: ['**'] } } } });
   try {
     const { seen } = await turn([write('.oryxos/agents/other/AGENT.md', 'x')]);
     assert.is(seen[0]!.status, 'denied');
     assert.match(seen[0]!.result.denied!, /protected control file/);
+    await writeAgents(p.ws, { assistant: { ...AGENTS.assistant, sandbox: { files: { allowControlWrites: [] } } } });
+    const global = policy({ files: { read: ['.'], write: ['.'], allowControlWrites: ['.oryxos/agents/notes/**'] } });
+    const narrowed = await turn([write('.oryxos/agents/notes/AGENT.md', 'x')], global);
+    assert.is(narrowed.seen[0]!.status, 'denied');
+    assert.match(narrowed.seen[0]!.result.denied!, /unless this agent's sandbox: frontmatter opts in by name.*\(narrowed by the sandbox: frontmatter/);
+    assert.not.ok(existsSync(path.join(p.ws, 'agents', 'notes')));
   } finally {
     await writeAgents(p.ws, { assistant: AGENTS.assistant! });
   }
