@@ -95,6 +95,23 @@ test('oryx mcp list / tools / call', async () => {
   assert.match(badJson.stderr, /ORYX_E_CLI_USAGE: --args is not valid JSON/);
 });
 
+test('oryx mcp list shows the sandbox reason for a server it may not start, which never ran', async () => {
+  const dir = await tempProject('oryx-mcp-denied-');
+  dirs.push(dir);
+  await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import sandbox from '@oryxos/plugin-sandbox';
+import mcp from '@oryxos/plugin-mcp';
+export default defineConfig({ plugins: [sandbox({ files: { read: ['.'] }, exec: { allow: ['git'] } }), mcp()] });
+`);
+  await mkdir(path.join(dir, '.oryxos'), { recursive: true });
+  await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  denied:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(FIXTURE)}]\n`);
+  const list = await runOryx(['mcp', 'list'], { cwd: dir });
+  assert.is(list.code, 0, list.stderr);
+  assert.match(list.stdout, /denied\s+stdio\s+failed \(unavailable\)\s+0/);
+  assert.match(list.stdout, /^denied: MCP server "denied" may not be started: Denied by the sandbox: command .*node.* is not on the exec allow-list/m);
+  assert.not.ok(existsSync(path.join(dir, '.oryxos', 'logs', 'mcp-denied.log')), 'the server was started');
+});
+
 test('oryx init writes an mcp_servers.yaml this plugin reads as "no servers yet", and enables mcp()', async () => {
   const dir = await tempProject('oryx-mcp-init-');
   dirs.push(dir);
