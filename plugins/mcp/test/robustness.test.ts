@@ -97,7 +97,8 @@ test('failed starts back off: the first retry is immediate, the next waits', asy
 });
 
 test('a server slower than connectTimeoutMs is unavailable with ORYX_E_MCP_CONNECT_TIMEOUT and its process is gone', async () => {
-  t = await mcpKernel({ servers: { sleepy: { ...fixture('--slow-start', '20000'), connectTimeoutMs: 300 } } });
+  // 2 s: long enough for the process to have started on a loaded machine, far below its 20 s start-up
+  t = await mcpKernel({ servers: { sleepy: { ...fixture('--slow-start', '20000'), connectTimeoutMs: 2000 } } });
   const mcp = t.kernel.service('mcp');
   const error = await mcp.connect('sleepy').catch((e) => e);
   assert.is(error.code, 'ORYX_E_MCP_CONNECT_TIMEOUT');
