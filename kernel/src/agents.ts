@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type } from 'arktype';
-import matter from 'gray-matter';
-import { OryxError, errorMessage } from './errors.ts';
+import { OryxError } from './errors.ts';
+import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import type { AgentDefinition, AgentSettings, SkillRef } from './types.ts';
 
 export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
@@ -71,15 +71,9 @@ export class AgentLoader {
         hint: known.length ? `Known agents: ${known.join(', ')}.` : 'Run `oryx init` to create the assistant agent.',
       });
     }
-    let parsed;
-    try {
-      parsed = matter(text);
-    } catch (error) {
-      throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: the frontmatter is not valid YAML: ${errorMessage(error)}`, {
-        hint: 'Fix the YAML between the --- lines at the top of AGENT.md.',
-      });
-    }
-    const data = parsed.data as Record<string, unknown>;
+    // YAML only, on the core schema: a `---js` block is an error naming the file, never code.
+    const parsed = await parseFrontmatter(text, file);
+    const data = parsed.data;
     const checked = frontmatterShape(data);
     if (checked instanceof type.errors) {
       const first = checked[0]!;
@@ -113,11 +107,11 @@ export class AgentLoader {
     const found: AgentDefinition['bootstrap'] = [];
     for (const name of BOOTSTRAP_FILES) {
       for (const candidate of [path.join(dir, name), path.join(this.workspaceDir, name)]) {
-        try {
-          const content = (await readFile(candidate, 'utf8')).trim();
-          found.push({ name, path: candidate, content });
-          break;
-        } catch { /* try the next place */ }
+        let text: string;
+        try { text = await readFile(candidate, 'utf8'); } catch { continue; }
+        assertMarkdownData(text, candidate);
+        found.push({ name, path: candidate, content: text.trim() });
+        break;
       }
     }
     return found;
@@ -144,7 +138,7 @@ async function readSkills(dir: string): Promise<SkillRef[]> {
   try { files = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort(); } catch { return []; }
   return Promise.all(files.map(async (f) => {
     const file = path.join(dir, f);
-    const { data, content } = matter(await readFile(file, 'utf8'));
+    const { data, content } = await parseFrontmatter(await readFile(file, 'utf8'), file);
     const description = typeof data.description === 'string' ? data.description
       : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
     return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };

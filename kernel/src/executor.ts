@@ -2,20 +2,10 @@ import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { ToolResultInfo } from './hooks.ts';
 import { validateJsonSchema } from './json-schema.ts';
 import type { Kernel } from './kernel.ts';
-import type { RunContext, SandboxAction, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import { enforceAction, prepareExec } from './sandbox-gate.ts';
+import type { RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
-
-/** Throws ORYX_E_SANDBOX_DENIED unless the kernel's sandbox allows the action. */
-export async function enforceAction(kernel: Kernel, action: SandboxAction, run?: RunContext): Promise<void> {
-  const decision = await kernel.service('sandbox').enforce(action, { agent: run?.agent });
-  if (!decision.allow) {
-    throw new OryxError('ORYX_E_SANDBOX_DENIED', `Denied by the sandbox: ${decision.reason}`, {
-      hint: 'Allow the action in the sandbox options of oryx.config.ts, or in the agent\'s sandbox: frontmatter.',
-      data: { action, reason: decision.reason },
-    });
-  }
-}
 
 /**
  * Runs one tool call: look up → parse check → validate → `beforeTool` → sandbox → execute
@@ -56,13 +46,15 @@ export class ToolExecutor {
     const controller = new AbortController();
     const onAbort = () => controller.abort(run.signal.reason);
     run.signal.addEventListener('abort', onAbort, { once: true });
+    const gate: SandboxContext = { run, toolCallId: call.id, origin: `tool ${call.name}` };
     const ctx: ToolContext = {
       agent: run.agent,
       sessionId: run.sessionId,
       iteration: run.iteration,
       toolCallId: call.id,
       signal: controller.signal,
-      enforce: (action) => enforceAction(this.kernel, action, run),
+      enforce: (action) => enforceAction(this.kernel, action, gate),
+      launch: (request) => prepareExec(this.kernel, request, gate),
       service: (name) => this.kernel.service(name),
     };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;

@@ -5,13 +5,15 @@ export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type Provide
 export { STAGE, createHooks, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
 export { Kernel, KERNEL_VERSION, type KernelOptions, type Logger } from './kernel.ts';
 export { definePlugin, orderPlugins, type Plugin } from './plugin.ts';
-export { defineConfig, definedOptions, loadConfig, resolveConfig, validateOptions, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
+export { defineConfig, definedOptions, loadConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, resolveConfig, validateOptions, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES } from './agents.ts';
 export { AgentService } from './service.ts';
 export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';
-export { ToolExecutor, enforceAction, DEFAULT_TOOL_TIMEOUT_MS } from './executor.ts';
+export { ToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './executor.ts';
+export { enforceAction, prepareExec, describeAction, minimalEnv, MINIMAL_ENV } from './sandbox-gate.ts';
+export { parseFrontmatter, assertMarkdownData, type Frontmatter } from './frontmatter.ts';
 export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenEstimator } from './prompt.ts';
 export { validateJsonSchema } from './json-schema.ts';
 export { matchesToolPattern } from './registry.ts';
 export { InMemorySessionStore } from './memory-store.ts';
-export { absolutePath, canonicalPath, resolveExecutable } from './paths.ts';
+export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';

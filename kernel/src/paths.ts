@@ -98,3 +98,29 @@ async function executableAt(file: string): Promise<string | undefined> {
     return undefined;
   }
 }
+
+const TEMP_SUFFIX = /^\.(.+)\.[0-9a-f]{12}\.oryx-tmp$/;
+
+/**
+ * The temp file an atomic write of `target` goes through (written, flushed, then renamed over
+ * the target), in the same folder so the rename is atomic. `random` is 12 hex digits.
+ *
+ * @example
+ * atomicTempPath('/p/notes.md', 'a1b2c3d4e5f6') // '/p/.notes.md.a1b2c3d4e5f6.oryx-tmp'
+ */
+export function atomicTempPath(target: string, random: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target).slice(0, 64)}.${random}.oryx-tmp`);
+}
+
+/**
+ * The file an {@link atomicTempPath} stands for, or undefined when `p` is not one: the sandbox
+ * judges a temp file as the file it will replace (a protected file's temp is protected, an
+ * opted-in file's temp is allowed). Names over 64 characters come back cut to 64.
+ *
+ * @example
+ * atomicTempTarget('/p/.notes.md.a1b2c3d4e5f6.oryx-tmp') // '/p/notes.md'
+ */
+export function atomicTempTarget(p: string): string | undefined {
+  const m = TEMP_SUFFIX.exec(path.basename(p));
+  return m ? path.join(path.dirname(p), m[1]!) : undefined;
+}

@@ -170,10 +170,14 @@ export interface TestKernel {
   close(options?: { keep?: boolean }): Promise<void>;
 }
 
-/** Starts a kernel on a fresh temp project with the given plugins and agents. */
-export async function testKernel(options: { plugins: Plugin[]; agents?: Record<string, TestAgent | string>; dir?: string; defaultProvider?: string }): Promise<TestKernel> {
+/**
+ * Starts a kernel on a fresh temp project with the given plugins and agents. `configFile`
+ * names the project's config file, as if the config had been loaded from it (the sandbox
+ * protects it).
+ */
+export async function testKernel(options: { plugins: Plugin[]; agents?: Record<string, TestAgent | string>; dir?: string; defaultProvider?: string; configFile?: string }): Promise<TestKernel> {
   const dir = options.dir ?? await mkdtemp(path.join(tmpdir(), 'oryx-test-'));
-  const config = resolveConfig({ plugins: options.plugins, defaultProvider: options.defaultProvider }, dir);
+  const config = resolveConfig({ plugins: options.plugins, defaultProvider: options.defaultProvider }, dir, options.configFile);
   await writeAgents(config.workspaceDir, options.agents ?? { assistant: { tools: ['*'] } });
   const warnings: string[] = [];
   const logger: Logger = { debug() {}, info() {}, warn: (m) => warnings.push(m) };

@@ -77,6 +77,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Enforces a sandbox action at the point of I/O; throws ORYX_E_SANDBOX_DENIED on denial. */
   enforce(action: SandboxAction): Promise<void>;
+  /** Checks a whole process launch and returns how to start it; throws ORYX_E_SANDBOX_DENIED on denial. */
+  launch(request: ExecRequest): Promise<ExecLaunch>;
   /** Another plugin's service, by name. */
   service<K extends keyof Services>(name: K): Services[K];
 }
@@ -230,18 +232,106 @@ export interface SessionStore {
 
 export type SandboxAction =
   | { kind: 'file'; op: 'read' | 'write'; path: string }
-  | { kind: 'exec'; command: string; args: string[] }
+  | ExecAction
   | { kind: 'http'; url: string; method: string }
   | { kind: 'smtp'; host: string; port: number };
 
+/**
+ * Starting a process, checked as a whole: the program, its arguments, the folder it runs in
+ * and every environment variable its launcher sets. A sandbox that checked only the program
+ * and arguments would let `GIT_CONFIG_*` or `LD_PRELOAD` turn an allowed `git status` into
+ * anything.
+ */
+export interface ExecAction {
+  kind: 'exec';
+  /** A name looked up on PATH (`git`) or a path (relative to `cwd`). */
+  command: string;
+  args: string[];
+  /** The working folder, absolute or relative to the project folder. Default: the project folder. */
+  cwd?: string;
+  /** Variables the launcher sets on top of the minimal environment; each must be allowed. */
+  env?: Record<string, string>;
+}
+
+/** A process a plugin wants to start: what {@link Sandbox.launch} checks. */
+export type ExecRequest = Omit<ExecAction, 'kind'>;
+
+/**
+ * How to start a process the sandbox allowed. Spawn `file` with `args`, `cwd` and exactly
+ * `env` (no inherited environment), without a shell; call `started(pid)` once it runs and
+ * `done()` once it has ended. When `confined`, `file` is the confinement program (bubblewrap)
+ * and `program` runs inside it.
+ */
+export interface ExecLaunch {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The program the sandbox checked, as an absolute path. */
+  program: string;
+  /** Whether it runs under an OS confinement built from the policy. */
+  confined: boolean;
+  /** Tells the sandbox the process id, so what the process does (proxied connections) is audited with it. */
+  started(pid: number | undefined): void;
+  /** Releases what the launch holds (the proxy socket); safe to call twice. */
+  done(): Promise<void>;
+}
+
 export type SandboxDecision = { allow: true } | { allow: false; reason: string };
+export type LaunchDecision = { allow: true; launch: ExecLaunch } | { allow: false; reason: string };
+
+/** Who asks the sandbox: the agent (its `sandbox:` narrows the policy), the run and what in it. */
+export interface SandboxContext {
+  agent?: AgentDefinition;
+  run?: RunContext;
+  toolCallId?: string;
+  /** What asks, for the audit trail: `tool shell`, `mcp server filesystem`, `scheduler task nightly`. */
+  origin?: string;
+}
 
 /**
  * The sandbox service. With no sandbox plugin, the kernel's default denies everything.
  * A stronger implementation (container, microVM) replaces the plugin without touching callers.
+ * Plugins reach it through the kernel's `enforceAction` and `prepareExec`, which also audit
+ * every denial.
  */
 export interface Sandbox {
-  enforce(action: SandboxAction, ctx?: { agent?: AgentDefinition }): Promise<SandboxDecision>;
+  enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision>;
+  /**
+   * Checks a whole process launch and returns how to start it (confined by the policy). Without
+   * it, `prepareExec` enforces the exec action and starts the program unconfined with the
+   * minimal environment.
+   */
+  launch?(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision>;
+  /**
+   * Adds files the sandbox must never let an agent write (a plugin's own control files, such
+   * as a servers file outside the workspace). It can only narrow the policy.
+   */
+  protect?(path: string, why: string): void;
+}
+
+/** One sandbox decision worth keeping: every denial, and every connection a confined process makes. */
+export interface SandboxEvent {
+  decision: 'allow' | 'deny';
+  /** The action kind, or `connect` for a connection through the confinement proxy. */
+  kind: SandboxAction['kind'] | 'connect';
+  /** What was asked for: a path, a command line, a URL, host:port. */
+  target: string;
+  reason?: string;
+  origin?: string;
+  agent?: string;
+  sessionId?: string;
+  runId?: string;
+  toolCallId?: string;
+  /** The process a confined connection came from. */
+  pid?: number;
+  /** Its command line. */
+  process?: string;
+}
+
+/** The audit service (the audit plugin): decisions that are not tool calls land here too. */
+export interface AuditLog {
+  sandboxEvent(event: SandboxEvent): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -262,6 +352,8 @@ export interface Services {
   database: Database;
   /** Long-term memory, provided by the memory plugin (used by the web channel). */
   memory: LongTermMemoryStore;
+  /** The audit trail, provided by the audit plugin (sandbox denials and confined connections). */
+  audit: AuditLog;
 }
 
 // ---------------------------------------------------------------------------------------

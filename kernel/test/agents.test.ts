@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AgentLoader, DEFAULT_SETTINGS, type OryxError } from '../src/index.ts';
+import { AgentLoader, DEFAULT_SETTINGS, parseFrontmatter, type OryxError } from '../src/index.ts';
 import { scripted, testKernel } from '../src/testing.ts';
 
 let ws: string;
@@ -107,6 +108,54 @@ test('list() returns every agent folder with an AGENT.md', async () => {
   await put('agents/a/AGENT.md', 'a');
   await mkdir(path.join(ws, 'agents/empty'), { recursive: true });
   assert.equal((await new AgentLoader(ws).list()).map((a) => a.name), ['a', 'b']);
+});
+
+// Markdown is data: a frontmatter block in another language is an error, never code.
+const payload = (marker: string) => `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran'); module.exports = { description: 'x' };`;
+
+for (const lang of ['js', 'javascript', 'coffee', 'JS ']) {
+  test(`AGENT.md, skills and bootstrap files with ---${lang} frontmatter are refused, naming the file, and never run`, async () => {
+    const marker = path.join(ws, 'marker');
+    const block = `---${lang}\n${payload(marker)}\n---\nbody`;
+    await put('agents/a/AGENT.md', block);
+    let e = await loadError('a');
+    assert.is(e.code, 'ORYX_E_AGENT_INVALID');
+    assert.match(e.message, path.join(ws, 'agents', 'a', 'AGENT.md'));
+    assert.match(e.message, `marked "---${lang.trim().toLowerCase()}"`);
+
+    await put('agents/b/AGENT.md', '---\ndescription: fine\n---\nb');
+    await put('agents/b/skills/x.md', block);
+    e = await loadError('b');
+    assert.match(e.message, path.join(ws, 'agents', 'b', 'skills', 'x.md'));
+
+    await put('agents/c/AGENT.md', 'c');
+    await put('SOUL.md', block);
+    e = await loadError('c');
+    assert.match(e.message, path.join(ws, 'SOUL.md'));
+    await rm(path.join(ws, 'SOUL.md'));
+    assert.not.ok(existsSync(marker), 'the frontmatter ran as code');
+  });
+}
+
+test('frontmatter YAML is the core schema: no custom or library tags, no duplicate keys', async () => {
+  for (const [yaml, problem] of [
+    ['description: !!js/function "function () {}"', 'Unresolved tag'],
+    ['description: !!binary aGk=', 'Unresolved tag'],
+    ['description: !custom x', 'Unresolved tag'],
+    ['description: a\ndescription: b', 'unique'],
+    ['- a list', 'must be a YAML mapping'],
+  ]) {
+    const e = await parseFrontmatter(`---\n${yaml}\n---\nbody`, 'X.md').then(() => undefined, (x: OryxError) => x);
+    assert.ok(e, yaml);
+    assert.is(e!.code, 'ORYX_E_AGENT_INVALID');
+    assert.match(e!.message, `X.md: `);
+    assert.match(e!.message, problem);
+  }
+  const ok = await parseFrontmatter('\uFEFF---yaml\ntools: [a, "b*"]\nn: 2\nwhen: 2024-01-01\n---\n\nBody\n', 'ok.md');
+  assert.equal(ok.data, { tools: ['a', 'b*'], n: 2, when: '2024-01-01' });
+  assert.is(ok.content, '\nBody\n');
+  assert.equal(await parseFrontmatter('---- a rule, not a fence\n', 'r.md'), { data: {}, content: '---- a rule, not a fence\n', present: false });
+  assert.match((await parseFrontmatter('---\ndescription: x\n', 'open.md').catch((x: OryxError) => x) as OryxError).message, 'open.md: the frontmatter is not closed');
 });
 
 test.run();

@@ -1,8 +1,10 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig, resolveConfig, type OryxError } from '../src/index.ts';
+import { assertConfigIsYours, findConfigFile, loadConfig, resolveConfig, type OryxError } from '../src/index.ts';
 import { tempProject } from '../src/testing.ts';
 
 let dir: string;
@@ -67,6 +69,69 @@ test('a config file that throws is ORYX_E_CONFIG_LOAD with the cause', async () 
   const e = await err(() => loadConfig({ cwd: dir }));
   assert.is(e.code, 'ORYX_E_CONFIG_LOAD');
   assert.match(e.message, 'plugin-does-not-exist');
+});
+
+// A config file runs as code: only the one the user chose may run.
+const planted = (marker: string) => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default { plugins: [] };\n`;
+
+test('discovery never runs .config/ meta config, and stops at the project folder', async () => {
+  const marker = path.join(dir, 'marker');
+  // .config/config.mjs (cosmiconfig's meta config) and siblings in the working folder
+  await mkdir(path.join(dir, 'proj', '.config'), { recursive: true });
+  for (const name of ['config.mjs', 'config.js', 'config.ts', 'oryxrc.mjs']) await writeFile(path.join(dir, 'proj', '.config', name), planted(marker));
+  await writeFile(path.join(dir, 'proj', 'package.json'), '{}');
+  assert.is(await loadConfig({ cwd: path.join(dir, 'proj') }), undefined);
+  // an oryx.config.* above the project folder (a package.json, .git or .oryxos marks it)
+  await writeFile(path.join(dir, 'oryx.config.mjs'), planted(marker));
+  for (const marked of ['package.json', '.git', '.oryxos']) {
+    const proj = path.join(dir, `p-${marked}`);
+    await mkdir(path.join(proj, marked === 'package.json' ? '' : marked, 'sub'), { recursive: true });
+    if (marked === 'package.json') await writeFile(path.join(proj, 'package.json'), '{}');
+    assert.is(await findConfigFile(path.join(proj, marked === 'package.json' ? 'sub' : '')), undefined, marked);
+    assert.is(await loadConfig({ cwd: proj }), undefined, marked);
+  }
+  assert.not.ok(existsSync(marker), 'a planted config ran');
+  // without a project folder in between, the parent's config is the user's own project config
+  await mkdir(path.join(dir, 'plain', 'sub'), { recursive: true });
+  assert.is(await findConfigFile(path.join(dir, 'plain', 'sub')), path.join(dir, 'oryx.config.mjs'));
+});
+
+test('a config in a world-writable folder is refused, found or named, and does not run', async () => {
+  const shared = await mkdtemp(path.join(tmpdir(), 'oryx-shared-'));
+  try {
+    await chmod(shared, 0o1777); // like /tmp
+    const marker = path.join(dir, 'marker');
+    await writeFile(path.join(shared, 'oryx.config.mjs'), planted(marker));
+    for (const attempt of [() => loadConfig({ cwd: shared }), () => loadConfig({ cwd: dir, file: path.join(shared, 'oryx.config.mjs') })]) {
+      const e = await err(attempt);
+      assert.is(e.code, 'ORYX_E_CONFIG_UNSAFE');
+      assert.match(e.message, path.join(shared, 'oryx.config.mjs'));
+      assert.match(e.message, 'is writable by every user');
+    }
+    await chmod(shared, 0o755);
+    await chmod(path.join(shared, 'oryx.config.mjs'), 0o666);
+    assert.match((await err(() => loadConfig({ cwd: shared }))).message, 'every user may write to it');
+    assert.not.ok(existsSync(marker), 'the planted config ran');
+  } finally {
+    await rm(shared, { recursive: true, force: true });
+  }
+});
+
+test('a config owned by another user is refused and does not run', async () => {
+  const marker = path.join(dir, 'marker');
+  const file = path.join(dir, 'oryx.config.mjs');
+  await writeFile(file, planted(marker));
+  if (process.getuid!() === 0) {
+    await chown(file, 65534, 65534); // root can hand the file to "nobody"
+    const e = await err(() => loadConfig({ cwd: dir }));
+    assert.is(e.code, 'ORYX_E_CONFIG_UNSAFE');
+    assert.match(e.message, `${file}: it is owned by another user (uid 65534)`);
+  } else {
+    // Without root no file can be given away: check the rule for another user instead.
+    const e = await err(() => assertConfigIsYours(file, process.getuid!() + 1));
+    assert.match(e.message, /it is owned by another user/);
+  }
+  assert.not.ok(existsSync(marker), 'the config ran');
 });
 
 test.run();

@@ -1,6 +1,7 @@
 /**
  * @oryxos/plugin-audit: every model call and tool call written to `llm_calls` and
- * `tool_invocations` (failures, retries and denials too), secrets redacted first.
+ * `tool_invocations` (failures, retries and denials too), and sandbox denials and confined
+ * connections to `sandbox_events`, secrets redacted first.
  *
  * @example
  * import sqlite from '@oryxos/plugin-sqlite';
@@ -12,4 +13,4 @@ export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, DEFAULT_REDACTIONS, REDACTED, type Redactor, type RedactOption } from './redact.ts';
 export { AuditRecorder } from './recorder.ts';
-export { listLlmCalls, listToolInvocations, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SessionSummary } from './queries.ts';
+export { listLlmCalls, listToolInvocations, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';

@@ -6,9 +6,10 @@ import { createRedactor } from './redact.ts';
 export const PLUGIN_VERSION = '0.1.0';
 
 /**
- * The audit trail: one `llm_calls` row per model attempt (failures and retries too) and one
- * `tool_invocations` row per tool call (errors and denials too), redacted before writing.
- * Needs the sqlite plugin, whose migrations create both tables.
+ * The audit trail: one `llm_calls` row per model attempt (failures and retries too), one
+ * `tool_invocations` row per tool call (errors and denials too), and one `sandbox_events` row
+ * per sandbox denial and per connection of a confined process (the `audit` service), redacted
+ * before writing. Needs the sqlite plugin, whose migrations create the tables.
  *
  * @example
  * // oryx.config.ts
@@ -30,6 +31,8 @@ export default function audit(options: AuditOptions = {}): Plugin {
         redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
       }, kernel.log);
       const tap = { name: 'audit', stage: STAGE.OBSERVE };
+      // Sandbox decisions that are not tool calls reach the trail through the kernel's gate.
+      kernel.provide('audit', { sandboxEvent: (event) => recorder.sandboxEvent(event) });
 
       kernel.hooks.init.tapPromise({ name: 'audit' }, async () => {
         await recorder.checkSchema();

@@ -23,6 +23,12 @@ export interface ToolInvocationRow {
   status: 'ok' | 'error' | 'denied'; denied_reason: string | null; retryable: number; duration_ms: number | null; created_at: string;
 }
 
+/** A `sandbox_events` row, as stored. */
+export interface SandboxEventRow {
+  id: number; decision: 'allow' | 'deny'; kind: string; target: string; reason: string | null; origin: string | null; agent: string | null;
+  session_id: string | null; run_id: string | null; tool_call_id: string | null; pid: number | null; process: string | null; created_at: string;
+}
+
 /** One session's totals (`oryx audit summary`). */
 export interface SessionSummary {
   session_id: string; agent: string | null; llm_calls: number; input_tokens: number; output_tokens: number; llm_failures: number;
@@ -61,6 +67,22 @@ export async function listLlmCalls(db: Database, filter: AuditFilter = {}): Prom
 export async function listToolInvocations(db: Database, filter: AuditFilter = {}): Promise<ToolInvocationRow[]> {
   const w = where(filter, { status: true, tool: true });
   return db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations ${w.sql} ORDER BY id DESC LIMIT ?`, [...w.params, limitOf(filter)]);
+}
+
+/**
+ * The newest `sandbox_events` rows first: denials that were not tool calls and connections of
+ * confined processes. `status` filters by decision (`allow` | `deny`).
+ *
+ * @example
+ * const denied = await listSandboxEvents(db, { status: 'deny' });
+ */
+export async function listSandboxEvents(db: Database, filter: AuditFilter = {}): Promise<SandboxEventRow[]> {
+  const w = where({ ...filter, status: undefined });
+  const parts = w.sql ? [w.sql.slice('WHERE '.length)] : [];
+  const params = [...w.params];
+  if (filter.status) { parts.push('decision = ?'); params.push(filter.status); }
+  const sql = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+  return db.query<SandboxEventRow>(`SELECT * FROM sandbox_events ${sql} ORDER BY id DESC LIMIT ?`, [...params, limitOf(filter)]);
 }
 
 /**

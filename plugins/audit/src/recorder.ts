@@ -1,4 +1,4 @@
-import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
+import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type SandboxEvent, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
 import { auditError } from './errors.ts';
 import type { Redactor } from './redact.ts';
 
@@ -13,6 +13,11 @@ const LLM_INSERT = `INSERT INTO llm_calls (session_id, run_id, agent, iteration,
 
 const TOOL_INSERT = `INSERT INTO tool_invocations (session_id, run_id, agent, iteration, tool_call_id, tool, source, input, input_chars,
   output, output_chars, status, denied_reason, retryable, duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+const SANDBOX_INSERT = `INSERT INTO sandbox_events (decision, kind, target, reason, origin, agent, session_id, run_id, tool_call_id, pid,
+  process, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+const TABLES = ['llm_calls', 'tool_invocations', 'sandbox_events'];
 
 /**
  * Writes audit rows. A failed write is logged (ORYX_E_AUDIT_WRITE) and swallowed: the run
@@ -61,11 +66,20 @@ export class AuditRecorder {
     ]);
   }
 
+  /** One sandbox decision that is not a tool call: a denial (MCP start, scheduler action, redirect hop) or a confined connection. */
+  async sandboxEvent(e: SandboxEvent): Promise<void> {
+    const redact = (text: string | undefined) => (text === undefined ? null : this.options.redact(text));
+    await this.write('sandbox_events', SANDBOX_INSERT, [
+      e.decision, e.kind, redact(e.target), redact(e.reason), e.origin ?? null, e.agent ?? null, e.sessionId ?? null, e.runId ?? null,
+      e.toolCallId ?? null, e.pid ?? null, redact(e.process), new Date().toISOString(),
+    ]);
+  }
+
   /** Deletes rows older than `days`; returns how many went. */
   async prune(days: number): Promise<number> {
     const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
     let removed = 0;
-    for (const table of ['llm_calls', 'tool_invocations']) {
+    for (const table of TABLES) {
       removed += (await this.db().execute(`DELETE FROM ${table} WHERE created_at < ?`, [cutoff])).rowsAffected;
     }
     return removed;
@@ -73,7 +87,7 @@ export class AuditRecorder {
 
   /** Fails clearly when the database has no audit tables (a database plugin other than sqlite). */
   async checkSchema(): Promise<void> {
-    for (const table of ['llm_calls', 'tool_invocations']) {
+    for (const table of TABLES) {
       try {
         await this.db().query(`SELECT id FROM ${table} LIMIT 0`);
       } catch (error) {

@@ -34,7 +34,7 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
     const b = await k.service.process({ agent: 'assistant', message: 'two' });
     await k.close({ keep: true });
 
-    const [calls, failed, tools, denied, ofB, summary, human] = await Promise.all([
+    const [calls, failed, tools, denied, ofB, summary, human, sandboxEvents, allowedEvents] = await Promise.all([
       json(dir, 'audit', 'llm'),
       json(dir, 'audit', 'llm', '--status', 'error'),
       json(dir, 'audit', 'tools'),
@@ -42,7 +42,14 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
       json(dir, 'audit', 'tools', '--session', b.sessionId.slice(0, 8)),
       json(dir, 'audit', 'summary'),
       runOryx(['audit', 'summary'], { cwd: dir }),
+      json(dir, 'audit', 'sandbox'),
+      json(dir, 'audit', 'sandbox', '--decision', 'allow'),
     ]);
+    // the denial is in the sandbox's own trail too, with what asked
+    assert.equal(sandboxEvents.map((e: Record<string, unknown>) => [e.decision, e.kind, e.target, e.origin, e.tool_call_id, e.session_id]), [
+      ['deny', 'file', 'read /x', 'tool guarded', 'c2', a.sessionId],
+    ]);
+    assert.equal(allowedEvents, []);
     assert.is(calls.length, 5);
     assert.equal(calls.map((c: { status: string }) => c.status), ['ok', 'ok', 'ok', 'ok', 'error'], 'newest first');
     assert.equal(failed.map((c: { error: string; attempt: number }) => [c.error, c.attempt]), [['overloaded', 1]]);

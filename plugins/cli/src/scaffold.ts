@@ -25,10 +25,16 @@ ${providerLine}
     audit(), // every LLM and tool call, denials too: oryx audit llm | tools | summary
     memory(), // .oryxos/memory/MEMORY.md (or agents/<name>/MEMORY.md): Core and Archive
     // Deny by default: only what is listed here is allowed. Paths are relative to this file.
+    // Control files are never written by agents, whatever files.write says: this file and what
+    // it imports, .oryxos/ (agents, skills, AGENTS.md/SOUL.md/USER.md, memory,
+    // mcp_servers.yaml, the database), .git, node_modules, package.json and .npmrc. To let
+    // agents write one, opt in by name: files: { allowControlWrites: ['.oryxos/agents/notes/**'] }.
+    // Programs run confined to these same lists (bubblewrap): apt-get install bubblewrap socat.
     sandbox({
       files: { read: ['.'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
       // exec: { allow: ['git', 'ls', { command: 'npm', args: ['test|run'] }] }, // args: anchored regexes by position
-      // http: { allow: ['api.github.com', '*.wikipedia.org'] },
+      // exec: { env: ['LANG', 'LC_*'] }, // variables programs may get; LD_PRELOAD, GIT_*, NODE_OPTIONS… only by exact name
+      // http: { allow: ['api.github.com', '*.wikipedia.org'] }, // also what confined programs reach, through the OryxOS proxy
       // smtp: { allow: ['smtp.example.com:587'] },
     }),
     tools(), // read_file, write_file, edit_file, list_dir, shell, http_request, current_time

@@ -44,7 +44,11 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
     assert.ok(existsSync(path.join(dir, f)), `${f} exists`);
   }
   assert.match(first.stdout, 'Provider: Ollama');
-  assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import ollama from '@oryxos/plugin-ollama'");
+  const config = await readFile(path.join(dir, 'oryx.config.ts'), 'utf8');
+  assert.match(config, "import ollama from '@oryxos/plugin-ollama'");
+  // the comments say how control files are protected and how to opt in
+  assert.match(config, "Control files are never written by agents");
+  assert.match(config, "allowControlWrites: ['.oryxos/agents/notes/**']");
   const memory = await readFile(path.join(dir, '.oryxos/memory/MEMORY.md'), 'utf8');
   assert.match(memory, '## Core');
   assert.match(memory, '## Archive');

@@ -63,6 +63,8 @@ export default function mcp(options: McpOptions = {}): Plugin {
       // If the process exits without close (an uncaught error), no server may outlive it.
       const onExit = () => manager.killSync();
       kernel.hooks.init.tapPromise({ name: 'mcp', stage: STAGE.DEFAULT }, async () => {
+        // The servers file says which programs OryxOS starts: no agent may write it.
+        if (loaded.file) kernel.service('sandbox').protect?.(loaded.file, 'it lists the programs OryxOS starts');
         process.on('exit', onExit);
         if (opts.eager) await manager.connectAll();
       });

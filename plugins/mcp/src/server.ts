@@ -1,8 +1,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, enforceAction, errorMessage, isOryxError } from '@oryxos/kernel';
-import type { JsonSchema, Kernel, SandboxAction, ToolResult } from '@oryxos/kernel';
+import { OryxError, enforceAction, errorMessage, isOryxError, prepareExec } from '@oryxos/kernel';
+import type { ExecLaunch, JsonSchema, Kernel, SandboxAction, ToolResult } from '@oryxos/kernel';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerEntry } from './config-file.ts';
@@ -76,6 +76,10 @@ export class McpServerConnection {
   private state: ServerState;
   private client?: Client;
   private transport?: Transport;
+  /** How the sandbox let the stdio server start (released when it ends). */
+  private launch?: ExecLaunch;
+  /** The process id of the last start, kept after it has exited (for the failure message). */
+  private startedPid?: number;
   private connecting?: Promise<void>;
   private exposed = new Map<string, RawTool>();
   private toolsStale = false;
@@ -116,11 +120,15 @@ export class McpServerConnection {
     return /[\\/]/.test(command) && !path.isAbsolute(command) ? path.resolve(this.deps.kernel.config.root, command) : command;
   }
 
-  /** What the sandbox is asked before the server is started or reached. */
+  /** What the sandbox is asked before the server is started or reached: the whole launch for a stdio server. */
   get action(): SandboxAction {
     const c = this.entry.config;
-    return this.kind === 'http' ? { kind: 'http', url: c.url!, method: 'POST' } : { kind: 'exec', command: this.command, args: c.args ?? [] };
+    if (this.kind === 'http') return { kind: 'http', url: c.url!, method: 'POST' };
+    return { kind: 'exec', command: this.command, args: c.args ?? [], cwd: path.resolve(this.deps.kernel.config.root, c.cwd ?? '.'), ...(c.env ? { env: c.env } : {}) };
   }
+
+  /** What asks the sandbox, for the audit trail. */
+  private get origin(): string { return `mcp server ${this.name}`; }
 
   status(): McpServerStatus {
     const c = this.entry.config;
@@ -289,14 +297,31 @@ export class McpServerConnection {
   private async open(attempt: number, timeoutMs: number): Promise<void> {
     const stale = () => attempt !== this.attempt || this.shuttingDown;
     const abandoned = () => new OryxError('ORYX_E_MCP_UNAVAILABLE', `the start of MCP server "${this.name}" was abandoned`);
-    await enforceAction(this.deps.kernel, this.action);
+    let launch: ExecLaunch | undefined;
+    if (this.kind === 'http') await enforceAction(this.deps.kernel, this.action, { origin: this.origin });
+    else {
+      const { kind: _, ...request } = this.action as Extract<SandboxAction, { kind: 'exec' }>;
+      launch = await prepareExec(this.deps.kernel, request, { origin: this.origin });
+    }
     const [{ Client }, { transport, log }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
-      this.createTransport(),
+      this.createTransport(launch),
     ]);
     if (stale()) {
       log?.end();
+      await launch?.done();
       throw abandoned();
+    }
+    this.launch = launch;
+    this.startedPid = undefined;
+    if (this.kind === 'stdio') {
+      // Remember the process as soon as it runs: a server that exits during start-up has run.
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        this.startedPid = (transport as StdioTransport).pid ?? undefined;
+        launch?.started(this.startedPid);
+      };
     }
     const client: Client = new Client({ name: 'oryxos', version: this.deps.clientVersion }, {
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => { if (this.client === client) this.toolsStale = true; } } },
@@ -319,7 +344,7 @@ export class McpServerConnection {
     this.setTools(tools);
   }
 
-  private async createTransport(): Promise<{ transport: Transport; log?: WriteStream }> {
+  private async createTransport(launch?: ExecLaunch): Promise<{ transport: Transport; log?: WriteStream }> {
     const c = this.entry.config;
     if (this.kind === 'http') {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
@@ -329,14 +354,11 @@ export class McpServerConnection {
     await mkdir(this.deps.logDir, { recursive: true });
     const log = createWriteStream(this.logFile, { flags: 'a' });
     log.on('error', (error) => this.deps.kernel.log.debug(`mcp: cannot write ${this.logFile}: ${errorMessage(error)}`));
-    log.write(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}\n`);
-    const transport = new StdioClientTransport({
-      command: this.command,
-      args: c.args ?? [],
-      ...(c.env ? { env: c.env } : {}),
-      cwd: path.resolve(this.deps.kernel.config.root, c.cwd ?? '.'),
-      stderr: 'pipe',
-    });
+    log.write(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`);
+    // Exactly what the sandbox returned: the program (under bubblewrap when confined) with the
+    // minimal environment plus what exec.env allows. The SDK adds HOME, LOGNAME, PATH, SHELL,
+    // TERM and USER from this process, which the minimal environment holds already.
+    const transport = new StdioClientTransport({ command: launch!.file, args: launch!.args, env: launch!.env, cwd: launch!.cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => {
       log.write(chunk);
       const lines = chunk.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
@@ -378,9 +400,11 @@ export class McpServerConnection {
     const client = this.client;
     const transport = this.transport;
     const log = this.log;
+    const launch = this.launch;
     this.client = undefined;
     this.transport = undefined;
     this.log = undefined;
+    this.launch = undefined;
     const pid = this.kind === 'stdio' ? (transport as StdioTransport | undefined)?.pid ?? undefined : undefined;
     if (pid && !this.pids.includes(pid)) this.pids.push(pid);
     const tree = pid ? await descendants(pid).catch(() => []) : [];
@@ -392,6 +416,7 @@ export class McpServerConnection {
     if (client) await client.close().catch(() => {});
     else await transport?.close().catch(() => {});
     await reap(pid && isAlive(pid) ? [...tree, pid] : tree);
+    await launch?.done();
     if (log) {
       log.write(`[${new Date().toISOString()}] oryxos: disconnected\n`);
       await new Promise<void>((resolve) => log.end(resolve));
@@ -412,7 +437,9 @@ export class McpServerConnection {
     let why = errorMessage(error);
     if (e?.code === 'ENOENT' && this.kind === 'stdio') why = `the command "${this.entry.config.command}" was not found`;
     else if ((error as { name?: string })?.name === 'McpError' && (error as { code?: number }).code === -32000) {
-      why = this.kind === 'stdio' ? 'the server exited during startup' : 'the connection closed during startup';
+      why = this.kind !== 'stdio' ? 'the connection closed during startup'
+        : this.startedPid ? `the server process ran (pid ${this.startedPid}) and exited during start-up, before it finished the MCP handshake`
+          : 'the server exited during startup';
     }
     return new OryxError('ORYX_E_MCP_UNAVAILABLE', `MCP server "${this.name}" could not be started: ${why}${this.tail()}`, { cause: error, hint, retryable: true });
   }

@@ -77,8 +77,8 @@ test('oryx mcp list / tools / call', async () => {
   // People get a table and the reasons; scripts use --json (as `mcp tools` below).
   assert.is(list.code, 0, list.stderr);
   assert.match(list.stdout, /broken\s+stdio\s+failed \(unavailable\)\s+0/);
-  assert.match(list.stdout, /fx\s+stdio\s+ready\s+10/);
-  assert.match(list.stdout, /^broken: .*exited during startup.*exiting at start as asked/m);
+  assert.match(list.stdout, /fx\s+stdio\s+ready\s+11/);
+  assert.match(list.stdout, /^broken: .*process ran \(pid \d+\) and exited during start-up.*exiting at start as asked/m);
 
   assert.is(tools.code, 0, tools.stderr);
   const echo = (JSON.parse(tools.stdout).tools as { name: string; exposed: string; inputSchema: unknown }[]).find((t) => t.name === 'echo')!;
@@ -93,6 +93,23 @@ test('oryx mcp list / tools / call', async () => {
 
   assert.is(badJson.code, 2);
   assert.match(badJson.stderr, /ORYX_E_CLI_USAGE: --args is not valid JSON/);
+});
+
+test('oryx mcp list shows the sandbox reason for a server it may not start, which never ran', async () => {
+  const dir = await tempProject('oryx-mcp-denied-');
+  dirs.push(dir);
+  await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import sandbox from '@oryxos/plugin-sandbox';
+import mcp from '@oryxos/plugin-mcp';
+export default defineConfig({ plugins: [sandbox({ files: { read: ['.'] }, exec: { allow: ['git'] } }), mcp()] });
+`);
+  await mkdir(path.join(dir, '.oryxos'), { recursive: true });
+  await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  denied:\n    command: ${JSON.stringify(NODE)}\n    args: [${JSON.stringify(FIXTURE)}]\n`);
+  const list = await runOryx(['mcp', 'list'], { cwd: dir });
+  assert.is(list.code, 0, list.stderr);
+  assert.match(list.stdout, /denied\s+stdio\s+failed \(unavailable\)\s+0/);
+  assert.match(list.stdout, /^denied: MCP server "denied" may not be started: Denied by the sandbox: command .*node.* is not on the exec allow-list/m);
+  assert.not.ok(existsSync(path.join(dir, '.oryxos', 'logs', 'mcp-denied.log')), 'the server was started');
 });
 
 test('oryx init writes an mcp_servers.yaml this plugin reads as "no servers yet", and enables mcp()', async () => {

@@ -33,7 +33,7 @@ test('starting a stdio server is an exec action; reaching a URL is an http actio
   });
   await t.kernel.service('mcp').connectAll();
   assert.equal(asked.map((a) => a.action).sort((x, y) => x.kind.localeCompare(y.kind)), [
-    { kind: 'exec', command: NODE, args: [FIXTURE, '--exit-at-start'] },
+    { kind: 'exec', command: NODE, args: [FIXTURE, '--exit-at-start'], cwd: t.dir },
     { kind: 'http', url: 'http://127.0.0.1:9/mcp', method: 'POST' },
   ]);
 });

@@ -1,5 +1,8 @@
 import { resolveExecutable } from '@oryxos/kernel';
 
+/** Resource limits of a confined process. */
+export interface Limits { cpuSeconds?: number; memoryMb?: number; processes?: number }
+
 /** One parsed `exec.allow` entry. */
 export interface ExecEntry {
   /** How the entry reads in oryx.config.ts, for reasons and warnings. */
@@ -11,6 +14,9 @@ export interface ExecEntry {
   rest?: RegExp;
   /** Where the command resolved when the policy was built. */
   resolved?: string;
+  /** Extra `exec.env` patterns for this program. */
+  env?: string[];
+  limits?: Limits;
 }
 
 /** Compiles a rule anchored at both ends, so `test` cannot match `attest; rm`. */
@@ -35,29 +41,33 @@ function argsProblem(entry: ExecEntry, args: string[]): string | undefined {
   return undefined;
 }
 
-/** Returns the reason for a denial, or undefined when an entry allows this command and argv. */
-export async function checkExec(entries: ExecEntry[], command: unknown, args: unknown, base: string): Promise<string | undefined> {
-  if (typeof command !== 'string' || !command) return 'the exec action has no command';
-  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) return 'the exec action needs args as an array of strings';
-  if (command.includes('\0') || args.some((a: string) => a.includes('\0'))) return 'a command or argument containing a NUL byte is not allowed';
-  const resolved = await resolveExecutable(command, base);
+/** A decision on a command line: the entry that allows it, or why none does. */
+export type ExecMatch = { entry: ExecEntry; program: string } | { reason: string };
+
+/**
+ * Finds the entry that allows this command and argv (`cwd` is where a relative command is
+ * looked up), or says why none does.
+ */
+export async function matchExec(entries: ExecEntry[], command: unknown, args: unknown, cwd: string): Promise<ExecMatch> {
+  if (typeof command !== 'string' || !command) return { reason: 'the exec action has no command' };
+  if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) return { reason: 'the exec action needs args as an array of strings' };
+  if (command.includes('\0') || args.some((a: string) => a.includes('\0'))) return { reason: 'a command or argument containing a NUL byte is not allowed' };
+  const resolved = await resolveExecutable(command, cwd);
   if (!resolved) {
-    return `command ${JSON.stringify(command)} was not found${command.includes('/') ? '' : ' on PATH'}, so it cannot match the exec allow-list`;
+    return { reason: `command ${JSON.stringify(command)} was not found${command.includes('/') ? '' : ' on PATH'}, so it cannot match the exec allow-list` };
   }
+  const shown = resolved === command ? resolved : `${JSON.stringify(command)} (${resolved})`;
   const matching: ExecEntry[] = [];
   for (const entry of entries) {
-    entry.resolved ??= await resolveExecutable(entry.command, base);
+    entry.resolved ??= await resolveExecutable(entry.command, cwd);
     if (entry.resolved === resolved) matching.push(entry);
   }
-  if (!matching.length) {
-    const shown = resolved === command ? resolved : `${JSON.stringify(command)} (${resolved})`;
-    return `command ${shown} is not on the exec allow-list`;
-  }
+  if (!matching.length) return { reason: `command ${shown} is not on the exec allow-list` };
   let problem: string | undefined;
   for (const entry of matching) {
     const p = argsProblem(entry, args as string[]);
-    if (!p) return undefined;
+    if (!p) return { entry, program: resolved };
     problem ??= p;
   }
-  return `${command}: ${problem}`;
+  return { reason: `${shown}: ${problem}` };
 }

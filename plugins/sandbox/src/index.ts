@@ -1,26 +1,30 @@
-import { realpath } from 'node:fs/promises';
-import { validateOptions, type Plugin } from '@oryxos/kernel';
+import { STAGE, validateOptions, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { probe, type Mechanism } from './confine.ts';
 import { sandboxError } from './errors.ts';
 import { optionsShape, parseRules, type SandboxOptions } from './options.ts';
-import { Policy } from './policy.ts';
 import { AllowListSandbox } from './sandbox.ts';
+import { buildPolicy } from './warnings.ts';
 
 export { ERROR_CODES, type SandboxErrorCode } from './errors.ts';
-export type { SandboxOptions, ExecAllowEntry } from './options.ts';
+export type { SandboxOptions, ExecAllowEntry, ExecLimits } from './options.ts';
 export { AllowListSandbox } from './sandbox.ts';
+export { sandboxWarnings, type SandboxPlace } from './warnings.ts';
+export { PROTECTED_NAMES } from './control-files.ts';
 
 const VERSION = '0.1.0';
 
 /**
  * Deny-by-default sandbox: provides the kernel's `sandbox` service from allow-lists for
  * files, commands, HTTP and SMTP. Everything not listed is denied; `sandbox()` with no
- * options denies everything. Agents narrow it (never widen it) with `sandbox:` in AGENT.md.
+ * options denies everything. Control files are never written unless opted in by name, and
+ * every child process runs confined by the same policy (bubblewrap). Agents narrow it (never
+ * widen it) with `sandbox:` in AGENT.md.
  *
  * @example
  * // oryx.config.ts
  * sandbox({
  *   files: { read: ['.'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
- *   exec: { allow: ['git', { command: 'npm', args: ['test|run'], rest: '[\\w:-]+' }] },
+ *   exec: { allow: ['git', { command: 'npm', args: ['test|run'], rest: '[\\w:-]+' }], env: ['LANG'] },
  *   http: { allow: ['api.github.com', '*.wikipedia.org', 'http://127.0.0.1:8080'] },
  *   smtp: { allow: ['smtp.example.com:587'] },
  * })
@@ -40,15 +44,30 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
     kernel: '^1',
     async setup(kernel) {
       // Roots are resolved once, here, before any other plugin's init can ask for a decision.
-      const root = await realpath(kernel.config.root);
-      let policy: Policy;
-      try {
-        policy = await Policy.build(parsed.rules, { root, scope: 'global', warn: (m) => kernel.log.warn(`sandbox: ${m}`) });
-      } catch (error) {
-        const field = (error as { field?: string }).field ?? 'files';
-        throw sandboxError('ORYX_E_SANDBOX_ROOT', `sandbox(): option ${field} ${(error as Error).message}`, { cause: error, data: { field } });
-      }
-      kernel.provide('sandbox', new AllowListSandbox(policy, root, kernel.log));
+      const { root, workspaceDir, file } = kernel.config;
+      const built = await buildPolicy(parsed.rules, { root, workspaceDir, configFile: file });
+      for (const warning of built.warnings) kernel.log.warn(`sandbox: ${warning}`);
+      const { bwrap, socat, prlimit } = built.tools;
+      let mechanism: Promise<Mechanism | string> | undefined;
+      const record = (event: SandboxEvent) => {
+        if (!kernel.hasService('audit')) return;
+        kernel.service('audit').sandboxEvent(event).catch((error: Error) => kernel.log.warn(`sandbox: could not audit ${event.target}: ${error.message}`));
+      };
+      const service = new AllowListSandbox(built.policy, {
+        root: built.policy.root, log: kernel.log, record,
+        confinement: () => (mechanism ??= bwrap ? probe(bwrap, { socat, prlimit }) : Promise.resolve('bubblewrap (bwrap) was not found on PATH')),
+      });
+      kernel.provide('sandbox', service);
+      kernel.hooks.init.tapPromise({ name: 'sandbox', stage: STAGE.LATE }, async () => {
+        // The database is a control file wherever its plugin keeps it.
+        if (!kernel.hasService('database')) return;
+        let url: string | undefined;
+        try { url = kernel.service('database').url; } catch { return; }
+        if (!url?.startsWith('file:')) return;
+        const db = url.slice('file:'.length);
+        for (const suffix of ['', '-wal', '-shm', '-journal']) service.protect(`${db}${suffix}`, 'it is the database (sessions and the audit trail)');
+      });
+      kernel.hooks.close.tapPromise({ name: 'sandbox' }, () => service.close());
     },
   };
 }

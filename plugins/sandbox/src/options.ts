@@ -1,5 +1,6 @@
 import { type } from 'arktype';
-import { compilePattern, type ExecEntry } from './exec-rule.ts';
+import { parseEnvName } from './env-rule.ts';
+import { compilePattern, type ExecEntry, type Limits } from './exec-rule.ts';
 import { parseHttpEntry, type HttpEntry } from './http-rule.ts';
 import { parseSmtpEntry, type SmtpEntry } from './smtp-rule.ts';
 
@@ -14,7 +15,21 @@ export type ExecAllowEntry = string | {
   args?: string[];
   /** Rule for every argument after the positional ones. Without it, extra arguments are denied. */
   rest?: string;
+  /** Environment variables this program may get, on top of `exec.env` (same form). */
+  env?: string[];
+  /** Resource limits of this program when confined; default `exec.limits`. */
+  limits?: ExecLimits;
 };
+
+/** Resource limits of a confined process (each left out is not limited). */
+export interface ExecLimits {
+  /** CPU time in seconds (RLIMIT_CPU). */
+  cpuSeconds?: number;
+  /** Data memory in MiB (RLIMIT_DATA: heap and private mappings). */
+  memoryMb?: number;
+  /** Processes of the user at once (RLIMIT_NPROC; Linux does not apply it to root). */
+  processes?: number;
+}
 
 /**
  * Options of {@link sandbox}, and the shape of the `sandbox:` frontmatter of AGENT.md.
@@ -29,22 +44,56 @@ export interface SandboxOptions {
     write?: string[];
     /** Denied even inside a read or write root (the database, secrets). */
     deny?: string[];
+    /**
+     * Control files (the config, `.oryxos/**`, `.git`, `node_modules`, `package.json`,
+     * `.npmrc`, …) are never written, whatever `write` says, unless listed here: paths or globs
+     * (`*`, `**`) relative to the folder of oryx.config.ts, e.g. `.oryxos/agents/notes/**`.
+     */
+    allowControlWrites?: string[];
+    /** Read and write files that have more than one hard link. Default false. */
+    allowHardLinks?: boolean;
   };
-  exec?: { allow?: ExecAllowEntry[] };
+  exec?: {
+    allow?: ExecAllowEntry[];
+    /**
+     * Environment variables a program may get: passed from the environment of OryxOS when set,
+     * and allowed when a launcher sets them (an MCP server's `env:`). `NAME` or `PREFIX*`.
+     * Variables that change what a program does (`LD_PRELOAD`, `NODE_OPTIONS`, `GIT_*`, …) are
+     * allowed only when listed by their exact name.
+     */
+    env?: string[];
+    /** Default resource limits of confined programs. */
+    limits?: ExecLimits;
+  };
   /** `host`, `*.domain`, `*`, `host:port` or `scheme://host[:port]`. */
   http?: { allow?: string[] };
   /** Exact `host:port` pairs. */
   smtp?: { allow?: string[] };
+  /**
+   * Run every child process (shell commands, MCP stdio servers) under bubblewrap, confined to
+   * this policy (default true). `false` runs them with your full rights: only the decision to
+   * start them is checked. Only in oryx.config.ts, not in AGENT.md.
+   */
+  confine?: boolean;
 }
 
 const paths = type('string > 0').array();
-const execEntry = type('string > 0').or({ command: 'string > 0', 'args?': 'string[]', 'rest?': 'string', '+': 'reject' });
+const limits = type({
+  'cpuSeconds?': 'number.integer >= 1',
+  'memoryMb?': 'number.integer >= 16',
+  'processes?': 'number.integer >= 1',
+  '+': 'reject',
+});
+const execEntry = type('string > 0').or({
+  command: 'string > 0', 'args?': 'string[]', 'rest?': 'string', 'env?': paths, 'limits?': limits, '+': 'reject',
+});
 
 export const optionsShape = type({
-  'files?': { 'read?': paths, 'write?': paths, 'deny?': paths, '+': 'reject' },
-  'exec?': { 'allow?': execEntry.array(), '+': 'reject' },
+  'files?': { 'read?': paths, 'write?': paths, 'deny?': paths, 'allowControlWrites?': paths, 'allowHardLinks?': 'boolean', '+': 'reject' },
+  'exec?': { 'allow?': execEntry.array(), 'env?': paths, 'limits?': limits, '+': 'reject' },
   'http?': { 'allow?': type('string > 0').array(), '+': 'reject' },
   'smtp?': { 'allow?': type('string > 0').array(), '+': 'reject' },
+  'confine?': 'boolean',
   '+': 'reject',
 });
 
@@ -53,10 +102,14 @@ export const optionsShape = type({
  * policy reads that as "nothing allowed", an agent's as "not narrowed".
  */
 export interface Rules {
-  files?: { read?: string[]; write?: string[]; deny?: string[] };
+  files?: { read?: string[]; write?: string[]; deny?: string[]; allowControlWrites?: string[]; allowHardLinks?: boolean };
   exec?: ExecEntry[];
+  /** `exec.env` patterns, checked. */
+  env?: string[];
+  limits?: Limits;
   http?: HttpEntry[];
   smtp?: SmtpEntry[];
+  confine?: boolean;
 }
 
 export type ParseResult = { ok: true; rules: Rules } | { ok: false; field: string; message: string };
@@ -71,12 +124,32 @@ export function parseRules(raw: unknown): ParseResult {
   }
   const o = checked as SandboxOptions;
   const rules: Rules = {};
-  if (o.files) rules.files = { read: o.files.read, write: o.files.write, deny: o.files.deny };
+  if (o.files) rules.files = { ...o.files };
+  if (o.confine !== undefined) rules.confine = o.confine;
+  const envList = (list: string[] | undefined, field: string): ParseResult | undefined => {
+    for (const [i, name] of (list ?? []).entries()) {
+      const problem = parseEnvName(name);
+      if (problem) return { ok: false, field: `${field}.${i}`, message: `(${JSON.stringify(name)}) ${problem}` };
+    }
+    return undefined;
+  };
+  if (o.exec?.env) {
+    const bad = envList(o.exec.env, 'exec.env');
+    if (bad) return bad;
+    rules.env = o.exec.env;
+  }
+  if (o.exec?.limits) rules.limits = o.exec.limits;
   if (o.exec?.allow) {
     rules.exec = [];
     for (const [i, entry] of o.exec.allow.entries()) {
       if (typeof entry === 'string') { rules.exec.push({ source: JSON.stringify(entry), command: entry }); continue; }
       const compiled: ExecEntry = { source: JSON.stringify(entry), command: entry.command };
+      if (entry.env) {
+        const bad = envList(entry.env, `exec.allow.${i}.env`);
+        if (bad) return bad;
+        compiled.env = entry.env;
+      }
+      if (entry.limits) compiled.limits = entry.limits;
       if (entry.args) {
         compiled.args = [];
         for (const [j, p] of entry.args.entries()) {

@@ -1,14 +1,16 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { absolutePath, canonicalPath, resolveExecutable, type SandboxAction } from '@oryxos/kernel';
-import { checkExec, type ExecEntry } from './exec-rule.ts';
+import { absolutePath, canonicalPath, resolveExecutable, type ExecAction, type SandboxAction } from '@oryxos/kernel';
+import { ControlFiles, type Guard } from './control-files.ts';
+import { envProblem } from './env-rule.ts';
+import { matchExec, type ExecEntry, type Limits } from './exec-rule.ts';
 import { checkHttp, type HttpEntry } from './http-rule.ts';
 import type { Rules } from './options.ts';
 import { isWithin } from './paths.ts';
 import { checkSmtp, type SmtpEntry } from './smtp-rule.ts';
 
 /** A files root or deny entry, resolved on disk. */
-interface Root {
+export interface Root {
   /** As written in the options. */
   source: string;
   path: string;
@@ -26,7 +28,18 @@ export interface BuildOptions {
   root: string;
   /** `global` reads a list left out as "nothing allowed"; `agent` as "not narrowed". */
   scope: 'global' | 'agent';
+  /** The control files (global scope); an agent policy shares the global ones. */
+  guards?: Guard[];
   warn?(message: string): void;
+}
+
+/** What an allowed exec action resolves to: the program, its folder, what its environment may hold. */
+export interface ExecPlan {
+  program: string;
+  cwd: string;
+  /** `exec.env` patterns that apply (undefined: this policy does not narrow the environment). */
+  env?: string[];
+  limits?: Limits;
 }
 
 /**
@@ -36,12 +49,14 @@ export interface BuildOptions {
 export class Policy {
   private constructor(
     private readonly options: BuildOptions,
-    private readonly read: Root[] | undefined,
-    private readonly write: Root[] | undefined,
-    private readonly deny: Root[],
-    private readonly exec: ExecEntry[] | undefined,
-    private readonly http: HttpEntry[] | undefined,
+    readonly read: Root[] | undefined,
+    readonly write: Root[] | undefined,
+    readonly deny: Root[],
+    readonly exec: ExecEntry[] | undefined,
+    private readonly rules: Rules,
+    readonly http: HttpEntry[] | undefined,
     private readonly smtp: SmtpEntry[] | undefined,
+    readonly controls: ControlFiles | undefined,
   ) {}
 
   /** Resolves the rules on disk. Throws when a root cannot be resolved (permission denied, symlink loop). */
@@ -83,17 +98,31 @@ export class Policy {
       const writable = entry.resolved && write?.find((r) => isWithin(entry.resolved!, r.path));
       if (writable) warn(`exec entry ${entry.source} is inside the write root ${writable.source}: an agent could rewrite what it runs`);
     }
-    return new Policy(options, read, write, deny, exec, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined));
+    let controls: ControlFiles | undefined;
+    if (global || rules.files?.allowControlWrites) {
+      const guards = await Promise.all((options.guards ?? []).map(async (g) => ({ ...g, path: await canonicalPath(g.path).catch(() => g.path) })));
+      controls = new ControlFiles(guards, rules.files?.allowControlWrites ?? [], options.root);
+    }
+    return new Policy(options, read, write, deny, exec, rules, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined), controls);
   }
+
+  /** The canonical folder relative paths resolve against. */
+  get root(): string { return this.options.root; }
+
+  /** `files.allowHardLinks` as set (undefined in an agent policy that does not narrow it). */
+  get allowHardLinks(): boolean | undefined { return this.rules.files?.allowHardLinks ?? (this.options.scope === 'global' ? false : undefined); }
+
+  /** `confine` as set in the options (global only). */
+  get confine(): boolean { return this.rules.confine ?? true; }
 
   /** The reason this policy denies the action, or undefined when it allows it. */
   async check(action: SandboxAction): Promise<string | undefined> {
     switch (action?.kind) {
       case 'file': return this.checkFile(action.op, action.path);
-      case 'exec':
-        if (!this.exec) return undefined;
-        if (!this.exec.length) return 'no command may be run: the exec allow-list is empty';
-        return checkExec(this.exec, action.command, action.args, this.options.root);
+      case 'exec': {
+        const plan = await this.planExec(action);
+        return typeof plan === 'string' ? plan : undefined;
+      }
       case 'http':
         if (!this.http) return undefined;
         if (!this.http.length) return 'no HTTP request may be made: the http allow-list is empty';
@@ -105,6 +134,46 @@ export class Policy {
       default:
         return `unknown sandbox action kind ${JSON.stringify((action as { kind?: unknown })?.kind)}`;
     }
+  }
+
+  /**
+   * Checks an exec action as a whole — program and arguments, then the environment the
+   * launcher sets, then the working folder — and returns the reason for a denial or what the
+   * launch resolves to.
+   */
+  async planExec(action: ExecAction): Promise<ExecPlan | string> {
+    const cwdGiven = action.cwd !== undefined;
+    if (cwdGiven && (typeof action.cwd !== 'string' || !action.cwd)) return 'the exec action has an empty cwd';
+    let cwd: string;
+    try {
+      cwd = await canonicalPath(absolutePath(action.cwd ?? '.', this.options.root));
+    } catch (error) {
+      return `the working folder ${JSON.stringify(action.cwd)} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    }
+    let entry: ExecEntry | undefined;
+    let program = '';
+    if (this.exec) {
+      if (!this.exec.length) return 'no command may be run: the exec allow-list is empty';
+      const match = await matchExec(this.exec, action.command, action.args, cwd);
+      if ('reason' in match) return match.reason;
+      ({ entry, program } = match);
+    }
+    // An agent that does not set exec.env does not narrow the environment.
+    const base = this.options.scope === 'global' ? (this.rules.env ?? []) : this.rules.env;
+    const env = base && [...base, ...(entry?.env ?? [])];
+    const given = action.env ?? {};
+    if (typeof given !== 'object' || Array.isArray(given)) return 'the exec action needs env as an object of names to strings';
+    for (const [name, value] of env ? Object.entries(given) : []) {
+      const problem = envProblem(env!, name, value, program || String(action.command));
+      if (problem) return problem;
+    }
+    const cwdProblem = await this.checkFile('read', cwd);
+    if (cwdProblem) {
+      return cwdGiven
+        ? `the working folder may not be read: ${cwdProblem}`
+        : `no cwd was given, so the program would run in the project folder, which may not be read (${cwdProblem}); pass a cwd inside a folder that may be read`;
+    }
+    return { program, cwd, env, limits: entry?.limits ?? this.rules.limits };
   }
 
   private async checkFile(op: unknown, p: unknown): Promise<string | undefined> {
@@ -120,15 +189,30 @@ export class Policy {
     const shown = real === p ? JSON.stringify(p) : `${JSON.stringify(p)} (${real})`;
     const denied = this.deny.find((d) => isWithin(real, d.path));
     if (denied) return `${op} of ${shown} is not allowed: ${denied.source} is on the sandbox deny list`;
-    if (this.deny.some((d) => d.id)) {
-      const s = await stat(real).catch(() => undefined);
-      const same = s && this.deny.find((d) => d.id === `${s.dev}:${s.ino}`);
+    const s = await stat(real).catch(() => undefined);
+    if (s && this.deny.some((d) => d.id)) {
+      const same = this.deny.find((d) => d.id === `${s.dev}:${s.ino}`);
       if (same) return `${op} of ${shown} is not allowed: it is a hard link to ${same.source}, which is on the sandbox deny list`;
     }
+    if (op === 'write' && this.controls) {
+      const hit = this.controls.hit(real);
+      if (hit && !this.controls.optedIn(real)) {
+        const scope = this.options.scope === 'agent' ? "this agent's sandbox: frontmatter" : 'oryx.config.ts';
+        return `write of ${shown} is not allowed: it is a protected control file (${hit.why}). `
+          + `Agents never write control files unless ${scope} opts in by name: sandbox({ files: { allowControlWrites: ['${this.controls.suggestion(real, hit)}'] } })`;
+      }
+    }
     const roots = op === 'read' ? this.read : this.write;
-    if (!roots) return undefined;
-    if (!roots.length) return `${op} of ${shown} is not allowed: no files may be ${op === 'read' ? 'read' : 'written'} (files.${op} is empty)`;
-    if (roots.some((r) => isWithin(real, r.path))) return undefined;
-    return `${op} of ${shown} is not allowed: it is outside the ${op} roots (${roots.map((r) => r.path).join(', ')})`;
+    if (roots && !roots.length) return `${op} of ${shown} is not allowed: no files may be ${op === 'read' ? 'read' : 'written'} (files.${op} is empty)`;
+    if (roots && !roots.some((r) => isWithin(real, r.path))) {
+      return `${op} of ${shown} is not allowed: it is outside the ${op} roots (${roots.map((r) => r.path).join(', ')})`;
+    }
+    // A path rule says nothing about the other names of a file: another link may sit outside
+    // the roots or inside a denied folder.
+    if (s?.isFile() && s.nlink > 1 && this.allowHardLinks === false) {
+      return `${op} of ${shown} is not allowed: the file has ${s.nlink} hard links, and a hard link can reach a file outside the roots or inside a denied folder; `
+        + 'set files.allowHardLinks: true to allow such files';
+    }
+    return undefined;
   }
 }

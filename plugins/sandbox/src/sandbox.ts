@@ -1,14 +1,36 @@
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentDefinition, Logger, Sandbox, SandboxAction, SandboxDecision } from '@oryxos/kernel';
+import {
+  describeAction, minimalEnv,
+  type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
+  type SandboxContext, type SandboxDecision, type SandboxEvent,
+} from '@oryxos/kernel';
+import { PROTECTED_NAMES } from './control-files.ts';
+import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
+import { envAllowed } from './env-rule.ts';
+import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
-import { Policy } from './policy.ts';
+import { isWithin } from './paths.ts';
+import { Policy, type ExecPlan, type Root } from './policy.ts';
+import { LaunchProxy } from './proxy.ts';
 
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
 
+/** What the sandbox needs from its plugin besides the policy. */
+export interface SandboxDeps {
+  root: string;
+  log?: Logger;
+  /** The confinement mechanism, found on first use (or why there is none). */
+  confinement?(): Promise<Mechanism | string>;
+  /** Writes an audit row (confined connections). */
+  record?(event: SandboxEvent): void;
+}
+
 /**
  * The allow-list implementation of the kernel's `Sandbox` service: the global policy from
  * oryx.config.ts, narrowed by the agent's `sandbox:` frontmatter (an action must pass both).
+ * `launch` checks a whole process start and returns it confined by the same policy.
  * Never throws: anything unexpected is a denial.
  *
  * @example
@@ -17,30 +39,151 @@ const MAX_CACHED_AGENTS = 64;
  */
 export class AllowListSandbox implements Sandbox {
   private readonly agents = new Map<string, Promise<Policy | string>>();
+  private readonly proxies = new Set<LaunchProxy>();
+  private readonly root: string;
+  private readonly log?: Logger;
 
-  constructor(private readonly global: Policy, private readonly root: string, private readonly log?: Logger) {}
+  constructor(private readonly global: Policy, private readonly deps: SandboxDeps) {
+    this.root = deps.root;
+    this.log = deps.log;
+  }
 
-  async enforce(action: SandboxAction, ctx?: { agent?: AgentDefinition }): Promise<SandboxDecision> {
-    let reason: string | undefined;
-    try {
-      const agent = ctx?.agent;
-      const narrowed = agent && agent.sandbox !== undefined && agent.sandbox !== null ? await this.forAgent(agent) : undefined;
-      if (typeof narrowed === 'string') reason = narrowed;
-      else {
-        reason = await this.global.check(action);
-        if (!reason && narrowed) {
-          const own = await narrowed.check(action);
-          if (own) reason = `${own} (narrowed by the sandbox: frontmatter of ${this.shown(agent!.file)})`;
-        }
-      }
-    } catch (error) {
-      reason = `the sandbox could not decide (${(error as Error).message}), so the action is denied`;
-    }
-    this.log?.debug(`sandbox: ${reason ? `deny ${describe(action)}: ${reason}` : `allow ${describe(action)}`}`);
+  async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
+    const reason = await this.decide(action, ctx?.agent);
+    this.log?.debug(`sandbox: ${reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`}`);
     return reason ? { allow: false, reason } : { allow: true };
   }
 
-  private forAgent(agent: AgentDefinition): Promise<Policy | string> {
+  /** Closes the proxies of launches that were never told `done()`. */
+  async close(): Promise<void> {
+    await Promise.all([...this.proxies].map((p) => p.close()));
+    this.proxies.clear();
+  }
+
+  /** Adds a control file no agent may write (a plugin's own). */
+  protect(file: string, why: string): void {
+    this.global.controls?.add({ path: path.resolve(this.root, file), why });
+  }
+
+  async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
+    const action: SandboxAction = { kind: 'exec', ...request };
+    try {
+      const narrowed = await this.narrowing(ctx?.agent);
+      if (typeof narrowed === 'string') return { allow: false, reason: narrowed };
+      const plans: ExecPlan[] = [];
+      for (const policy of [this.global, narrowed]) {
+        if (!policy) continue;
+        const plan = await policy.planExec(action);
+        if (typeof plan === 'string') return { allow: false, reason: policy === narrowed ? this.narrowedReason(plan, ctx!.agent!) : plan };
+        plans.push(plan);
+      }
+      this.log?.debug(`sandbox: allow ${describeAction(action)}`);
+      const [plan] = plans as [ExecPlan];
+      const env = { ...minimalEnv(), ...inherited(plans), ...request.env };
+      if (!this.global.confine) {
+        return { allow: true, launch: unconfined(plan.program, request.args, plan.cwd, env) };
+      }
+      return await this.confined(plan, request, env, plans, narrowed, ctx);
+    } catch (error) {
+      return { allow: false, reason: `the sandbox could not decide (${(error as Error).message}), so the process is not started` };
+    }
+  }
+
+  private async confined(plan: ExecPlan, request: ExecRequest, env: Record<string, string>, plans: ExecPlan[], narrowed: Policy | undefined, ctx?: SandboxContext): Promise<LaunchDecision> {
+    if (process.platform !== 'linux') {
+      return { allow: false, reason: `programs can only be confined on Linux (bubblewrap); on ${process.platform}, set sandbox({ confine: false }) in oryx.config.ts to run them unconfined` };
+    }
+    const mechanism = await (this.deps.confinement?.() ?? Promise.resolve('no confinement mechanism is configured'));
+    if (typeof mechanism === 'string') {
+      return { allow: false, reason: `${mechanism}. Programs run confined by the sandbox policy: install bubblewrap (apt-get install bubblewrap), or set sandbox({ confine: false }) in oryx.config.ts to run them with your full rights` };
+    }
+    const limits = tightest(plans.map((p) => p.limits));
+    if (limits && !mechanism.prlimit) return { allow: false, reason: 'this program has exec limits, and prlimit (util-linux) was not found to apply them' };
+    const read = intersect(this.global.read ?? [], narrowed?.read);
+    // A folder cannot be made write-only: a write root is mounted (writable) only where it may also be read.
+    const write = intersect(intersect(this.global.write ?? [], narrowed?.write), read);
+    const http = this.global.http?.length && (!narrowed?.http || narrowed.http.length);
+    let proxy: LaunchProxy | undefined;
+    let pid: number | undefined;
+    const command = JSON.stringify([plan.program, ...request.args]);
+    // Without socat there is no way into the sandbox's network namespace: no network at all (warned at start).
+    if (http && mechanism.socat) {
+      proxy = await LaunchProxy.open({
+        decide: async (url, method) => this.decide({ kind: 'http', url, method }, ctx?.agent),
+        record: (e) => this.deps.record?.({
+          ...e, origin: `proxy for ${ctx?.origin ?? 'a process'}`, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId,
+          toolCallId: ctx?.toolCallId, pid, process: command,
+        }),
+      });
+      this.proxies.add(proxy);
+      const to = `http://127.0.0.1:${PROXY_PORT}`;
+      Object.assign(env, { HTTP_PROXY: to, HTTPS_PROXY: to, http_proxy: to, https_proxy: to, ALL_PROXY: to, all_proxy: to });
+    }
+    env.TMPDIR = '/tmp';
+    // A root that does not exist (yet) cannot be mounted; nothing there is visible.
+    const mounted = async (roots: Root[]) => (await existing(roots.map((r) => r.path))).map((d) => d.path);
+    const args = await bwrapArgs(mechanism, {
+      program: plan.program, args: request.args, cwd: plan.cwd, read: await mounted(read), write: await mounted(write),
+      deny: await existing([...this.global.deny, ...(narrowed?.deny ?? [])].map((d) => d.path)),
+      ...await this.controlMounts(write, plan.cwd, narrowed),
+      programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
+      proxySocket: proxy?.socket, limits,
+    });
+    let released = false;
+    return {
+      allow: true,
+      launch: {
+        file: mechanism.bwrap, args, cwd: plan.cwd, env, program: plan.program, confined: true,
+        started(p) { pid = p; },
+        done: async () => {
+          if (released || !proxy) return;
+          released = true;
+          this.proxies.delete(proxy);
+          await proxy.close();
+        },
+      },
+    };
+  }
+
+  /**
+   * Control files inside the write roots that exist now: the guards, and the protected names
+   * in the project folder, each write root and the working folder with its parents (where git,
+   * npm and node look for them). Opted-in ones stay writable.
+   */
+  private async controlMounts(write: Root[], cwd: string, narrowed: Policy | undefined): Promise<{ protect: string[]; reopen: string[] }> {
+    const controls = this.global.controls!;
+    const candidates = new Set(controls.paths);
+    const folders = new Set([this.root, ...write.map((w) => w.path)]);
+    for (let dir = cwd; ; dir = path.dirname(dir)) { folders.add(dir); if (path.dirname(dir) === dir) break; }
+    for (const folder of folders) for (const name of Object.keys(PROTECTED_NAMES)) candidates.add(path.join(folder, name));
+    const inWrite = (p: string) => write.some((w) => isWithin(p, w.path));
+    const optedIn = (p: string) => controls.optedIn(p) && (!narrowed?.controls || narrowed.controls.optedIn(p));
+    const protect = (await existing([...candidates])).map((d) => d.path).filter((p) => inWrite(p) && !optedIn(p));
+    const reopen = (await existing(controls.reopened.filter((p) => inWrite(p) && optedIn(p) && protect.some((g) => isWithin(p, g))))).map((d) => d.path);
+    return { protect, reopen };
+  }
+
+  /** The reason a policy pair denies the action, or undefined. */
+  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<string | undefined> {
+    try {
+      const narrowed = await this.narrowing(agent);
+      if (typeof narrowed === 'string') return narrowed;
+      const reason = await this.global.check(action);
+      if (reason || !narrowed) return reason;
+      const own = await narrowed.check(action);
+      return own ? this.narrowedReason(own, agent!) : undefined;
+    } catch (error) {
+      return `the sandbox could not decide (${(error as Error).message}), so the action is denied`;
+    }
+  }
+
+  private narrowedReason(reason: string, agent: AgentDefinition): string {
+    return `${reason} (narrowed by the sandbox: frontmatter of ${this.shown(agent.file)})`;
+  }
+
+  /** The agent's own policy, undefined when it does not narrow, or why every action of it is denied. */
+  private narrowing(agent?: AgentDefinition): Promise<Policy | string | undefined> {
+    if (!agent || agent.sandbox === undefined || agent.sandbox === null) return Promise.resolve(undefined);
     const key = `${agent.file}\0${JSON.stringify(agent.sandbox)}`;
     let entry = this.agents.get(key);
     if (!entry) {
@@ -56,8 +199,9 @@ export class AllowListSandbox implements Sandbox {
       `${this.shown(agent.file)}: sandbox.${field} ${message}; every action of agent "${agent.name}" is denied until its sandbox: frontmatter is fixed`;
     const parsed = parseRules(agent.sandbox);
     if (!parsed.ok) return broken(parsed.field, parsed.message);
+    if (parsed.rules.confine !== undefined) return broken('confine', 'can only be set in oryx.config.ts, not in AGENT.md');
     try {
-      return await Policy.build(parsed.rules, { root: this.root, scope: 'agent' });
+      return await Policy.build(parsed.rules, { root: this.root, scope: 'agent', guards: this.global.controls?.list });
     } catch (error) {
       return broken((error as { field?: string }).field ?? '(frontmatter)', (error as Error).message);
     }
@@ -69,12 +213,52 @@ export class AllowListSandbox implements Sandbox {
   }
 }
 
-function describe(action: SandboxAction): string {
-  switch (action?.kind) {
-    case 'file': return `${action.op} ${JSON.stringify(action.path)}`;
-    case 'exec': return `exec ${JSON.stringify([action.command, ...(action.args ?? [])])}`;
-    case 'http': return `http ${action.method} ${action.url}`;
-    case 'smtp': return `smtp ${action.host}:${action.port}`;
-    default: return 'unknown action';
+function unconfined(program: string, args: string[], cwd: string, env: Record<string, string>): ExecLaunch {
+  return { file: program, args, cwd, env, program, confined: false, started() {}, async done() {} };
+}
+
+/** Variables of this process that every policy's `exec.env` allows (not the launcher's own). */
+function inherited(plans: ExecPlan[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  const lists = plans.map((p) => p.env).filter((l): l is string[] => l !== undefined);
+  if (!lists.length || !lists[0]!.length) return env;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && lists.every((l) => envAllowed(l, name))) env[name] = value;
   }
+  return env;
+}
+
+/** The parts of `global` roots an agent's roots leave (all of them when it does not narrow). */
+function intersect(global: Root[], agent: Root[] | undefined): Root[] {
+  if (!agent) return global;
+  const out: Root[] = [];
+  for (const g of global) for (const a of agent) {
+    if (isWithin(a.path, g.path)) out.push(a);
+    else if (isWithin(g.path, a.path)) out.push(g);
+  }
+  return out;
+}
+
+/** The lowest of each limit across the policies. */
+function tightest(list: (Limits | undefined)[]): Limits | undefined {
+  const out: Limits = {};
+  for (const l of list) for (const key of ['cpuSeconds', 'memoryMb', 'processes'] as const) {
+    const v = l?.[key];
+    if (v !== undefined) out[key] = Math.min(out[key] ?? v, v);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** The paths that exist, as real paths (what a mount must name), each once, with whether it is a folder. */
+async function existing(paths: string[]): Promise<{ path: string; dir: boolean }[]> {
+  const found = await Promise.all(paths.map(async (p) => {
+    try {
+      const real = await realpath(p);
+      return { path: real, dir: (await stat(real)).isDirectory() };
+    } catch {
+      return undefined;
+    }
+  }));
+  const seen = new Set<string>();
+  return found.filter((x): x is { path: string; dir: boolean } => x !== undefined && !seen.has(x.path) && !!seen.add(x.path));
 }

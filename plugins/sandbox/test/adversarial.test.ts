@@ -36,7 +36,7 @@ interface Harmless {
 let c: Ctx;
 
 const config = (x: Ctx): SandboxOptions => ({
-  files: { read: ['.', '../readonly'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm', 'secrets'] },
+  files: { read: ['.', '../readonly', '../argv'], write: ['.', '../argv'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm', 'secrets'] },
   exec: { allow: ['ls', x.f.bin.argvlog, { command: x.f.bin.argvstrict, args: ['test|run'], rest: '[a-z]+' }] },
   http: { allow: [`http://127.0.0.1:${x.allowed.port}`, 'allowed.test', '*.wiki.test', `http://*:${x.evil.port}`] },
   smtp: { allow: [`127.0.0.1:${x.smtpOk.port}`, 'smtp.example.com:587'] },

@@ -2,6 +2,7 @@
 // with status "denied" and the reason. Uses the default config `oryx init` writes, so it also
 // shows the database itself is out of the agent's reach.
 import { writeFile } from 'node:fs/promises';
+import { httpServer } from './fixture.ts';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,6 +45,29 @@ test('denials are written to tool_invocations with status denied and the reason'
     assert.is(rows[3]!.denied_reason, null);
   } finally {
     await t.close();
+  }
+});
+
+test('a denied redirect hop leaves a sandbox_events row with the hop, next to the denied tool call', async () => {
+  const evil = await httpServer((_req, res) => { res.end('evil'); });
+  const allowed = await httpServer((_req, res) => { res.writeHead(302, { location: `http://127.0.0.1:${evil.port}/steal` }); res.end(); });
+  const llm = scripted([{ toolCalls: [{ id: 'r1', name: 'http_request', args: { url: `${allowed.url}/start` } }] }, { text: 'done' }]);
+  const t = await testKernel({ plugins: [llm, sqlite(), audit(), sandbox({ http: { allow: [allowed.url] } }), tools()] });
+  try {
+    const run = await t.service.process({ agent: 'assistant', message: 'go' });
+    const db = t.kernel.service('database');
+    const [call] = await db.query<{ status: string; denied_reason: string }>('SELECT status, denied_reason FROM tool_invocations WHERE tool_call_id = ?', ['r1']);
+    assert.is(call!.status, 'denied');
+    const events = await db.query<{ decision: string; kind: string; target: string; origin: string; session_id: string; tool_call_id: string; reason: string }>(
+      'SELECT decision, kind, target, origin, session_id, tool_call_id, reason FROM sandbox_events ORDER BY id');
+    assert.equal(events.map((e) => [e.decision, e.kind, e.target, e.origin, e.session_id, e.tool_call_id]), [
+      ['deny', 'http', `GET http://127.0.0.1:${evil.port}/steal`, 'tool http_request', run.sessionId, 'r1'],
+    ]);
+    assert.is(events[0]!.reason, call!.denied_reason);
+    assert.equal(evil.hits, []);
+  } finally {
+    await t.close();
+    await Promise.all([evil.close(), allowed.close()]);
   }
 });
 

@@ -27,14 +27,15 @@ export interface Fixture {
  *   root-evil/       sibling whose name starts with "root"
  *   outside/         secret.txt
  *   readonly/        readable, not writable
- *   bin/             argvlog (writes its argv to base/argv.bin), argvstrict (same, with argument rules)
+ *   bin/             argvlog (writes its argv to base/argv/argv.bin), argvstrict (same, with argument rules)
+ *   argv/            where they write it (a write root of the suites, so it works confined too)
  *   fake/ls          a fake ls outside the root
  *   markers/         where fake programs leave a mark if they ever run
  */
 export async function makeFixture(): Promise<Fixture> {
   const base = await mkdtemp(path.join(tmpdir(), 'oryx-sandbox-'));
   const p = (...s: string[]) => path.join(base, ...s);
-  for (const d of ['root/sub', 'root/secrets', 'root/.oryxos', 'root-evil', 'outside', 'readonly', 'bin', 'fake', 'markers']) {
+  for (const d of ['root/sub', 'root/secrets', 'root/.oryxos', 'root-evil', 'outside', 'readonly', 'bin', 'fake', 'markers', 'argv']) {
     await mkdir(p(d), { recursive: true });
   }
   await writeFile(p('root/notes.txt'), 'notes inside the root\n');
@@ -54,7 +55,7 @@ export async function makeFixture(): Promise<Fixture> {
   await symlink('loop-b', p('root/loop-a'));
   await symlink('loop-a', p('root/loop-b'));
   await link(p('root/.oryxos/oryx.db'), p('root/hard-db'));
-  const argvFile = p('argv.bin');
+  const argvFile = p('argv', 'argv.bin');
   const script = (body: string) => `#!/bin/sh\n${body}\n`;
   const argvBody = `printf '%s\\0' "$@" > '${argvFile}'`;
   const bin = {

@@ -93,6 +93,7 @@ test('files: write does not imply read', async () => {
 
 test('exec: positional argument rules, rest, and several entries for one command', async () => {
   const opts: SandboxOptions = {
+    files: { read: ['.'] }, // a program runs in a folder it may read (the project folder here)
     exec: { allow: [
       { command: f.bin.argvstrict, args: ['test|run', 'unit|e2e'] },
       { command: f.bin.argvlog, rest: '-[a-z]' },
@@ -127,9 +128,9 @@ test('exec: names resolve on absolute PATH entries only; folders are realpath\'d
     await symlink('tool', path.join(dir, 'real', 'alias'));
     process.env.PATH = `:.:cwd:${path.join(dir, 'real')}`;
     process.chdir(path.join(dir, 'cwd'));
-    const viaName = await decide({ exec: { allow: [path.join(dir, 'cwd', 'tool')] } }, [exec('tool')]);
+    const viaName = await decide({ files: { read: ['.'] }, exec: { allow: [path.join(dir, 'cwd', 'tool')] } }, [exec('tool')]);
     assert.is(viaName[0]!.allow, false, 'an empty or relative PATH entry must not find ./tool');
-    const ds = await decide({ exec: { allow: [path.join(dir, 'linked', 'tool')] } }, [
+    const ds = await decide({ files: { read: ['.'] }, exec: { allow: [path.join(dir, 'linked', 'tool')] } }, [
       exec('tool'), exec(path.join(dir, 'real', 'tool')), exec(path.join(dir, 'real', 'alias')),
     ]);
     assert.equal(ds.map(allowed), [true, true, false]);

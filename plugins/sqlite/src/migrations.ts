@@ -198,6 +198,31 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       'ALTER TABLE session_leases ADD COLUMN cancel_requested_by TEXT',
     ],
   },
+  {
+    version: 5,
+    name: 'sandbox-events',
+    statements: [
+      // Sandbox decisions that are not tool calls (a denied MCP server start, a scheduler
+      // action) and every connection a confined process makes through the proxy; written by
+      // the audit plugin.
+      `CREATE TABLE sandbox_events (
+        id INTEGER PRIMARY KEY,
+        decision TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        reason TEXT,
+        origin TEXT,
+        agent TEXT,
+        session_id TEXT,
+        run_id TEXT,
+        tool_call_id TEXT,
+        pid INTEGER,
+        process TEXT,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX sandbox_events_by_created ON sandbox_events (created_at)',
+    ],
+  },
 ]);
 
 /** The newest schema version this code knows. */

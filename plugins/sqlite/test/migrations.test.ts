@@ -8,7 +8,7 @@ import { scripted, testKernel } from '@oryxos/kernel/testing';
 import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../src/index.ts';
 import { rejection, tempDir } from './helpers.ts';
 
-const TABLES = ['llm_calls', 'messages', 'messages_quarantine', 'notify_channels', 'scheduled_tasks', 'schema_migrations', 'session_leases', 'sessions', 'task_executions', 'tool_invocations'];
+const TABLES = ['llm_calls', 'messages', 'messages_quarantine', 'notify_channels', 'sandbox_events', 'scheduled_tasks', 'schema_migrations', 'session_leases', 'sessions', 'task_executions', 'tool_invocations'];
 
 async function tables(file: string): Promise<string[]> {
   const db = new Libsql(file);
@@ -49,7 +49,7 @@ test('an older schema is upgraded step by step and keeps its data; a second star
 
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     const db = k.kernel.service('database');
-    assert.equal((await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version), [1, 2, 3, 4]);
+    assert.equal((await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version), [1, 2, 3, 4, 5]);
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close({ keep: true });
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolContext } from '@oryxos/kernel';
+import { atomicTempPath, type ToolContext } from '@oryxos/kernel';
 
 /**
  * Writes `content` to `target` (a canonical path the sandbox allowed) all at once: a temp
@@ -20,7 +20,7 @@ export async function writeAtomic(target: string, content: string, ctx: ToolCont
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(target).slice(0, 64)}.${randomBytes(6).toString('hex')}.oryx-tmp`);
+  const temp = atomicTempPath(target, randomBytes(6).toString('hex'));
   await ctx.enforce({ kind: 'file', op: 'write', path: temp });
   // O_EXCL and O_NOFOLLOW: never write through something that appeared at the temp name.
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);

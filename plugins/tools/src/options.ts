@@ -24,14 +24,6 @@ export interface ToolsOptions {
   maxShellTimeoutMs?: number;
   /** After a timeout, SIGTERM first, SIGKILL this much later. Default 2000. */
   killGraceMs?: number;
-  /**
-   * Environment of shell processes: `minimal` (default) passes PATH, HOME, USER, LOGNAME, LANG,
-   * LC_ALL, LC_CTYPE, TERM, TMPDIR, TZ and the names in `shellEnvPass`, so API keys in the
-   * environment of oryx do not reach commands; `inherit` passes everything.
-   */
-  shellEnv?: 'minimal' | 'inherit';
-  /** Extra variable names passed with `shellEnv: 'minimal'`. Default none. */
-  shellEnvPass?: string[];
   /** Time limit of one http_request, redirects included. Default 30000. */
   httpTimeoutMs?: number;
   /** Redirects http_request follows, each checked by the sandbox. Default 5. */
@@ -52,8 +44,6 @@ const shape = type({
   'shellTimeoutMs?': 'number.integer >= 1',
   'maxShellTimeoutMs?': 'number.integer >= 1',
   'killGraceMs?': 'number.integer >= 0',
-  'shellEnv?': "'minimal' | 'inherit'",
-  'shellEnvPass?': 'string[]',
   'httpTimeoutMs?': 'number.integer >= 1',
   'maxRedirects?': 'number.integer >= 0',
   'maxResponseBytes?': 'number.integer >= 1',
@@ -62,6 +52,14 @@ const shape = type({
 
 /** Validates the factory's options at once; the error names the field and how to fix it. */
 export function resolveOptions(raw: unknown): ResolvedToolsOptions {
+  for (const moved of ['shellEnv', 'shellEnvPass']) {
+    if (raw && typeof raw === 'object' && moved in raw) {
+      throw toolsError('ORYX_E_TOOLS_OPTIONS', `tools(): option ${moved} was removed: the sandbox decides the environment of every process`, {
+        hint: "List the variables programs may get in sandbox({ exec: { env: ['LANG', 'MY_TOKEN'] } }) and drop the option from tools({...}).",
+        data: { field: moved },
+      });
+    }
+  }
   const o: ToolsOptions = validateOptions(shape, raw, { plugin: 'tools', code: 'ORYX_E_TOOLS_OPTIONS', example: 'tools({ exclude: ["shell"] })' });
   const maxShellTimeoutMs = o.maxShellTimeoutMs ?? Math.max(300_000, o.shellTimeoutMs ?? 0);
   const shellTimeoutMs = o.shellTimeoutMs ?? Math.min(30_000, maxShellTimeoutMs);
@@ -79,8 +77,6 @@ export function resolveOptions(raw: unknown): ResolvedToolsOptions {
     shellTimeoutMs,
     maxShellTimeoutMs,
     killGraceMs: o.killGraceMs ?? 2000,
-    shellEnv: o.shellEnv ?? 'minimal',
-    shellEnvPass: o.shellEnvPass ?? [],
     httpTimeoutMs: o.httpTimeoutMs ?? 30_000,
     maxRedirects: o.maxRedirects ?? 5,
     maxResponseBytes: o.maxResponseBytes ?? 10 * 1024 * 1024,

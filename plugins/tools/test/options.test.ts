@@ -26,7 +26,7 @@ const bad: [unknown, RegExp][] = [
   [{ include: ['read_file', 'rm_rf'] }, /option include\.1 must be/],
   [{ maxOutputChars: 10 }, /option maxOutputChars must be at least 100/],
   [{ shellTimeoutMs: 1.5 }, /option shellTimeoutMs must be an integer/],
-  [{ shellEnv: 'all' }, /option shellEnv must be "inherit" or "minimal"/],
+  [{ shellEnv: 'inherit' }, /option shellEnv was removed: the sandbox decides the environment/],
   [{ maxRedirect: 3 }, /option maxRedirect must be removed/],
   [{ shellTimeoutMs: 5000, maxShellTimeoutMs: 1000 }, /shellTimeoutMs \(5000\) is above maxShellTimeoutMs \(1000\)/],
 ];

@@ -44,6 +44,21 @@ async function pidsFrom(file: string): Promise<number> {
 }
 
 const allow = (...commands: string[]) => ({ sandbox: { files: { read: ['.'] }, exec: { allow: commands } } });
+// The process-tree tests read process ids the program writes, which only mean something on
+// this side of a PID namespace: they run unconfined (confined runs are tested below).
+const unconfined = (...commands: string[]) => ({ sandbox: { files: { read: ['.'] }, exec: { allow: commands }, confine: false } });
+
+/** Host processes whose command line contains `token` and are still running. */
+async function processesWith(token: string): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(token) && await running(Number(name))) found.push(Number(name));
+  }
+  return found;
+}
 
 test('exit 0: stdout and stderr with their lengths', async () => {
   const file = await script('ok.sh', 'echo hello; echo warn >&2');
@@ -95,7 +110,7 @@ const short = { maxShellTimeoutMs: 1000, killGraceMs: 200 };
 
 test('timeout: the process and the children it started are stopped', async () => {
   const file = await script('slow.sh', `echo $$ > "${dir}/main.pid"; sleep 1000 & echo $! > "${dir}/child.pid"; wait`);
-  const r = await one(dir, { name: 'shell', args: { command: file, args: [], timeoutMs: 300 } }, { ...allow(file), tools: short });
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [], timeoutMs: 300 } }, { ...unconfined(file), tools: short });
   const [main, child] = [await pidsFrom(path.join(dir, 'main.pid')), await pidsFrom(path.join(dir, 'child.pid'))];
   assert.is(r.status, 'error');
   assert.match(r.content, /^timed out after 300 ms: the process and its children were stopped/m);
@@ -106,7 +121,7 @@ test('timeout: the process and the children it started are stopped', async () =>
 
 test('a background process left behind by a program that exited is stopped with it', async () => {
   const file = await script('daemon.sh', `sleep 1000 >/dev/null 2>&1 & echo $! > "${dir}/child.pid"; echo started`);
-  const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, { ...allow(file), tools: short });
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, { ...unconfined(file), tools: short });
   const child = await pidsFrom(path.join(dir, 'child.pid'));
   assert.is(r.status, 'ok', r.content);
   assert.is(await alive(child), false, 'the background process still runs');
@@ -114,7 +129,7 @@ test('a background process left behind by a program that exited is stopped with 
 
 test('timeout: a program that ignores SIGTERM gets SIGKILL after killGraceMs', async () => {
   const file = await script('stubborn.sh', `trap '' TERM; echo $$ > "${dir}/main.pid"; sleep 1000 & echo $! > "${dir}/child.pid"; wait`);
-  const r = await one(dir, { name: 'shell', args: { command: file, args: [], timeoutMs: 200 } }, { ...allow(file), tools: short });
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [], timeoutMs: 200 } }, { ...unconfined(file), tools: short });
   const [main, child] = [await pidsFrom(path.join(dir, 'main.pid')), await pidsFrom(path.join(dir, 'child.pid'))];
   assert.is(r.status, 'error');
   assert.match(r.content, /killed by signal SIGKILL/);
@@ -124,7 +139,7 @@ test('timeout: a program that ignores SIGTERM gets SIGKILL after killGraceMs', a
 
 test('the default timeout comes from shellTimeoutMs; timeoutMs above the maximum is rejected', async () => {
   const file = await script('sleepy.sh', `echo $$ > "${dir}/main.pid"; exec sleep 1000`);
-  const opts = { ...allow(file), tools: { ...short, shellTimeoutMs: 200 } };
+  const opts = { ...unconfined(file), tools: { ...short, shellTimeoutMs: 200 } };
   const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, opts);
   await pidsFrom(path.join(dir, 'main.pid'));
   assert.match(r.content, /timed out after 200 ms/);
@@ -141,20 +156,48 @@ test('oversized output is capped, with the full length reported', async () => {
   assert.match(r.content, new RegExp(`--- stderr \\(300000 bytes; only the first 100 characters are shown\\) ---\\n${'e'.repeat(100)}$`));
 });
 
-test('environment: minimal by default, extra names with shellEnvPass, everything with inherit', async () => {
+test('environment: the minimal one, plus the variables the sandbox exec.env allows', async () => {
   process.env.ORYX_TEST_SECRET = 'sk-secret-value';
   try {
     const file = await script('env.sh', 'echo "secret=[$ORYX_TEST_SECRET] path=[${PATH:+set}]"');
-    const minimal = await one(dir, { name: 'shell', args: { command: file, args: [] } }, allow(file));
+    const call = { name: 'shell', args: { command: file, args: [] } };
+    const minimal = await one(dir, call, allow(file));
     assert.match(minimal.content, /secret=\[\] path=\[set\]/);
-    const passed = await one(dir, { name: 'shell', args: { command: file, args: [] } }, { ...allow(file), tools: { shellEnvPass: ['ORYX_TEST_SECRET'] } });
-    assert.match(passed.content, /secret=\[sk-secret-value\]/);
-    const inherit = await one(dir, { name: 'shell', args: { command: file, args: [] } }, { ...allow(file), tools: { shellEnv: 'inherit' } });
-    assert.match(inherit.content, /secret=\[sk-secret-value\]/);
+    const listed = await one(dir, call, { sandbox: { files: { read: ['.'] }, exec: { allow: [file], env: ['ORYX_TEST_SECRET'] } } });
+    assert.match(listed.content, /secret=\[sk-secret-value\]/);
+    const perProgram = await one(dir, call, { sandbox: { files: { read: ['.'] }, exec: { allow: [{ command: file, env: ['ORYX_*'] }] } } });
+    assert.match(perProgram.content, /secret=\[sk-secret-value\]/);
   } finally {
     delete process.env.ORYX_TEST_SECRET;
   }
 });
+
+test('confined: on timeout the whole sandbox ends, background children included', async () => {
+  const token = `1000.${Date.now() % 100000}`;
+  const file = await script('confined-slow.sh', `sleep ${token} & echo started; wait`);
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [], timeoutMs: 500 } }, { ...allow(file), tools: short });
+  assert.is(r.status, 'error');
+  assert.match(r.content, /^timed out after 500 ms/m);
+  assert.equal(await waitGone(token), [], 'a process of the sandbox still runs');
+});
+
+test('confined: a background process left behind ends with the call', async () => {
+  const token = `1000.${(Date.now() + 1) % 100000}`;
+  const file = await script('confined-daemon.sh', `sleep ${token} >/dev/null 2>&1 & echo started`);
+  const r = await one(dir, { name: 'shell', args: { command: file, args: [] } }, { ...allow(file), tools: short });
+  assert.is(r.status, 'ok', r.content);
+  assert.equal(await waitGone(token), [], 'the background process still runs');
+});
+
+/** Polls (up to 5 s) until no process has `token` on its command line; returns those left. */
+async function waitGone(token: string): Promise<number[]> {
+  let left = await processesWith(token);
+  for (let i = 0; i < 100 && left.length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await processesWith(token);
+  }
+  return left;
+}
 
 test('a command that does not exist is an error result (sandbox allowing everything)', async () => {
   const r = await one(dir, { name: 'shell', args: { command: 'no-such-program-oryx', args: [] } }, { plugins: [allowAll()] });

@@ -2,20 +2,10 @@ import { stat } from 'node:fs/promises';
 import { type } from 'arktype';
 import { absolutePath, resolveExecutable, type Tool } from '@oryxos/kernel';
 import { Capture, section } from '../cap.ts';
-import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
-import { allowedPath, fileAction } from '../file-access.ts';
+import { defineTool, failure, type ToolEnv } from '../define-tool.ts';
 import { fsProblem } from '../fs-paths.ts';
 import type { ResolvedToolsOptions } from '../options.ts';
 import { isPathLike } from '../which.ts';
-
-const MINIMAL_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ', 'SYSTEMROOT', 'WINDIR', 'PATHEXT'];
-
-function childEnv(o: ResolvedToolsOptions): Record<string, string> {
-  const names = o.shellEnv === 'inherit' ? Object.keys(process.env) : [...MINIMAL_ENV, ...o.shellEnvPass];
-  const env: Record<string, string> = {};
-  for (const name of names) { const v = process.env[name]; if (v !== undefined) env[name] = v; }
-  return env;
-}
 
 /**
  * `shell {command, args[], cwd?, timeoutMs?}`: runs one program with an argv array through
@@ -43,32 +33,33 @@ export function shellTool(env: ToolEnv): Tool {
       timeoutMs: `Time limit in milliseconds. Default ${o.shellTimeoutMs}.`,
     },
     timeoutMs: o.maxShellTimeoutMs + o.killGraceMs + 5000,
-    actions(a) {
-      const cwd = absolutePath(a.cwd ?? '.', env.root);
-      return [fileAction('read', cwd, env), { kind: 'exec', command: isPathLike(a.command) ? absolutePath(a.command, cwd) : a.command, args: a.args }];
-    },
+    // One exec action covers the whole launch: the sandbox checks the program, its arguments
+    // and the working folder (and, for a narrowed agent, explains a folder it may not read).
+    actions: (a) => [{ kind: 'exec', command: a.command, args: a.args, ...(a.cwd ? { cwd: absolutePath(a.cwd, env.root) } : {}) }],
     async execute(a, ctx) {
-      let cwd: string;
+      const cwd = absolutePath(a.cwd ?? '.', env.root);
       try {
-        cwd = await allowedPath(a.cwd ?? '.', ['read'], env, ctx);
         if (!(await stat(cwd)).isDirectory()) return failure(`shell: cwd ${a.cwd} is not a folder`);
       } catch (error) {
-        if (isSandboxDenial(error)) throw error;
         return failure(`shell: cwd ${fsProblem(error, a.cwd ?? '.')}`);
       }
-      const file = await resolveExecutable(a.command, cwd);
-      if (!file) return failure(`shell: command ${JSON.stringify(a.command)} not found${isPathLike(a.command) ? '' : ' on PATH'} (or not executable)`);
-      // The resolved file is what runs, so it is what the sandbox must see.
-      await ctx.enforce({ kind: 'exec', command: file, args: a.args });
+      if (!(await resolveExecutable(a.command, cwd))) {
+        return failure(`shell: command ${JSON.stringify(a.command)} not found${isPathLike(a.command) ? '' : ' on PATH'} (or not executable)`);
+      }
+      // The sandbox returns what to start: the program it checked, confined by its policy, with
+      // the minimal environment plus what exec.env allows.
+      const launch = await ctx.launch({ command: a.command, args: a.args, ...(a.cwd ? { cwd } : {}) });
+      const file = launch.program;
 
       const { execa } = await import('execa');
       const timeoutMs = a.timeoutMs ?? o.shellTimeoutMs;
       const stdout = new Capture(o.maxOutputChars);
       const stderr = new Capture(o.maxOutputChars);
-      const child = execa(file, a.args, {
-        cwd, shell: false, reject: false, stdin: 'ignore', buffer: false, detached: true,
-        extendEnv: false, env: childEnv(o), windowsHide: true,
+      const child = execa(launch.file, launch.args, {
+        cwd: launch.cwd, shell: false, reject: false, stdin: 'ignore', buffer: false, detached: true,
+        extendEnv: false, env: launch.env, windowsHide: true,
       });
+      launch.started(child.pid);
       child.stdout?.on('data', (d: Buffer) => stdout.push(d));
       child.stderr?.on('data', (d: Buffer) => stderr.push(d));
 
@@ -97,6 +88,7 @@ export function shellTool(env: ToolEnv): Tool {
         ctx.signal.removeEventListener('abort', onAbort);
         // Whatever the program left running in its group ends with the call.
         signalGroup('SIGKILL');
+        await launch.done();
       }
       const r = result as { exitCode?: number; signal?: string; failed: boolean; code?: string; shortMessage?: string };
       if (r.exitCode === undefined && !r.signal && r.failed) {

@@ -1,0 +1,95 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { resolveExecutable } from '@oryxos/kernel';
+import { projectGuards } from './control-files.ts';
+import { sandboxError } from './errors.ts';
+import { parseRules, type Rules, type SandboxOptions } from './options.ts';
+import { isWithin } from './paths.ts';
+import { Policy } from './policy.ts';
+
+/** Where a sandbox policy applies: the project folder, its workspace and its config file. */
+export interface SandboxPlace {
+  /** The folder of oryx.config.ts: relative paths resolve against it. */
+  root: string;
+  workspaceDir: string;
+  configFile?: string;
+}
+
+/** The programs confinement uses, found on PATH (none inside a write root: an agent could replace them). */
+export interface ConfinementTools { bwrap?: string; socat?: string; prlimit?: string }
+
+export interface BuiltPolicy {
+  policy: Policy;
+  tools: ConfinementTools;
+  /** Everything in the policy that can surprise: what `oryx doctor` and the start-up warning show. */
+  warnings: string[];
+}
+
+/**
+ * Resolves the global policy on disk and lists what in it can surprise: roots that do not
+ * exist, commands not found, shells allowed without argument rules, programs or opted-in
+ * control files inside write roots, confinement switched off or not available.
+ */
+export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<BuiltPolicy> {
+  const warnings: string[] = [];
+  const root = await realpath(place.root);
+  let policy: Policy;
+  try {
+    policy = await Policy.build(rules, {
+      root, scope: 'global', warn: (m) => warnings.push(m),
+      guards: await projectGuards({ configFile: place.configFile, workspaceDir: place.workspaceDir }),
+    });
+  } catch (error) {
+    const field = (error as { field?: string }).field ?? 'files';
+    throw sandboxError('ORYX_E_SANDBOX_ROOT', `sandbox(): option ${field} ${(error as Error).message}`, { cause: error, data: { field } });
+  }
+  const write = policy.write ?? [];
+  for (const [i, pattern] of (rules.files?.allowControlWrites ?? []).entries()) {
+    const literal = path.resolve(root, pattern.split(/[*?]/)[0]!.replace(/\/$/, '') || '.');
+    const inside = write.find((w) => isWithin(literal, w.path) || isWithin(w.path, literal));
+    if (inside) {
+      warnings.push(`files.allowControlWrites.${i} (${JSON.stringify(pattern)}) lets agents write control files inside the write root ${inside.source}: `
+        + 'what they write there is read as code, policy or prompt later');
+    }
+  }
+  const tools: ConfinementTools = {};
+  const programs = (policy.exec ?? []).length > 0;
+  if (!policy.confine) {
+    if (programs) warnings.push('confine: false — programs on the exec allow-list run with your full rights; only the decision to start them is checked');
+    return { policy, tools, warnings };
+  }
+  const find = async (name: string) => {
+    const found = await resolveExecutable(name, root);
+    const writable = found && write.find((w) => isWithin(found, w.path));
+    if (writable) warnings.push(`${name} (${found}) is inside the write root ${writable.source}, so it is not used: an agent could replace it`);
+    return writable ? undefined : found;
+  };
+  tools.bwrap = await find('bwrap');
+  tools.socat = await find('socat');
+  tools.prlimit = await find('prlimit');
+  if (!programs) return { policy, tools, warnings };
+  if (process.platform !== 'linux') {
+    warnings.push(`programs can only be confined on Linux; on ${process.platform} every program start is refused until sandbox({ confine: false }) is set`);
+  } else if (!tools.bwrap) {
+    warnings.push('bubblewrap (bwrap) was not found: every program start is refused until it is installed (apt-get install bubblewrap), or sandbox({ confine: false }) is set');
+  }
+  if (policy.http?.length && !tools.socat) {
+    warnings.push('socat was not found: confined programs get no network at all, although http.allow is not empty (apt-get install socat to let them through the OryxOS proxy)');
+  }
+  const limited = rules.limits || (rules.exec ?? []).some((e) => e.limits);
+  if (limited && !tools.prlimit) warnings.push('prlimit was not found: exec limits cannot be applied, so programs with limits are refused');
+  return { policy, tools, warnings };
+}
+
+/**
+ * The sandbox's start-up warnings for a set of options, as `oryx doctor` shows them: the same
+ * list the plugin logs once when OryxOS starts.
+ *
+ * @example
+ * const warnings = await sandboxWarnings({ files: { write: ['.'] }, exec: { allow: ['./bin/tool'] } }, { root: '/proj', workspaceDir: '/proj/.oryxos' });
+ */
+export async function sandboxWarnings(options: SandboxOptions, place: SandboxPlace): Promise<string[]> {
+  const parsed = parseRules(options);
+  if (!parsed.ok) return [`sandbox(): option ${parsed.field} ${parsed.message}`];
+  return (await buildPolicy(parsed.rules, place)).warnings;
+}
