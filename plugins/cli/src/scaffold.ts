@@ -23,7 +23,7 @@ export default defineConfig({
 ${providerLine}
     sqlite(), // sessions and audit tables in file:.oryxos/oryx.db
     audit(), // every LLM and tool call, denials too: oryx audit llm | tools | summary
-    memory(), // .oryxos/memory/MEMORY.md (or agents/<name>/MEMORY.md): Core and Archive
+    memory(), // .oryxos/memory/MEMORY.md: the agent's; users/<user>/ on oryx web; sessions/<id>/ checkpoints
     // Deny by default: only what is listed here is allowed. Paths are relative to this file.
     sandbox({
       files: { read: ['.'], write: ['.'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
@@ -87,6 +87,10 @@ oryx.db-*
 logs/
 **/MEMORY.md.lock
 **/MEMORY.md.*.tmp
+# What people said: per-user memories, and each conversation's memory and checkpoints.
+memory/users/
+memory/sessions/
+agents/*/users/
 `,
   };
 }

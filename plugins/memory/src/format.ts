@@ -8,6 +8,9 @@ export interface ParsedEntry extends MemoryEntry {
   zone: Zone;
   /** Position among all entries of the file, top to bottom. */
   index: number;
+  /** The entry's first line and the line after its last one (0-based, into `lines`). */
+  line: number;
+  endLine: number;
 }
 
 /** A parsed MEMORY.md: its entries by zone, and enough layout to insert new entries in place. */
@@ -57,14 +60,17 @@ export function parseMemory(text: string): ParsedMemory {
   let zoneLevel = 0;
   let preamble = true;
   let index = 0;
-  let current: { zone: Zone; first: string; rest: string[] } | undefined;
+  let current: { zone: Zone; first: string; rest: string[]; line: number } | undefined;
   let blanks = 0;
   let inComment = false;
 
   const finish = () => {
     if (!current) return;
     const entry = makeEntry(current.first, current.rest);
-    if (entry.text || entry.date) parsed[current.zone].push({ ...entry, zone: current.zone, index: index++ });
+    if (entry.text || entry.date) {
+      const line = current.line;
+      parsed[current.zone].push({ ...entry, zone: current.zone, index: index++, line, endLine: line + 1 + current.rest.length });
+    }
     current = undefined;
   };
   const openSection = () => parsed.sections[parsed.sections.length - 1];
@@ -120,8 +126,8 @@ export function parseMemory(text: string): ParsedMemory {
     blanks = 0;
     finish();
     if (!where) continue;
-    if (item) current = { zone: where, first: item[1] ?? '', rest: [] };
-    else if (zone) current = { zone, first: line.trim(), rest: [] };
+    if (item) current = { zone: where, first: item[1] ?? '', rest: [], line: i };
+    else if (zone) current = { zone, first: line.trim(), rest: [], line: i };
     // Prose in the preamble (a title's description) is not an entry.
   }
   finish();
@@ -197,4 +203,25 @@ export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[]):
     }
   }
   return lines.join(parsed.eol) + parsed.eol;
+}
+
+/**
+ * The file text without the given entries (their continuation lines included), everything
+ * else as it was; a blank line doubled by a removal is dropped. Used to move entries out of
+ * a file (rotation, migration) without touching what a person wrote around them.
+ *
+ * @example
+ * const parsed = parseMemory(text);
+ * removeEntries(parsed, parsed.archive.slice(0, 10)); // the ten oldest archive lines gone
+ */
+export function removeEntries(parsed: ParsedMemory, entries: ParsedEntry[]): string {
+  const drop = new Set<number>();
+  for (const e of entries) for (let i = e.line; i < e.endLine; i++) drop.add(i);
+  const out: string[] = [];
+  parsed.lines.forEach((line, i) => {
+    if (drop.has(i)) return;
+    if (!line.trim() && drop.has(i - 1) && out.length && !out[out.length - 1]!.trim()) return;
+    out.push(line);
+  });
+  return out.length ? out.join(parsed.eol) + parsed.eol : '';
 }
