@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   ORYX_E_WEB_LISTEN: 'The server could not listen: pick a free port with --port, or stop what holds it.',
   ORYX_E_WEB_NOT_ENABLED: 'Add web() from @oryxos/plugin-web to `plugins` in oryx.config.ts.',
   ORYX_E_WEB_UNAUTHORIZED: 'Send the header `Authorization: Bearer <token>` with the token the server was started with.',
+  ORYX_E_WEB_USER_FORBIDDEN: 'This token may act only for its own user: drop x-oryx-user (or ?user=), or use a token trusted to name users.',
   ORYX_E_WEB_BAD_JSON: 'Send a valid JSON body (Content-Type: application/json).',
   ORYX_E_WEB_BAD_REQUEST: 'Fix the field the message names; GET /openapi.json describes every request.',
   ORYX_E_WEB_TOO_LARGE: 'Send a smaller body or message, or raise maxMessageBytes (maxChatBodyBytes for /v1) in web().',
@@ -32,6 +33,7 @@ const STATUS: Record<WebErrorCode, number> = {
   ORYX_E_WEB_LISTEN: 500,
   ORYX_E_WEB_NOT_ENABLED: 500,
   ORYX_E_WEB_UNAUTHORIZED: 401,
+  ORYX_E_WEB_USER_FORBIDDEN: 403,
   ORYX_E_WEB_BAD_JSON: 400,
   ORYX_E_WEB_BAD_REQUEST: 400,
   ORYX_E_WEB_TOO_LARGE: 413,
@@ -77,7 +79,7 @@ export function asOryxError(error: unknown): OryxError {
 }
 
 const OPENAI_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 404: 'invalid_request_error', 409: 'invalid_request_error',
+  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'invalid_request_error', 409: 'invalid_request_error',
   413: 'invalid_request_error', 502: 'api_error', 503: 'api_error', 504: 'timeout_error',
 };
 
