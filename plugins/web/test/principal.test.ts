@@ -16,7 +16,7 @@ function userRecorder(users: (string | undefined)[]): Plugin {
   };
 }
 
-async function withWeb(options: Parameters<typeof startWeb>[0], fn: (h: Harness, users: (string | undefined)[]) => Promise<void>): Promise<void> {
+async function withWeb(options: NonNullable<Parameters<typeof startWeb>[0]>, fn: (h: Harness, users: (string | undefined)[]) => Promise<void>): Promise<void> {
   const users: (string | undefined)[] = [];
   const h = await startWeb({ ...options, plugins: [...(options.plugins ?? []), userRecorder(users)] });
   try { await fn(h, users); } finally { await h.close(); }
