@@ -103,11 +103,15 @@ export class ParsedFileCache {
     }
   }
 
-  /** Records what a write just put in the file, so the next load does not parse it again. */
-  async wrote(file: string, text: string, parsed: ParsedMemory = parseMemory(text)): Promise<void> {
+  /**
+   * Records what a write just put in the file, so the next load does not read or parse it
+   * again. Not racy: any other writer of ours replaces the file (a new inode), and the text is
+   * known exactly.
+   */
+  async wrote(file: string, text: string, parsed: ParsedMemory = parseMemory(text), stats?: Stats): Promise<void> {
     try {
-      const now = await stat(file);
-      this.files.set(file, { path: file, exists: true, text, parsed, sig: signature(now), memo: new Map(), racy: racy(now) });
+      const now = stats ?? await stat(file);
+      this.files.set(file, { path: file, exists: true, text, parsed, sig: signature(now), memo: new Map(), racy: false });
     } catch {
       this.files.delete(file);
     }

@@ -1,11 +1,11 @@
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/kernel';
 import type { LongTermMemoryStore, MemoryEntry, MemoryZones } from '@oryxos/kernel';
 import { removeLeftovers, writeFileAtomic } from './atomic.ts';
 import { memoize, ParsedFileCache, type LoadedFile } from './cache.ts';
 import { checkpointKeyOf, checkpointSession } from './checkpoint.ts';
-import { insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
+import { formatEntry, insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
 import { KeyedMutex, withFileLock } from './lock.ts';
 import { archiveFiles, planRotation, writeArchiveFile } from './rotate.ts';
 import { checkId, fileSafeName, type MemoryScope, type MemorySources, type ScopeTarget } from './scope.ts';
@@ -73,7 +73,7 @@ function ioError(file: string, action: string, error: unknown): OryxError {
  * that would not be read (hidden by an unclosed comment) fails instead of vanishing.
  */
 function appendChecked(current: Current, zone: Zone, entries: MemoryEntry[]): { text: string; parsed: ParsedMemory } {
-  const text = insertEntries(current.text, zone, entries);
+  const text = insertEntries(current.text, zone, entries, current.parsed);
   const parsed = parseMemory(text);
   const after = parsed[zone];
   const added = after.slice(after.length - entries.length);
@@ -163,8 +163,11 @@ export class FileMemoryStore implements LongTermMemoryStore {
   async fileOf(agent: string, target: ScopeTarget = { scope: 'agent' }): Promise<string> {
     if (target.scope === 'session') return path.join(this.sessionDir(target.session), 'MEMORY.md');
     const own = await this.pathFor(agent);
-    if (target.scope === 'agent') return own;
-    return path.join(path.dirname(own), 'users', fileSafeName(checkId('user', target.user)), 'MEMORY.md');
+    return target.scope === 'agent' ? own : this.userFile(own, target.user);
+  }
+
+  private userFile(agentFile: string, user: string): string {
+    return path.join(path.dirname(agentFile), 'users', fileSafeName(checkId('user', user)), 'MEMORY.md');
   }
 
   /** The memory file of a scope: its path, text ('' when missing) and parse, from the cache when unchanged. */
@@ -223,21 +226,29 @@ export class FileMemoryStore implements LongTermMemoryStore {
 
   /**
    * The memory files a prompt shows, in order: the agent's (without checkpoints of
-   * conversations, which belong to their sessions), the user's, the session's.
+   * conversations, which belong to their sessions), the user's, the session's. `stray` is true
+   * while the agent's file still holds such checkpoints (written before they had their own
+   * place), for the migration to move them out.
    */
-  async sources(agent: string, sources: MemorySources = {}): Promise<MemorySource[]> {
+  async sources(agent: string, sources: MemorySources = {}): Promise<{ sources: MemorySource[]; stray: boolean }> {
+    const own = await this.pathFor(agent);
     const targets = this.targetsOf(sources);
-    const files = await Promise.all(targets.map((t) => this.load(agent, t)));
-    return files.map((f, i) => ({
-      scope: targets[i]!.scope, path: f.path, sig: f.sig,
-      core: f.parsed.core, archive: targets[i]!.scope === 'agent' ? agentArchive(f) : f.parsed.archive,
+    const files = await Promise.all(targets.map(async (t) => {
+      const file = t.scope === 'agent' ? own : t.scope === 'user' ? this.userFile(own, t.user) : path.join(this.sessionDir(t.session), 'MEMORY.md');
+      try {
+        return await this.cache.load(file);
+      } catch (error) {
+        throw ioError(file, 'read', error);
+      }
     }));
-  }
-
-  /** True when the agent's file still holds checkpoints of conversations (written before they had their own place). */
-  async hasStrayCheckpoints(agent: string): Promise<boolean> {
-    const file = await this.load(agent);
-    return agentArchive(file).length !== file.parsed.archive.length;
+    const agentFile = files[0]!;
+    return {
+      stray: agentArchive(agentFile).length !== agentFile.parsed.archive.length,
+      sources: files.map((f, i) => ({
+        scope: targets[i]!.scope, path: f.path, sig: f.sig,
+        core: f.parsed.core, archive: targets[i]!.scope === 'agent' ? agentArchive(f) : f.parsed.archive,
+      })),
+    };
   }
 
   /**
@@ -278,29 +289,71 @@ export class FileMemoryStore implements LongTermMemoryStore {
   /**
    * Appends checkpoints of a session's turns to that session's memory in one write. An item
    * whose key was already written (in the file or rotated out of it) is skipped, so a turn is
-   * checkpointed once whoever trims it.
+   * checkpointed once whoever trims it. Written atomically but without fsync: a checkpoint is
+   * derived from messages the session store holds, and survives what they survive (a killed
+   * process), without paying a disk flush on every turn.
    */
   async checkpoint(session: string, items: CheckpointItem[]): Promise<{ path: string; written: number }> {
     const file = path.join(this.sessionDir(session), 'MEMORY.md');
     const date = isoDate(this.now());
-    return this.appendKeyed(file, items.map((i) => ({ key: i.key, date, text: i.text.endsWith(i.key) ? i.text : `${i.text} ${i.key}` })), session);
+    const entries = items.map((i) => ({ key: i.key, date, text: i.text.endsWith(i.key) ? i.text : `${i.text} ${i.key}` }));
+    return this.appendKeyed(file, entries, { session, sync: false });
   }
 
-  /** Appends entries whose text ends with a key, skipping keys the file or its archive files hold. */
-  async appendKeyed(file: string, items: (CheckpointItem & { date: string })[], session?: string): Promise<{ path: string; written: number }> {
+  /**
+   * Appends entries whose text ends with a key, skipping keys the file or its archive files
+   * hold. `session` names the session whose folder this is; `sync: false` skips the fsyncs.
+   */
+  async appendKeyed(
+    file: string, items: (CheckpointItem & { date: string })[], options: { session?: string; sync?: boolean } = {},
+  ): Promise<{ path: string; written: number }> {
     if (!items.length) return { path: file, written: 0 };
-    return this.update<{ written: number }>(file, async (current) => {
+    const select = async (current: Current): Promise<MemoryEntry[]> => {
       const archived = await this.archivedKeys(file);
       const seen = new Set<string>();
-      const fresh = items.filter((i) => {
+      return items.filter((i) => {
         if (seen.has(i.key) || current.text.includes(i.key) || archived.has(i.key)) return false;
         seen.add(i.key);
         return true;
-      });
-      if (!fresh.length) return { result: { written: 0 } };
-      const entries = fresh.map((i) => ({ date: i.date, text: normalizeText(i.text) }));
-      return { ...appendChecked(current, 'archive', entries), result: { written: fresh.length } };
-    }, session);
+      }).map((i) => ({ date: i.date, text: normalizeText(i.text) }));
+    };
+    if (options.sync === false) {
+      const appended = await this.mutex.run(file, () => this.appendInPlace(file, select));
+      if (appended) return appended;
+    }
+    return this.update<{ written: number }>(file, async (current) => {
+      const entries = await select(current);
+      if (!entries.length) return { result: { written: 0 } };
+      return { ...appendChecked(current, 'archive', entries), result: { written: entries.length } };
+    }, options.session, options.sync);
+  }
+
+  /**
+   * The fast path of a checkpoint: its lines added by one O_APPEND write at the end of the
+   * file, when the cached view of the file is current, the file ends in its Archive zone, and
+   * the write keeps it within `rotateBytes`. Undefined when any of that does not hold; the
+   * caller then rewrites the file under its lock. Skipping the lock file is safe here because
+   * a session's memory is written only by runs on that session, which the session store
+   * serializes across processes; a killed process leaves the line written or not.
+   */
+  private async appendInPlace(file: string, select: (current: Current) => Promise<MemoryEntry[]>): Promise<{ path: string; written: number } | undefined> {
+    const current = await this.cache.load(file);
+    const { parsed, text } = current;
+    const last = parsed.sections.at(-1);
+    if (!current.exists || current.racy || last?.zone !== 'archive' || last.end !== parsed.lines.length
+      || parsed.eol !== '\n' || !text.endsWith('\n') || text.lastIndexOf('<!--') > text.lastIndexOf('-->')) return undefined;
+    const entries = await select(current);
+    if (!entries.length) return { path: file, written: 0 };
+    const add = `${entries.map(formatEntry).join('\n')}\n`;
+    if (Buffer.byteLength(text) + Buffer.byteLength(add) > this.rotateBytes) return undefined;
+    const handle = await open(file, 'a');
+    try {
+      await handle.write(add);
+      await this.cache.wrote(file, text + add, undefined, await handle.stat());
+    } finally {
+      await handle.close();
+    }
+    return { path: file, written: entries.length };
   }
 
   /**
@@ -347,32 +400,28 @@ export class FileMemoryStore implements LongTermMemoryStore {
    * nothing another writer saved in between is lost. `change` returns the new text (or none to
    * leave the file alone) and a result. Past `rotateBytes`, the oldest Archive entries move to
    * a dated archive file first. A session's folder gets a `session.json` naming its session
-   * when it is created, so the sweep can tell whose it is.
+   * when it is created, so the sweep can tell whose it is. `sync: false` skips the fsyncs.
    */
-  private async update<R extends object>(file: string, change: Change<R>, session?: string): Promise<R & { path: string }> {
+  private async update<R extends object>(file: string, change: Change<R>, session?: string, sync = true): Promise<R & { path: string }> {
     return this.mutex.run(file, async () => {
       try {
         const created = await mkdir(path.dirname(file), { recursive: true });
         if (created && session !== undefined) await writeFile(path.join(path.dirname(file), 'session.json'), `${JSON.stringify({ session })}\n`);
         return await withFileLock(`${file}.lock`, { timeoutMs: this.lockTimeoutMs, staleMs: this.staleLockMs }, async () => {
           await removeLeftovers(file);
-          let text = '';
-          try {
-            text = await readFile(file, 'utf8');
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          }
-          const out = await change({ path: file, text, parsed: parseMemory(text) });
+          // Under the lock the cache is as good as a read: it re-reads whatever changed.
+          const { text, parsed: before } = await this.cache.load(file);
+          const out = await change({ path: file, text, parsed: before });
           if (out.text !== undefined && out.text !== text) {
             let next = out.text;
             let parsed = out.parsed ?? parseMemory(next);
             const rotation = planRotation(next, parsed, this.rotateBytes);
             if (rotation) {
-              await writeArchiveFile(file, rotation.moved, isoDate(this.now()));
+              await writeArchiveFile(file, rotation.moved, isoDate(this.now()), sync);
               next = rotation.text;
               parsed = parseMemory(next);
             }
-            await writeFileAtomic(file, next);
+            await writeFileAtomic(file, next, { sync });
             await this.cache.wrote(file, next, parsed);
           }
           return { ...out.result, path: file };

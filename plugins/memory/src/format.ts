@@ -174,13 +174,14 @@ export function normalizeText(text: string): string {
 /**
  * Returns the file text with the entries appended at the end of `zone`, touching nothing
  * else: hand-written prose, comments and layout stay as they were. A missing zone heading is
- * added (Core before Archive); an empty file becomes {@link MEMORY_TEMPLATE} first.
+ * added (Core before Archive); an empty file becomes {@link MEMORY_TEMPLATE} first. Pass the
+ * text's parse when you have it, to save parsing it again.
  *
  * @example
  * insertEntries(MEMORY_TEMPLATE, 'archive', [{ date: '2025-01-02', text: 'Shipped v1' }]);
  */
-export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[]): string {
-  let parsed = parseMemory(text.trim() ? text : MEMORY_TEMPLATE);
+export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[], parsedText?: ParsedMemory): string {
+  let parsed = text.trim() ? parsedText ?? parseMemory(text) : parseMemory(MEMORY_TEMPLATE);
   if (!text.trim()) parsed = { ...parsed, eol: /\r\n/.test(text) ? '\r\n' : '\n' };
   const lines = [...parsed.lines];
   const block = entries.flatMap((e) => formatEntry(e).split('\n'));

@@ -61,7 +61,7 @@ export async function migrateCheckpoints(
       try { target = path.join(store.sessionDir(session), 'MEMORY.md'); } catch { /* an id no folder can hold: kept below */ }
     }
     if (target) {
-      await store.appendKeyed(target, items, session);
+      await store.appendKeyed(target, items, { session });
       sessions++;
     } else {
       await writeFile(keptPath, header(isoDate()), { flag: 'wx' }).catch(() => {});

@@ -142,11 +142,8 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       };
 
       const prompt = memoryPrompt(kernel, store, { budgetChars: opts.budgetChars });
-      kernel.hooks.beforePrompt.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (p, run) => {
-        const mem = runMemory(run);
-        if (await store.hasStrayCheckpoints(run.agent.name).catch(() => false)) await migrate(run.agent.name);
-        return prompt(p, run, mem.sources);
-      });
+      kernel.hooks.beforePrompt.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (p, run) =>
+        prompt(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
 
       if (opts.checkpoint) {
         kernel.hooks.trimContext.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (info) => {

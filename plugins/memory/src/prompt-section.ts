@@ -23,21 +23,28 @@ function describe(sources: MemorySource[], relative: (file: string) => string): 
  * The `beforePrompt` work of the memory plugin: the section `Long-term memory` built from the
  * run's memory files (the agent's, the user's, the session's). The files come from the
  * store's cache (one `stat` each when unchanged) and the section itself is kept by the files'
- * versions, so a prompt costs the same with 10 entries as with 100,000.
+ * versions, so a prompt costs the same with 10 entries as with 100,000. `migrate` is called
+ * when the agent's file still holds checkpoints of conversations (which the section leaves
+ * out either way).
  *
  * @example
  * const build = memoryPrompt(kernel, store, { budgetChars: 4000 });
- * prompt = await build(prompt, run, { user: 'ana', session: run.sessionId });
+ * prompt = await build(prompt, run, { user: 'ana', session: run.sessionId }, () => migrateCheckpoints(store, 'assistant', exists));
  */
 export function memoryPrompt(kernel: Kernel, store: FileMemoryStore, options: { budgetChars: number }) {
   const sections = new Lru<string, MemorySection | null>(SECTIONS_KEPT);
   const warned = new Set<string>();
   const relative = (file: string) => path.relative(kernel.config.root, file) || file;
 
-  return async function memoryPromptSection(prompt: Prompt, run: RunContext, wanted: MemorySources): Promise<Prompt> {
+  return async function memoryPromptSection(prompt: Prompt, run: RunContext, wanted: MemorySources, migrate: () => Promise<void>): Promise<Prompt> {
     let sources: MemorySource[];
     try {
-      sources = await store.sources(run.agent.name, wanted);
+      let found = await store.sources(run.agent.name, wanted);
+      if (found.stray) {
+        await migrate();
+        found = await store.sources(run.agent.name, wanted);
+      }
+      sources = found.sources;
     } catch (error) {
       // A memory file that cannot be read must not stop the agent, but it is never silent.
       const reason = `long-term memory not injected: ${errorMessage(error)}`;

@@ -62,7 +62,7 @@ export function planRotation(text: string, parsed: ParsedMemory, maxBytes: numbe
  * `2026-11-30.2.md` the same day), atomically, before the caller rewrites MEMORY.md: a crash in
  * between leaves an entry in both places (recall shows it once), never in neither.
  */
-export async function writeArchiveFile(file: string, entries: MemoryEntry[], day: string): Promise<string> {
+export async function writeArchiveFile(file: string, entries: MemoryEntry[], day: string, sync = true): Promise<string> {
   const dir = archiveDirOf(file);
   await mkdir(dir, { recursive: true });
   const taken = new Set((await archiveFiles(file)).map((f) => path.basename(f)));
@@ -72,6 +72,6 @@ export async function writeArchiveFile(file: string, entries: MemoryEntry[], day
   const text = `# Memory archive\n\nArchive entries moved out of ${path.relative(dir, file)} on ${day}, when it passed its size limit. `
     + 'recall_memory searches this file; nothing reads it into prompts.\n\n## Archive\n\n'
     + `${entries.map(formatEntry).join('\n')}\n`;
-  await writeFileAtomic(target, text);
+  await writeFileAtomic(target, text, { sync });
   return target;
 }

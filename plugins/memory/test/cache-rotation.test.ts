@@ -72,4 +72,24 @@ test('a checkpoint rotated out of the session file is never written again', asyn
   assert.equal(JSON.parse(await readFile(path.join(store.sessionDir('s1'), 'session.json'), 'utf8')), { session: 's1' });
 });
 
+test('a checkpoint is appended in place only when the file ends in its Archive; a hand-rearranged file is rewritten', async () => {
+  const store = new FileMemoryStore({ workspaceDir: ws });
+  const item = (n: number) => ({ key: `(session s2 #${n})`, text: `Earlier conversation: turn ${n} (session s2 #${n})` });
+  await store.checkpoint('s2', [item(1)]);
+  const file = path.join(store.sessionDir('s2'), 'MEMORY.md');
+  const inode = (await stat(file)).ino;
+  await store.checkpoint('s2', [item(2)]);
+  assert.is((await stat(file)).ino, inode, 'appended: the same file');
+  assert.equal(parseMemory(await readFile(file, 'utf8')).archive.map((e) => e.text), [item(1).text, item(2).text]);
+
+  // Someone puts Core last: an append would land in Core, so the file is rewritten instead.
+  await writeFile(file, `# Memory\n\n## Archive\n\n- 2026-01-01: ${item(1).text}\n\n## Core\n\n- 2026-01-01: a core fact\n`);
+  await settle(file);
+  await store.checkpoint('s2', [item(3)]);
+  const after = parseMemory(await readFile(file, 'utf8'));
+  assert.equal(after.archive.map((e) => e.text), [item(1).text, item(3).text]);
+  assert.equal(after.core.map((e) => e.text), ['a core fact']);
+  assert.is.not((await stat(file)).ino, inode, 'rewritten');
+});
+
 test.run();
