@@ -7,7 +7,7 @@ import { memoize, ParsedFileCache, type LoadedFile } from './cache.ts';
 import { checkpointKeyOf, checkpointSession } from './checkpoint.ts';
 import { formatEntry, insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
 import { KeyedMutex, withFileLock } from './lock.ts';
-import { archiveFiles, planRotation, writeArchiveFile } from './rotate.ts';
+import { archiveFiles, planRotation, writeArchiveFiles } from './rotate.ts';
 import { checkId, fileSafeName, type MemoryScope, type MemorySources, type ScopeTarget } from './scope.ts';
 import { SearchIndex, searchIndexes } from './search.ts';
 
@@ -417,7 +417,7 @@ export class FileMemoryStore implements LongTermMemoryStore {
             let parsed = out.parsed ?? parseMemory(next);
             const rotation = planRotation(next, parsed, this.rotateBytes);
             if (rotation) {
-              await writeArchiveFile(file, rotation.moved, isoDate(this.now()), sync);
+              await writeArchiveFiles(file, rotation.moved, isoDate(this.now()), this.rotateBytes, sync);
               next = rotation.text;
               parsed = parseMemory(next);
             }

@@ -58,20 +58,33 @@ export function planRotation(text: string, parsed: ParsedMemory, maxBytes: numbe
 }
 
 /**
- * Writes rotated entries to a new dated file in the archive folder (`2026-11-30.md`, then
- * `2026-11-30.2.md` the same day), atomically, before the caller rewrites MEMORY.md: a crash in
- * between leaves an entry in both places (recall shows it once), never in neither.
+ * Writes rotated entries to new dated files in the archive folder (`2026-11-30.md`, then
+ * `2026-11-30.2.md`, …), none larger than about `maxBytes`, atomically, before the caller
+ * rewrites MEMORY.md: a crash in between leaves an entry in both places (recall shows it
+ * once), never in neither. Returns the files written.
  */
-export async function writeArchiveFile(file: string, entries: MemoryEntry[], day: string, sync = true): Promise<string> {
+export async function writeArchiveFiles(file: string, entries: MemoryEntry[], day: string, maxBytes: number, sync = true): Promise<string[]> {
   const dir = archiveDirOf(file);
   await mkdir(dir, { recursive: true });
   const taken = new Set((await archiveFiles(file)).map((f) => path.basename(f)));
+  const header = `# Memory archive\n\nArchive entries moved out of ${path.relative(dir, file)} on ${day}, when it passed its size limit. `
+    + 'recall_memory searches this file; nothing reads it into prompts.\n\n## Archive\n\n';
+  const written: string[] = [];
   let n = 1;
-  while (taken.has(n === 1 ? `${day}.md` : `${day}.${n}.md`)) n++;
-  const target = path.join(dir, n === 1 ? `${day}.md` : `${day}.${n}.md`);
-  const text = `# Memory archive\n\nArchive entries moved out of ${path.relative(dir, file)} on ${day}, when it passed its size limit. `
-    + 'recall_memory searches this file; nothing reads it into prompts.\n\n## Archive\n\n'
-    + `${entries.map(formatEntry).join('\n')}\n`;
-  await writeFileAtomic(target, text, { sync });
-  return target;
+  for (let i = 0; i < entries.length;) {
+    let body = '';
+    let size = bytes(header);
+    for (; i < entries.length; i++) {
+      const line = `${formatEntry(entries[i]!)}\n`;
+      if (body && size + bytes(line) > maxBytes) break;
+      body += line;
+      size += bytes(line);
+    }
+    while (taken.has(n === 1 ? `${day}.md` : `${day}.${n}.md`)) n++;
+    const name = n === 1 ? `${day}.md` : `${day}.${n}.md`;
+    taken.add(name);
+    await writeFileAtomic(path.join(dir, name), header + body, { sync });
+    written.push(path.join(dir, name));
+  }
+  return written;
 }

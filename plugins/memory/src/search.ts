@@ -98,9 +98,9 @@ export interface SourceHit extends Hit { source: number }
 export function searchIndexes(indexes: readonly SearchIndex[], query: string, limit = 5): SourceHit[] {
   const terms = [...new Set(tokenize(query))];
   const count = indexes.reduce((n, x) => n + x.size, 0);
-  if (!terms.length || !count) return [];
+  if (!terms.length || !count || limit <= 0) return [];
   const avg = indexes.reduce((n, x) => n + x.totalLength, 0) / count || 1;
-  const scores = new Map<string, SourceHit>();
+  const scores = indexes.map(() => undefined as Float64Array | undefined);
   for (const t of terms) {
     let df = 0;
     for (const x of indexes) df += (x.postings.get(t)?.length ?? 0) / 2;
@@ -109,20 +109,30 @@ export function searchIndexes(indexes: readonly SearchIndex[], query: string, li
     indexes.forEach((x, source) => {
       const list = x.postings.get(t);
       if (!list) return;
+      const acc = (scores[source] ??= new Float64Array(x.size));
       for (let i = 0; i < list.length; i += 2) {
-        const doc = list[i]!;
         const f = list[i + 1]!;
-        const add = idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * x.lengths[doc]! / avg));
-        const key = `${source}:${doc}`;
-        const hit = scores.get(key);
-        if (hit) hit.score += add;
-        else scores.set(key, { source, index: doc, score: add });
+        acc[list[i]!]! += idf * (f * (K1 + 1)) / (f + K1 * (1 - B + B * x.lengths[list[i]!]! / avg));
       }
     });
   }
-  const hits = [...scores.values()];
-  hits.sort((x, y) => y.score - x.score || y.source - x.source || y.index - x.index);
-  return hits.slice(0, Math.max(0, limit));
+  // The best `limit`, kept sorted as they come: later documents win ties, so scan newest first.
+  const better = (a: SourceHit, b: SourceHit) => a.score > b.score || (a.score === b.score && (a.source > b.source || (a.source === b.source && a.index > b.index)));
+  const top: SourceHit[] = [];
+  for (let source = scores.length - 1; source >= 0; source--) {
+    const acc = scores[source];
+    if (!acc) continue;
+    for (let index = acc.length - 1; index >= 0; index--) {
+      const score = acc[index]!;
+      if (score <= 0 || (top.length === limit && score <= top[top.length - 1]!.score)) continue;
+      const hit = { source, index, score };
+      let at = top.length;
+      while (at > 0 && better(hit, top[at - 1]!)) at--;
+      top.splice(at, 0, hit);
+      if (top.length > limit) top.pop();
+    }
+  }
+  return top;
 }
 
 /**
