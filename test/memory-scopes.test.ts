@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,6 +22,8 @@ const requests: ModelRequest[] = [];
 let web: ChildProcess | undefined;
 let url = '';
 let logs = '';
+let sessionA = '';
+let sessionB = '';
 
 /**
  * The scripted model: `SAVE:<fact>` makes it call save_memory (Core), a tool result gets a
@@ -92,8 +94,8 @@ test.after(async () => {
 });
 
 test("two sessions on one agent: B's requests carry none of A's turns; A's later requests carry A's checkpoints", async () => {
-  const a = await newSession();
-  const b = await newSession();
+  const a = (sessionA = await newSession());
+  const b = (sessionB = await newSession());
   assert.is(await say(a, 'A-one: my locker code is 7713'), 'answer to A-one: my locker code is 7713');
   await say(a, 'A-two: and the wifi is oryx-guest');
   await say(a, 'A-three: thanks');
@@ -180,6 +182,24 @@ test('migration: checkpoints of several sessions left in MEMORY.md by an earlier
   assert.equal(JSON.parse(session2.stdout).archive.map((e: { text: string }) => e.text).filter((t: string) => t.includes('CONV-2-OLD')).length, 1);
   assert.is(await readFile(file, 'utf8'), after, 'a later prompt changes nothing more');
   assert.match(logs, /moved 4 checkpoint\(s\) of conversations out of the MEMORY\.md of agent assistant/);
+});
+
+test("a deleted session's memory is swept (at most hourly, after a run, by whichever process runs next)", async () => {
+  const sessions = path.join(dir, '.oryxos', 'memory', 'sessions');
+  assert.ok((await readdir(sessions)).includes(sessionA));
+  const res = await fetch(`${url}/api/sessions/${sessionA}`, { method: 'DELETE', headers: headers() });
+  assert.is(res.status, 204);
+  // The server will not sweep again within the hour; a marker says when anyone last did.
+  // Pretend that was over an hour ago, and run from the CLI.
+  const past = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  await writeFile(path.join(sessions, '.swept'), '');
+  await utimes(path.join(sessions, '.swept'), past, past);
+  const r = await oryx(['run', 'SWEEP-ASK: hello']);
+  assert.is(r.code, 0, r.stderr);
+  const left = await readdir(sessions);
+  assert.not.ok(left.includes(sessionA), "the deleted session's checkpoints are gone");
+  assert.ok(left.includes(sessionB), 'a live session keeps its memory');
+  assert.ok(left.includes('conv-1'));
 });
 
 test.run();

@@ -125,20 +125,24 @@ export default function memory(options: MemoryOptions = {}): Plugin {
 
       // Checkpoints that an earlier version wrote into an agent's MEMORY.md move to their
       // sessions once; until then the prompt leaves them out anyway.
+      // A failed migration is not retried in this process (it is logged once).
       const migrating = new Map<string, Promise<void>>();
+      const failed = new Set<string>();
       const migrate = (agent: string) => {
         let pending = migrating.get(agent);
-        if (!pending) {
+        if (!pending && !failed.has(agent)) {
           pending = migrateCheckpoints(store, agent, sessionExists).then((m) => {
             if (m.moved) {
               kernel.log.info(`memory: moved ${m.moved} checkpoint(s) of conversations out of the MEMORY.md of agent ${agent}`
                 + ` (to ${m.sessions} session(s)${m.keptPath ? `; ${m.kept} of deleted sessions kept in ${m.keptPath}` : ''})`);
             }
-          }, (error) => kernel.log.warn(`memory: could not move the checkpoints out of the MEMORY.md of agent ${agent}: ${errorMessage(error)}`))
-            .finally(() => migrating.delete(agent));
+          }, (error) => {
+            failed.add(agent);
+            kernel.log.warn(`memory: could not move the checkpoints out of the MEMORY.md of agent ${agent} (prompts leave them out): ${errorMessage(error)}`);
+          }).finally(() => migrating.delete(agent));
           migrating.set(agent, pending);
         }
-        return pending;
+        return pending ?? Promise.resolve();
       };
 
       const prompt = memoryPrompt(kernel, store, { budgetChars: opts.budgetChars });
@@ -159,9 +163,9 @@ export default function memory(options: MemoryOptions = {}): Plugin {
 
       // Session memories hold conversation text, so they must not outlive their sessions.
       // Sessions kept in memory die with the process: theirs go to a temp folder removed at
-      // close. Durable ones are swept: at most hourly, after a run, in the background.
+      // close. Durable ones are swept: at most hourly, after a run, in the background (close
+      // waits for it, so a short-lived CLI run finishes the sweep it started).
       let ephemeral = false;
-      let closing = false;
       let lastSweep = 0;
       let sweeping: Promise<void> | undefined;
       kernel.hooks.init.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
@@ -172,13 +176,12 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       kernel.hooks.afterRun.tapPromise({ name: 'memory', stage: STAGE.OBSERVE }, async () => {
         if (ephemeral || sweeping || Date.now() - lastSweep < SWEEP_INTERVAL_MS) return;
         lastSweep = Date.now();
-        sweeping = sweepIfDue(store, sessionExists, () => closing).then((removed) => {
+        sweeping = sweepIfDue(store, sessionExists).then((removed) => {
           if (removed.length) kernel.log.info(`memory: removed the memory of ${removed.length} deleted session(s)`);
-        }, (error) => { if (!closing) kernel.log.warn(`memory: could not sweep the memory of deleted sessions: ${errorMessage(error)}`); })
+        }, (error) => kernel.log.warn(`memory: could not sweep the memory of deleted sessions: ${errorMessage(error)}`))
           .finally(() => { sweeping = undefined; });
       });
       kernel.hooks.close.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
-        closing = true;
         await sweeping;
         await Promise.allSettled(migrating.values());
         if (ephemeral) {
@@ -191,11 +194,11 @@ export default function memory(options: MemoryOptions = {}): Plugin {
 }
 
 /** Sweeps unless another process did within {@link SWEEP_INTERVAL_MS} (a marker file's mtime says when). */
-async function sweepIfDue(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>, shouldStop: () => boolean): Promise<string[]> {
+async function sweepIfDue(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>): Promise<string[]> {
   const marker = path.join(store.sessionsDir, '.swept');
   const last = await stat(marker).then((s) => s.mtimeMs, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 0 : Infinity));
   if (Date.now() - last < SWEEP_INTERVAL_MS) return [];
   if (!(await stat(store.sessionsDir).then((s) => s.isDirectory(), () => false))) return [];
   await writeFile(marker, `${new Date().toISOString()}\n`);
-  return sweepSessions(store, sessionExists, shouldStop);
+  return sweepSessions(store, sessionExists);
 }

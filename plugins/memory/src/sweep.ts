@@ -15,15 +15,12 @@ async function sessionOf(dir: string, name: string): Promise<string | undefined>
 /**
  * Deletes the memory of every session the session store no longer has: a deleted session's
  * checkpoints hold its conversation text, which must not outlive it. Folders it cannot
- * attribute to a session are left alone. `shouldStop` is asked before each folder, so a
- * process that is closing stops after the one it is on. Returns the ids removed.
+ * attribute to a session are left alone. Returns the ids removed.
  *
  * @example
  * await sweepSessions(store, async (id) => Boolean(await kernel.service('sessions').get(id)));
  */
-export async function sweepSessions(
-  store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>, shouldStop: () => boolean = () => false,
-): Promise<string[]> {
+export async function sweepSessions(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>): Promise<string[]> {
   let entries;
   try {
     entries = await readdir(store.sessionsDir, { withFileTypes: true });
@@ -33,7 +30,6 @@ export async function sweepSessions(
   }
   const removed: string[] = [];
   for (const entry of entries) {
-    if (shouldStop()) break;
     if (!entry.isDirectory()) continue;
     const session = await sessionOf(path.join(store.sessionsDir, entry.name), entry.name);
     if (session === undefined || await sessionExists(session)) continue;
