@@ -5,7 +5,7 @@ import type { LongTermMemoryStore, MemoryEntry, MemoryZones } from '@oryxos/kern
 import { removeLeftovers, writeFileAtomic } from './atomic.ts';
 import { memoize, ParsedFileCache, type LoadedFile } from './cache.ts';
 import { checkpointKeyOf, checkpointSession } from './checkpoint.ts';
-import { formatEntry, insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
+import { extendArchive, formatEntry, insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
 import { KeyedMutex, withFileLock } from './lock.ts';
 import { archiveFiles, planRotation, writeArchiveFiles } from './rotate.ts';
 import { checkId, fileSafeName, type MemoryScope, type MemorySources, type ScopeTarget } from './scope.ts';
@@ -349,7 +349,7 @@ export class FileMemoryStore implements LongTermMemoryStore {
     const handle = await open(file, 'a');
     try {
       await handle.write(add);
-      await this.cache.wrote(file, text + add, undefined, await handle.stat());
+      await this.cache.wrote(file, text + add, extendArchive(parsed, add), await handle.stat());
     } finally {
       await handle.close();
     }

@@ -207,6 +207,29 @@ export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[], 
 }
 
 /**
+ * The parse of `text + added`, computed from the parse of `text` and of `added` alone: what
+ * an append costs stays the size of what it appends, not of the file. `text` must end (with a
+ * line break) in its Archive zone, and `added` be whole entry lines, as a checkpoint append
+ * writes them; the result is then what {@link parseMemory} would return.
+ *
+ * @example
+ * extendArchive(parseMemory('## Archive\n- a\n'), '- b\n'); // same as parseMemory('## Archive\n- a\n- b\n')
+ */
+export function extendArchive(parsed: ParsedMemory, added: string): ParsedMemory {
+  const tail = parseMemory(`## Archive\n${added}`);
+  const offset = parsed.lines.length - 1;
+  const before = parsed.core.length + parsed.archive.length;
+  const last = parsed.sections[parsed.sections.length - 1]!;
+  return {
+    lines: [...parsed.lines, ...tail.lines.slice(1)],
+    eol: parsed.eol,
+    core: parsed.core,
+    archive: [...parsed.archive, ...tail.archive.map((e) => ({ ...e, index: e.index + before, line: e.line + offset, endLine: e.endLine + offset }))],
+    sections: [...parsed.sections.slice(0, -1), { ...last, end: offset + tail.lines.length }],
+  };
+}
+
+/**
  * The file text without the given entries (their continuation lines included), everything
  * else as it was; a blank line doubled by a removal is dropped. Used to move entries out of
  * a file (rotation, migration) without touching what a person wrote around them.

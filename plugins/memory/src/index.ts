@@ -21,7 +21,7 @@ export { migrateCheckpoints, MIGRATED_FILE, type MigrationOutcome } from './migr
 export { sweepSessions } from './sweep.ts';
 export { memoryPrompt } from './prompt-section.ts';
 export {
-  parseMemory, formatEntry, insertEntries, removeEntries, normalizeText, renderedChars, MEMORY_TEMPLATE,
+  parseMemory, formatEntry, insertEntries, removeEntries, extendArchive, normalizeText, renderedChars, MEMORY_TEMPLATE,
   type ParsedMemory, type ParsedEntry, type Zone,
 } from './format.ts';
 export { memorySection, type MemorySection } from './inject.ts';
