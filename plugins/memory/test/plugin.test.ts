@@ -3,20 +3,12 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, isOryxError, type ChatRequest, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
-import { scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
+import { scripted, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import memory, { FileMemoryStore } from '../src/index.ts';
 import { parseMemory } from '../src/format.ts';
+import { kernelsFor } from './helpers.ts';
 
-let open: TestKernel[] = [];
-test.after.each(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
-
-async function start(options: Parameters<typeof testKernel>[0]): Promise<TestKernel> {
-  const t = await testKernel(options);
-  open.push(t);
-  return t;
-}
+const start = kernelsFor(test);
 
 /** Captures every prompt, after the kernel has filled in its report. */
 const promptSpy = () => {

@@ -7,16 +7,9 @@ import * as assert from 'uvu/assert';
 import { isOryxError, type ChatRequest, type ToolContext } from '@oryxos/kernel';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import memory, { FileMemoryStore, MIGRATED_FILE, fileSafeName, parseMemory, scopeOf, sweepSessions } from '../src/index.ts';
+import { kernelsFor } from './helpers.ts';
 
-let open: TestKernel[] = [];
-test.after.each(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
-async function start(options: Parameters<typeof testKernel>[0]): Promise<TestKernel> {
-  const t = await testKernel(options);
-  open.push(t);
-  return t;
-}
+const start = kernelsFor(test);
 
 const system = (r: ChatRequest) => r.messages[0]!.content;
 const toolResult = (r: ChatRequest) => r.messages.at(-1)!.content;
