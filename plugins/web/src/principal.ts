@@ -28,11 +28,10 @@ export function identityOf(c: Context): Identity {
   return isIdentity(set) ? set : OPERATOR;
 }
 
-function checkName(value: string, field: string): string {
+function checkName(value: string, field: string): void {
   if (!USER_NAME.test(value)) {
     throw webError('ORYX_E_WEB_BAD_REQUEST', `${field} must be 1 to 128 letters, digits or ._:@+- (was ${JSON.stringify(value.slice(0, 40))})`, { field });
   }
-  return value;
 }
 
 /**
