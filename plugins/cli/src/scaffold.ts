@@ -23,7 +23,7 @@ export default defineConfig({
 ${providerLine}
     sqlite(), // sessions and audit tables in file:.oryxos/oryx.db
     audit(), // every LLM and tool call, denials too: oryx audit llm | tools | summary
-    memory(), // .oryxos/memory/MEMORY.md (or agents/<name>/MEMORY.md): Core and Archive
+    memory(), // .oryxos/memory/MEMORY.md: the agent's; users/<user>/ on oryx web; sessions/<id>/ checkpoints
     // Deny by default: only what is listed here is allowed. Paths are relative to this file.
     // Control files are never written by agents, whatever files.write says: this file and what
     // it imports, .oryxos/ (agents, skills, AGENTS.md/SOUL.md/USER.md, memory,
@@ -94,6 +94,10 @@ logs/
 web-token
 **/MEMORY.md.lock
 **/MEMORY.md.*.tmp
+# What people said: per-user memories, and each conversation's memory and checkpoints.
+memory/users/
+memory/sessions/
+agents/*/users/
 `,
   };
 }

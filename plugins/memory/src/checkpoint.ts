@@ -45,3 +45,24 @@ export function checkpointItems(info: Pick<TrimInfo, 'turns'> & { run: { session
   }
   return items;
 }
+
+/** The key a checkpoint entry ends with; group 1 is the session id. */
+const ENTRY_KEY = /\(session (\S+) (?:#\d+|~[0-9a-f]{10})\)$/;
+
+/** The key at the end of an entry's text (`(session s1 #12)`), if it has one. */
+export function checkpointKeyOf(text: string): string | undefined {
+  return ENTRY_KEY.exec(text)?.[0];
+}
+
+/**
+ * The session a checkpoint entry belongs to, or undefined for any other entry. Before
+ * checkpoints had their own place, they were written into the agent's MEMORY.md; this is how
+ * the migration and the prompt recognise them there.
+ *
+ * @example
+ * checkpointSession('Earlier conversation: the user asked "hi"; the answer was "hello" (session s1 #1)'); // 's1'
+ */
+export function checkpointSession(text: string): string | undefined {
+  if (!text.startsWith('Earlier conversation: ')) return undefined;
+  return ENTRY_KEY.exec(text)?.[1];
+}

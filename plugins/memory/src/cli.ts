@@ -1,8 +1,37 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { Flags } from '@oclif/core';
+import { OryxError } from '@oryxos/kernel';
 import type { Kernel, LongTermMemoryStore } from '@oryxos/kernel';
 import { FileMemoryStore } from './file-store.ts';
 import { formatEntry } from './format.ts';
+import type { ScopeTarget } from './scope.ts';
+
+/** The `--user` flag of the `oryx memory` commands. */
+export const userFlag = (summary = "A user's memory (of this agent) instead of the agent's.") => Flags.string({ char: 'u', summary });
+
+/** The `--session` flag of `oryx memory show`. */
+export const sessionFlag = () => Flags.string({ summary: "A session's memory (its checkpoints and session-scope entries) instead of the agent's.", exclusive: ['user'] });
+
+/** The memory file the flags name: the agent's by default. */
+export function targetOf(flags: { user?: string; session?: string }): ScopeTarget {
+  if (flags.user !== undefined) return { scope: 'user', user: flags.user };
+  if (flags.session !== undefined) return { scope: 'session', session: flags.session };
+  return { scope: 'agent' };
+}
+
+/**
+ * The store as a {@link FileMemoryStore}, which knows scopes; a memory service from another
+ * plugin is refused when a user or session memory is asked for, rather than answering with the
+ * agent's memory.
+ */
+export function scopedStore(store: LongTermMemoryStore, target: ScopeTarget): FileMemoryStore | undefined {
+  if (store instanceof FileMemoryStore) return store;
+  if (target.scope === 'agent') return undefined;
+  throw new OryxError('ORYX_E_CLI_USAGE', `The memory service of this project (not @oryxos/plugin-memory) has no ${target.scope} memories`, {
+    hint: 'Drop --user/--session to see the agent memory, or enable memory() from @oryxos/plugin-memory.',
+  });
+}
 
 /**
  * The memory store the `oryx memory` commands use: the `memory` service when a plugin
@@ -23,9 +52,10 @@ export function displayPath(file: string): string {
 }
 
 /** The zones as people read them in the terminal. */
-export function renderZones(zones: { path: string; core: { date: string; text: string }[]; archive: { date: string; text: string }[] }): string {
+export function renderZones(zones: { path: string; user?: string; session?: string; core: { date: string; text: string }[]; archive: { date: string; text: string }[] }): string {
   const zone = (title: string, entries: { date: string; text: string }[]) =>
     `${title} (${entries.length} ${entries.length === 1 ? 'entry' : 'entries'})\n${entries.length ? entries.map(formatEntry).join('\n') : '(empty)'}`;
-  const where = `${displayPath(zones.path)}${existsSync(zones.path) ? '' : ' (does not exist yet; the first save creates it)'}`;
+  const whose = zones.user !== undefined ? `Memory of user ${zones.user}: ` : zones.session !== undefined ? `Memory of session ${zones.session}: ` : '';
+  const where = `${whose}${displayPath(zones.path)}${existsSync(zones.path) ? '' : ' (does not exist yet; the first save creates it)'}`;
   return `${where}\n\n${zone('Core', zones.core)}\n\n${zone('Archive', zones.archive)}`;
 }

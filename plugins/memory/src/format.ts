@@ -8,6 +8,9 @@ export interface ParsedEntry extends MemoryEntry {
   zone: Zone;
   /** Position among all entries of the file, top to bottom. */
   index: number;
+  /** The entry's first line and the line after its last one (0-based, into `lines`). */
+  line: number;
+  endLine: number;
 }
 
 /** A parsed MEMORY.md: its entries by zone, and enough layout to insert new entries in place. */
@@ -57,14 +60,17 @@ export function parseMemory(text: string): ParsedMemory {
   let zoneLevel = 0;
   let preamble = true;
   let index = 0;
-  let current: { zone: Zone; first: string; rest: string[] } | undefined;
+  let current: { zone: Zone; first: string; rest: string[]; line: number } | undefined;
   let blanks = 0;
   let inComment = false;
 
   const finish = () => {
     if (!current) return;
     const entry = makeEntry(current.first, current.rest);
-    if (entry.text || entry.date) parsed[current.zone].push({ ...entry, zone: current.zone, index: index++ });
+    if (entry.text || entry.date) {
+      const line = current.line;
+      parsed[current.zone].push({ ...entry, zone: current.zone, index: index++, line, endLine: line + 1 + current.rest.length });
+    }
     current = undefined;
   };
   const openSection = () => parsed.sections[parsed.sections.length - 1];
@@ -120,8 +126,8 @@ export function parseMemory(text: string): ParsedMemory {
     blanks = 0;
     finish();
     if (!where) continue;
-    if (item) current = { zone: where, first: item[1] ?? '', rest: [] };
-    else if (zone) current = { zone, first: line.trim(), rest: [] };
+    if (item) current = { zone: where, first: item[1] ?? '', rest: [], line: i };
+    else if (zone) current = { zone, first: line.trim(), rest: [], line: i };
     // Prose in the preamble (a title's description) is not an entry.
   }
   finish();
@@ -168,13 +174,14 @@ export function normalizeText(text: string): string {
 /**
  * Returns the file text with the entries appended at the end of `zone`, touching nothing
  * else: hand-written prose, comments and layout stay as they were. A missing zone heading is
- * added (Core before Archive); an empty file becomes {@link MEMORY_TEMPLATE} first.
+ * added (Core before Archive); an empty file becomes {@link MEMORY_TEMPLATE} first. Pass the
+ * text's parse when you have it, to save parsing it again.
  *
  * @example
  * insertEntries(MEMORY_TEMPLATE, 'archive', [{ date: '2025-01-02', text: 'Shipped v1' }]);
  */
-export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[]): string {
-  let parsed = parseMemory(text.trim() ? text : MEMORY_TEMPLATE);
+export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[], parsedText?: ParsedMemory): string {
+  let parsed = text.trim() ? parsedText ?? parseMemory(text) : parseMemory(MEMORY_TEMPLATE);
   if (!text.trim()) parsed = { ...parsed, eol: /\r\n/.test(text) ? '\r\n' : '\n' };
   const lines = [...parsed.lines];
   const block = entries.flatMap((e) => formatEntry(e).split('\n'));
@@ -197,4 +204,48 @@ export function insertEntries(text: string, zone: Zone, entries: MemoryEntry[]):
     }
   }
   return lines.join(parsed.eol) + parsed.eol;
+}
+
+/**
+ * The parse of `text + added`, computed from the parse of `text` and of `added` alone: what
+ * an append costs stays the size of what it appends, not of the file. `text` must end (with a
+ * line break) in its Archive zone, and `added` be whole entry lines, as a checkpoint append
+ * writes them; the result is then what {@link parseMemory} would return.
+ *
+ * @example
+ * extendArchive(parseMemory('## Archive\n- a\n'), '- b\n'); // same as parseMemory('## Archive\n- a\n- b\n')
+ */
+export function extendArchive(parsed: ParsedMemory, added: string): ParsedMemory {
+  const tail = parseMemory(`## Archive\n${added}`);
+  const offset = parsed.lines.length - 1;
+  const before = parsed.core.length + parsed.archive.length;
+  const last = parsed.sections[parsed.sections.length - 1]!;
+  return {
+    lines: [...parsed.lines, ...tail.lines.slice(1)],
+    eol: parsed.eol,
+    core: parsed.core,
+    archive: [...parsed.archive, ...tail.archive.map((e) => ({ ...e, index: e.index + before, line: e.line + offset, endLine: e.endLine + offset }))],
+    sections: [...parsed.sections.slice(0, -1), { ...last, end: offset + tail.lines.length }],
+  };
+}
+
+/**
+ * The file text without the given entries (their continuation lines included), everything
+ * else as it was; a blank line doubled by a removal is dropped. Used to move entries out of
+ * a file (rotation, migration) without touching what a person wrote around them.
+ *
+ * @example
+ * const parsed = parseMemory(text);
+ * removeEntries(parsed, parsed.archive.slice(0, 10)); // the ten oldest archive lines gone
+ */
+export function removeEntries(parsed: ParsedMemory, entries: ParsedEntry[]): string {
+  const drop = new Set<number>();
+  for (const e of entries) for (let i = e.line; i < e.endLine; i++) drop.add(i);
+  const out: string[] = [];
+  parsed.lines.forEach((line, i) => {
+    if (drop.has(i)) return;
+    if (!line.trim() && drop.has(i - 1) && out.length && !out[out.length - 1]!.trim()) return;
+    out.push(line);
+  });
+  return out.length ? out.join(parsed.eol) + parsed.eol : '';
 }

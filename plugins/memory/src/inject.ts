@@ -16,7 +16,8 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 const block = (entries: MemoryEntry[]) => (entries.length ? entries.map(formatEntry).join('\n') : '(empty)');
 
 /**
- * Lays out the memory section within `budgetChars`: Core whole, always (even when it alone
+ * Lays out the memory section within `budgetChars` (`from` says where the entries come from,
+ * when they come from several files): Core whole, always (even when it alone
  * is over the budget, which the report then says); then the newest Archive entries that fit
  * (by date, later in the file first among equal dates; undated counts as oldest), shown in
  * file order, with a note of how many older ones were left out and how to search them.
@@ -26,10 +27,10 @@ const block = (entries: MemoryEntry[]) => (entries.length ? entries.map(formatEn
  * prompt.memory.push({ id: 'memory', title: 'Long-term memory', content: s.content });
  */
 export function memorySection(
-  zones: { path?: string; core: MemoryEntry[]; archive: MemoryEntry[] },
+  zones: { path?: string; from?: string; core: MemoryEntry[]; archive: MemoryEntry[] },
   options: { budgetChars: number; recallHint: boolean },
 ): MemorySection {
-  const intro = `Lasting facts kept in ${zones.path ? zones.path : 'MEMORY.md'}. Core is always shown in full; `
+  const intro = `Lasting facts ${zones.from ?? `kept in ${zones.path ? zones.path : 'MEMORY.md'}`}. Core is always shown in full; `
     + 'the Archive shows its newest entries that fit.';
   const head = `${intro}\n\n### Core\n${block(zones.core)}\n\n### Archive\n`;
   const coreChars = block(zones.core).length;

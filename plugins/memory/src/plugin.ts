@@ -1,11 +1,17 @@
+import { randomBytes } from 'node:crypto';
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type } from 'arktype';
-import { OryxError, STAGE, errorMessage, matchesToolPattern, validateOptions } from '@oryxos/kernel';
-import type { Kernel, Plugin } from '@oryxos/kernel';
+import { OryxError, STAGE, errorMessage, validateOptions } from '@oryxos/kernel';
+import type { Kernel, Plugin, RunContext } from '@oryxos/kernel';
 import { checkpointItems } from './checkpoint.ts';
-import { FileMemoryStore } from './file-store.ts';
-import { memorySection } from './inject.ts';
-import { recallMemoryTool, saveMemoryTool } from './tools.ts';
+import { DEFAULT_ROTATE_BYTES, FileMemoryStore } from './file-store.ts';
+import { migrateCheckpoints } from './migrate.ts';
+import { memoryPrompt } from './prompt-section.ts';
+import { runMemory } from './scope.ts';
+import { sweepSessions } from './sweep.ts';
+import { recallMemoryTool, saveMemoryTool, type RunMemoryOf } from './tools.ts';
 
 /** Options of {@link memory}; every one is optional. */
 export interface MemoryOptions {
@@ -16,8 +22,10 @@ export interface MemoryOptions {
    * `budgetChars`. Default 2000, or half of `budgetChars` when that is smaller.
    */
   coreMaxChars?: number;
-  /** Write a checkpoint of turns leaving the prompt into the Archive. Default true. */
+  /** Write a checkpoint of turns leaving the prompt into the session's memory. Default true. */
   checkpoint?: boolean;
+  /** A memory file past this many bytes has its oldest Archive entries rotated into `memory-archive/`. Default 256 KiB. */
+  rotateBytes?: number;
   /** How long a save waits for another writer's lock on MEMORY.md. Default 5000. */
   lockTimeoutMs?: number;
   /** A lock older than this is taken over even if its owner process seems alive. Default 30000. */
@@ -28,13 +36,14 @@ const optionsShape = type({
   'budgetChars?': 'number.integer >= 200',
   'coreMaxChars?': 'number.integer >= 1',
   'checkpoint?': 'boolean',
+  'rotateBytes?': 'number.integer >= 4096',
   'lockTimeoutMs?': 'number.integer >= 0',
   'staleLockMs?': 'number.integer >= 1000',
   '+': 'reject',
 });
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  budgetChars: 4000, coreMaxChars: 2000, checkpoint: true, lockTimeoutMs: 5000, staleLockMs: 30_000,
+  budgetChars: 4000, coreMaxChars: 2000, checkpoint: true, rotateBytes: DEFAULT_ROTATE_BYTES, lockTimeoutMs: 5000, staleLockMs: 30_000,
 });
 
 function validate(options: unknown): Required<MemoryOptions> {
@@ -52,11 +61,20 @@ function validate(options: unknown): Required<MemoryOptions> {
   return resolved;
 }
 
+/** How often, at most, the memories of deleted sessions are swept (across processes, by a marker file). */
+export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+const MEMORY_TOOLS = new Set(['save_memory', 'recall_memory']);
+const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${toolCallId}`;
+
 /**
- * Long-term memory in MEMORY.md: provides the `memory` service (a {@link FileMemoryStore}),
- * injects Core whole and the newest Archive entries into every prompt (re-reading the file
- * each time), adds the `save_memory` and `recall_memory` tools, and checkpoints turns that
- * leave the prompt into the Archive.
+ * Long-term memory in MEMORY.md files, scoped per agent, user or session: provides the
+ * `memory` service (a {@link FileMemoryStore}); injects Core whole and the newest Archive
+ * entries of the run's memory into every prompt (from a cache that re-reads a file only when
+ * it changed); adds the `save_memory` and `recall_memory` tools, which write to and search the
+ * run's scope; checkpoints turns leaving the prompt into their session's own memory; moves
+ * checkpoints left in an agent's MEMORY.md by earlier versions to their sessions; and deletes
+ * the memory of sessions that no longer exist.
  *
  * @example
  * // oryx.config.ts
@@ -74,51 +92,113 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       const store = new FileMemoryStore({
         workspaceDir: kernel.config.workspaceDir,
         coreMaxChars: opts.coreMaxChars,
+        rotateBytes: opts.rotateBytes,
         lockTimeoutMs: opts.lockTimeoutMs,
         staleLockMs: opts.staleLockMs,
       });
       kernel.provide('memory', store);
-      kernel.registerTool(saveMemoryTool(store));
-      kernel.registerTool(recallMemoryTool(store));
-      const warned = new Set<string>();
+      const sessionExists = async (id: string) => (await kernel.service('sessions').get(id)) !== undefined;
 
-      kernel.hooks.beforePrompt.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (prompt, run) => {
-        let zones;
-        try {
-          zones = await store.read(run.agent.name);
-        } catch (error) {
-          // A memory file that cannot be read must not stop the agent, but it is never silent.
-          const reason = `long-term memory not injected: ${errorMessage(error)}`;
-          prompt.report.cut.push({ section: 'memory', chars: 0, reason });
-          kernel.log.warn(reason);
-          return prompt;
+      // Tools see a ToolContext, which does not say who the run acts for: remember each
+      // memory call's run from beforeTool until afterTool.
+      const calls = new Map<string, RunContext>();
+      const memoryOf: RunMemoryOf = (ctx) => {
+        const run = calls.get(callKey(ctx.sessionId, ctx.toolCallId));
+        // Fail closed: without its run, a call could land in a wider scope than it should.
+        if (!run) {
+          throw new OryxError('ORYX_E_MEMORY_NO_RUN', `${ctx.toolCallId}: a memory tool was called outside an agent run, so whose memory it is cannot be told`, {
+            hint: 'Call memory tools through an agent run (kernel.runs.process), or use the memory service with an explicit scope.',
+          });
         }
-        if (!zones.core.length && !zones.archive.length) return prompt;
-        const section = memorySection(
-          { ...zones, path: path.relative(kernel.config.root, zones.path) || zones.path },
-          { budgetChars: opts.budgetChars, recallHint: run.agent.tools.some((p) => matchesToolPattern('recall_memory', p)) },
-        );
-        prompt.memory.push({ id: 'memory', title: 'Long-term memory', content: section.content });
-        prompt.report.cut.push(...section.cut);
-        const over = section.cut.find((c) => c.section === 'memory:core');
-        if (over && !warned.has(`${zones.path}:${section.coreChars}`)) {
-          warned.add(`${zones.path}:${section.coreChars}`);
-          kernel.log.warn(`${zones.path}: ${over.reason}`);
-        }
-        return prompt;
+        return runMemory(run);
+      };
+      kernel.registerTool(saveMemoryTool(store, memoryOf));
+      kernel.registerTool(recallMemoryTool(store, memoryOf));
+      kernel.hooks.beforeTool.tapPromise({ name: 'memory', stage: STAGE.LATE }, async ({ run, call, tool }) => {
+        if (tool && MEMORY_TOOLS.has(tool.name)) calls.set(callKey(run.sessionId, call.id), run);
+        return undefined;
       });
+      kernel.hooks.afterTool.tapPromise({ name: 'memory', stage: STAGE.OBSERVE }, async (result, { run, call }) => {
+        calls.delete(callKey(run.sessionId, call.id));
+        return result;
+      });
+
+      // Checkpoints that an earlier version wrote into an agent's MEMORY.md move to their
+      // sessions once; until then the prompt leaves them out anyway.
+      // A failed migration is not retried in this process (it is logged once).
+      const migrating = new Map<string, Promise<void>>();
+      const failed = new Set<string>();
+      const migrate = (agent: string) => {
+        let pending = migrating.get(agent);
+        if (!pending && !failed.has(agent)) {
+          pending = migrateCheckpoints(store, agent, sessionExists).then((m) => {
+            if (m.moved) {
+              kernel.log.info(`memory: moved ${m.moved} checkpoint(s) of conversations out of the MEMORY.md of agent ${agent}`
+                + ` (to ${m.sessions} session(s)${m.keptPath ? `; ${m.kept} of deleted sessions kept in ${m.keptPath}` : ''})`);
+            }
+          }, (error) => {
+            failed.add(agent);
+            kernel.log.warn(`memory: could not move the checkpoints out of the MEMORY.md of agent ${agent} (prompts leave them out): ${errorMessage(error)}`);
+          }).finally(() => migrating.delete(agent));
+          migrating.set(agent, pending);
+        }
+        return pending ?? Promise.resolve();
+      };
+
+      const prompt = memoryPrompt(kernel, store, { budgetChars: opts.budgetChars });
+      kernel.hooks.beforePrompt.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (p, run) =>
+        prompt(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
 
       if (opts.checkpoint) {
         kernel.hooks.trimContext.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (info) => {
           const items = checkpointItems(info);
           try {
-            await store.checkpoint(info.run.agent.name, items);
+            await store.checkpoint(info.run.sessionId, items);
           } catch (error) {
             // Losing the checkpoint must not lose the run; the warning says what was not kept.
             kernel.log.warn(`memory: could not checkpoint ${items.length} turn(s) leaving the prompt (${info.reason}): ${errorMessage(error)}`);
           }
         });
       }
+
+      // Session memories hold conversation text, so they must not outlive their sessions.
+      // Sessions kept in memory die with the process: theirs go to a temp folder removed at
+      // close. Durable ones are swept: at most hourly, after a run, in the background (close
+      // waits for it, so a short-lived CLI run finishes the sweep it started).
+      let ephemeral = false;
+      let lastSweep = 0;
+      let sweeping: Promise<void> | undefined;
+      kernel.hooks.init.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
+        if (kernel.serviceOwner('sessions') !== 'kernel') return;
+        ephemeral = true;
+        store.sessionsDir = path.join(tmpdir(), `oryx-memory-sessions-${process.pid}-${randomBytes(4).toString('hex')}`);
+      });
+      kernel.hooks.afterRun.tapPromise({ name: 'memory', stage: STAGE.OBSERVE }, async () => {
+        if (ephemeral || sweeping || Date.now() - lastSweep < SWEEP_INTERVAL_MS) return;
+        lastSweep = Date.now();
+        sweeping = sweepIfDue(store, sessionExists).then((removed) => {
+          if (removed.length) kernel.log.info(`memory: removed the memory of ${removed.length} deleted session(s)`);
+        }, (error) => kernel.log.warn(`memory: could not sweep the memory of deleted sessions: ${errorMessage(error)}`))
+          .finally(() => { sweeping = undefined; });
+      });
+      kernel.hooks.close.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
+        await sweeping;
+        await Promise.allSettled(migrating.values());
+        if (ephemeral) {
+          await rm(store.sessionsDir, { recursive: true, force: true })
+            .catch((error) => kernel.log.warn(`memory: could not remove the session memories in ${store.sessionsDir}: ${errorMessage(error)}`));
+        }
+      });
     },
   };
+}
+
+/** Sweeps unless another process did within {@link SWEEP_INTERVAL_MS} (a marker file's mtime says when). */
+async function sweepIfDue(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>): Promise<string[]> {
+  const marker = path.join(store.sessionsDir, '.swept');
+  const last = await stat(marker).then((s) => s.mtimeMs, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 0 : Infinity));
+  if (Date.now() - last < SWEEP_INTERVAL_MS) return [];
+  if (!(await stat(store.sessionsDir).then((s) => s.isDirectory(), () => false))) return [];
+  await writeFile(marker, `${new Date().toISOString()}\n`);
+  return sweepSessions(store, sessionExists);
 }

@@ -1,7 +1,18 @@
 import { type } from 'arktype';
 import { isOryxError, errorMessage } from '@oryxos/kernel';
-import type { JsonSchema, Tool, ToolResult } from '@oryxos/kernel';
+import type { JsonSchema, Tool, ToolContext, ToolResult } from '@oryxos/kernel';
 import type { FileMemoryStore } from './file-store.ts';
+import type { MemoryScope, RunMemory } from './scope.ts';
+
+/** The memory of the run a tool call belongs to (its scope, where saves go, what recall searches). */
+export type RunMemoryOf = (ctx: ToolContext) => RunMemory;
+
+/** How a scope is named to the model. */
+const SCOPE_LABEL: Record<MemoryScope, string> = {
+  agent: "the agent's memory (shared by everyone who talks to this agent)",
+  user: "this user's memory",
+  session: "this conversation's memory",
+};
 
 /** Longest text one `save_memory` call may store: one fact, not a document. */
 export const SAVE_MAX_CHARS = 2000;
@@ -50,15 +61,16 @@ function failure(error: unknown): ToolResult {
 }
 
 /**
- * `save_memory {text, zone?}`: appends a dated entry to the agent's MEMORY.md. It touches
- * only that file, which is the runtime's own state, so it asks the sandbox for nothing; the
- * agent's `tools:` allow-list is what grants it.
+ * `save_memory {text, zone?}`: appends a dated entry to the MEMORY.md of the run's scope (the
+ * agent's, the user's or the session's). It touches only that file, which is the runtime's
+ * own state, so it asks the sandbox for nothing; the agent's `tools:` allow-list grants it.
  */
-export function saveMemoryTool(store: FileMemoryStore): Tool {
+export function saveMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): Tool {
   return {
     name: 'save_memory',
     source: 'plugin',
-    description: 'Save one lasting fact to long-term memory (MEMORY.md), dated today. Use zone "core" only for facts '
+    description: 'Save one lasting fact to long-term memory (MEMORY.md), dated today; it goes to the memory of the person '
+      + 'you are talking with, of this conversation or of the agent, as the agent is set up. Use zone "core" only for facts '
       + `that must be in every prompt (who the user is, standing preferences; Core is capped at ${store.coreMaxChars} characters); `
       + 'everything else goes to the "archive" (default), where the newest entries are shown and older ones are found with recall_memory.',
     inputSchema: toolSchema(saveMemoryArgs, {
@@ -69,8 +81,9 @@ export function saveMemoryTool(store: FileMemoryStore): Tool {
     async execute(args, ctx) {
       const { text, zone = 'archive' } = args as typeof saveMemoryArgs.infer;
       try {
-        const { entry, duplicate } = await store.saveEntry(ctx.agent.name, text, zone);
-        const where = zone === 'core' ? 'Core' : 'the Archive';
+        const { target } = memoryOf(ctx);
+        const { entry, duplicate } = await store.saveEntry(ctx.agent.name, text, zone, target);
+        const where = `${zone === 'core' ? 'Core' : 'the Archive'} of ${SCOPE_LABEL[target.scope]}`;
         return duplicate
           ? `Already in ${where} (saved ${entry.date || 'undated'}); nothing changed.`
           : `Saved to ${where}: ${entry.date}: ${entry.text}`;
@@ -81,13 +94,18 @@ export function saveMemoryTool(store: FileMemoryStore): Tool {
   };
 }
 
-/** `recall_memory {query, limit?}`: ranked keyword search of the Archive, newest first among equals. */
-export function recallMemoryTool(store: FileMemoryStore): Tool {
+/**
+ * `recall_memory {query, limit?}`: ranked keyword search of the Archive of the run's memory
+ * (the agent's, plus the user's or the session's) and its rotated archive files, newest first
+ * among equals.
+ */
+export function recallMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): Tool {
   return {
     name: 'recall_memory',
     source: 'plugin',
-    description: 'Search the archive of long-term memory (MEMORY.md) for entries about a topic: keyword ranking (BM25), '
-      + 'works for any language including Chinese. Returns the best matching entries with their dates.',
+    description: 'Search the archive of long-term memory (MEMORY.md and its older archive files) for entries about a topic: '
+      + 'keyword ranking (BM25), works for any language including Chinese. Returns the best matching entries with their dates '
+      + 'and whose memory they come from ([agent], [user] or [session]).',
     inputSchema: toolSchema(recallMemoryArgs, {
       query: 'Keywords to look for, e.g. "deploy staging server" or "用户 喜欢".',
       limit: 'Most entries to return (default 5).',
@@ -96,9 +114,9 @@ export function recallMemoryTool(store: FileMemoryStore): Tool {
     async execute(args, ctx) {
       const { query, limit = 5 } = args as typeof recallMemoryArgs.infer;
       try {
-        const hits = await store.recall(ctx.agent.name, query, limit);
+        const hits = await store.recall(ctx.agent.name, query, limit, memoryOf(ctx).sources);
         if (!hits.length) return `No archive entry matches "${query}".`;
-        const lines = hits.map((h, i) => `${i + 1}. ${h.date || 'undated'} (score ${h.score}): ${h.text.replace(/\n/g, '\n   ')}`);
+        const lines = hits.map((h, i) => `${i + 1}. ${h.date || 'undated'} [${h.scope}] (score ${h.score}): ${h.text.replace(/\n/g, '\n   ')}`);
         return `${hits.length} archive ${hits.length === 1 ? 'entry matches' : 'entries match'} "${query}":\n${lines.join('\n')}`;
       } catch (error) {
         return failure(error);

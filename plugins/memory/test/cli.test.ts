@@ -67,6 +67,29 @@ test('save, show and recall through the CLI, as JSON and as text', async () => {
   assert.ok(hits[0].score > 0);
 });
 
+test("--user: a user's memory is saved, shown and searched apart from the agent's", async () => {
+  const saved = await oryx(['memory', 'save', 'Ana is on call this week', '--user', 'ana', '--json']);
+  assert.is(saved.code, 0, saved.stderr);
+  assert.is(JSON.parse(saved.stdout).path, path.join(dir, '.oryxos', 'memory', 'users', 'ana', 'MEMORY.md'));
+  const [mine, agent, human, withUser, without] = await Promise.all([
+    oryx(['memory', 'show', '--user', 'ana', '--json']),
+    oryx(['memory', 'show', '--json']),
+    oryx(['memory', 'show', '-u', 'ana']),
+    oryx(['memory', 'recall', 'on call', '--user', 'ana', '--json']),
+    oryx(['memory', 'recall', 'on call', '--json']),
+  ]);
+  assert.is(mine.code, 0, mine.stderr);
+  const zones = JSON.parse(mine.stdout);
+  assert.is(zones.scope, 'user');
+  assert.is(zones.user, 'ana');
+  assert.equal(zones.archive.map((e: { text: string }) => e.text), ['Ana is on call this week']);
+  assert.not.match(agent.stdout, 'on call');
+  assert.match(human.stdout, 'Memory of user ana: .oryxos/memory/users/ana/MEMORY.md');
+  const hits = JSON.parse(withUser.stdout).results;
+  assert.equal(hits.map((h: { text: string; scope: string }) => [h.scope, h.text]), [['user', 'Ana is on call this week']]);
+  assert.equal(JSON.parse(without.stdout).results, []);
+});
+
 test('errors print their code and hint and exit non-zero', async () => {
   const [full, missing] = await Promise.all([
     oryx(['memory', 'save', 'x'.repeat(100), '--core', '-a', 'assistant']),

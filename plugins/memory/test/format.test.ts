@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MEMORY_TEMPLATE, formatEntry, insertEntries, parseMemory } from '../src/format.ts';
+import { MEMORY_TEMPLATE, extendArchive, formatEntry, insertEntries, parseMemory } from '../src/format.ts';
 
 const plain = (entries: { date: string; text: string }[]) => entries.map(({ date, text }) => ({ date, text }));
 
@@ -147,6 +147,18 @@ test('insertEntries: empty file gets the template, missing zones are added, Core
   const p = parseMemory(noArchive);
   assert.equal(p.core.map((e) => e.text), ['loose fact']);
   assert.equal(p.archive.map((e) => e.text), ['x']);
+});
+
+test('extendArchive gives the parse of the appended text, as parseMemory would', () => {
+  const files = [
+    '# Memory\n\n## Core\n\n- 2025-01-01: core\n\n## Archive\n\n- 2025-01-02: one\n  continued\n',
+    '## Archive\n',
+    'preamble\n- undated core\n### Archive\n- [2025-01-03] x\n\n- 2025-01-04: y\n',
+  ];
+  const added = ['- 2026-11-30: new entry (session s #1)\n', '- 2026-11-30: a\n- 2026-11-30: b\n  second line\n'];
+  for (const text of files) {
+    for (const add of added) assert.equal(extendArchive(parseMemory(text), add), parseMemory(text + add), JSON.stringify(text + add));
+  }
 });
 
 test.run();

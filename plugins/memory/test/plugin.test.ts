@@ -3,20 +3,12 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, isOryxError, type ChatRequest, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
-import { scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
-import memory from '../src/index.ts';
+import { scripted, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
+import memory, { FileMemoryStore } from '../src/index.ts';
 import { parseMemory } from '../src/format.ts';
+import { kernelsFor } from './helpers.ts';
 
-let open: TestKernel[] = [];
-test.after.each(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
-
-async function start(options: Parameters<typeof testKernel>[0]): Promise<TestKernel> {
-  const t = await testKernel(options);
-  open.push(t);
-  return t;
-}
+const start = kernelsFor(test);
 
 /** Captures every prompt, after the kernel has filled in its report. */
 const promptSpy = () => {
@@ -29,6 +21,8 @@ const promptSpy = () => {
 };
 
 const memoryPath = (t: TestKernel) => path.join(t.kernel.config.workspaceDir, 'memory', 'MEMORY.md');
+const storeOf = (t: TestKernel) => t.kernel.service('memory') as FileMemoryStore;
+const sessionFile = (t: TestKernel, session: string) => path.join(storeOf(t).sessionDir(session), 'MEMORY.md');
 async function writeMemory(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, text);
@@ -171,7 +165,7 @@ test('recall_memory finds archived entries for the model', async () => {
   await t.service.process({ agent: 'assistant', message: 'what does the user like?' });
   const result = llm.requests[1]!.messages.at(-1)!;
   assert.match(result.content, '1 archive entry matches');
-  assert.match(result.content, '2025-01-02 (score');
+  assert.match(result.content, '2025-01-02 [agent] (score');
   assert.match(result.content, '用户喜欢绿茶');
   assert.not.match(result.content, '上海');
 });
@@ -203,7 +197,7 @@ test('the token budget holds with a 1 MB tool output', async () => {
   assert.ok(spy.prompts[1]!.report.cut.some((c) => c.section === 'tool:big' && c.chars > 900_000));
 });
 
-test('turns leaving the window are checkpointed into the Archive once, without tool chatter', async () => {
+test("turns leaving the window are checkpointed once into their session's memory, without tool chatter", async () => {
   const echo: Tool = {
     name: 'echo', description: 'Echo', source: 'plugin',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
@@ -224,7 +218,7 @@ test('turns leaving the window are checkpointed into the Archive once, without t
     session = r.sessionId;
     runs.push(r);
   }
-  const text = await readFile(memoryPath(t), 'utf8');
+  const text = await readFile(sessionFile(t, session!), 'utf8');
   const archive = parseMemory(text).archive.map((e) => e.text);
   assert.equal(archive, [
     `Earlier conversation: the user asked "ask one"; the answer was "answer one" (session ${session} #1)`,
@@ -232,6 +226,8 @@ test('turns leaving the window are checkpointed into the Archive once, without t
   ]);
   assert.not.match(text, 'TOOL-CHATTER');
   assert.match(text, /- \d{4}-\d{2}-\d{2}: Earlier conversation/);
+  await readFile(memoryPath(t), 'utf8').then(() => assert.unreachable('the agent memory stays untouched'), () => {});
+  assert.match(system(llm.requests.at(-1)!), `the answer was "answer two" (session ${session} #5)`);
 
   // The same turns leaving again (for the token budget, or in a later run) add nothing.
   const stored = await t.kernel.service('sessions').messages(session!);
@@ -241,7 +237,7 @@ test('turns leaving the window are checkpointed into the Archive once, without t
     reason: 'budget',
     turns: [{ firstSeq: 1, messages: stored.slice(0, 4).map((s) => s.message) }, { firstSeq: 5, messages: stored.slice(4, 6).map((s) => s.message) }],
   });
-  assert.is(await readFile(memoryPath(t), 'utf8'), text);
+  assert.is(await readFile(sessionFile(t, session!), 'utf8'), text);
 });
 
 test('turns dropped for the token budget are checkpointed once, across runs that drop them again', async () => {
@@ -259,7 +255,7 @@ test('turns dropped for the token budget are checkpointed once, across runs that
   const sent = new Set(last.messages.filter((m) => m.role === 'user').map((m) => m.content.split(' ')[1]));
   const dropped = [1, 2, 3, 4, 5, 6].filter((i) => !sent.has(String(i)));
   assert.ok(dropped.length >= 3, `dropped ${dropped}`);
-  const archive = parseMemory(await readFile(memoryPath(t), 'utf8')).archive.map((e) => e.text);
+  const archive = parseMemory(await readFile(sessionFile(t, session!), 'utf8')).archive.map((e) => e.text);
   assert.equal(archive.map((a) => /the user asked "ask (\d+)/.exec(a)![1]).map(Number), dropped);
   for (const [k, i] of dropped.entries()) {
     assert.match(archive[k]!, `the answer was "answer ${i}" (session ${session} #${2 * i - 1})`);
@@ -272,12 +268,14 @@ test('checkpoint: false writes nothing; a failing checkpoint or unreadable file 
   const t = await start({ plugins: [llm, memory({ checkpoint: false })], agents: { assistant: { tools: [], settings: { max_history_turns: 1 } } } });
   const r1 = await t.service.process({ agent: 'assistant', message: 'one' });
   await t.service.process({ agent: 'assistant', session: r1.sessionId, message: 'two' });
-  await readFile(memoryPath(t), 'utf8').then(() => assert.unreachable('no file expected'), () => {});
+  await readFile(sessionFile(t, r1.sessionId), 'utf8').then(() => assert.unreachable('no file expected'), () => {});
 
   const llm2 = scripted([{ text: '1' }, { text: '2' }]);
   const spy = promptSpy();
   const t2 = await start({ plugins: [llm2, memory(), spy.plugin], agents: { assistant: { tools: [], settings: { max_history_turns: 1 } } } });
   await mkdir(memoryPath(t2), { recursive: true }); // a folder where MEMORY.md should be
+  await writeFile(path.join(t2.dir, 'not-a-folder'), '');
+  storeOf(t2).sessionsDir = path.join(t2.dir, 'not-a-folder', 'sessions'); // no session memory can be written
   const a = await t2.service.process({ agent: 'assistant', message: 'one' });
   const b = await t2.service.process({ agent: 'assistant', session: a.sessionId, message: 'two' });
   assert.is(a.stopReason, 'final');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileMemoryStore } from '../src/file-store.ts';
-import { rank, tokenize } from '../src/search.ts';
+import { SearchIndex, rank, searchIndexes, tokenize } from '../src/search.ts';
 
 let ws = '';
 test.before.each(async () => { ws = await mkdtemp(path.join(tmpdir(), 'oryx-recall-')); });
@@ -32,6 +32,16 @@ test('rank: BM25 orders by relevance, returns only matches, ties go to the newer
   assert.is(hits[1]!.index, 3, 'equal scores: the later document first');
   assert.equal(rank(docs, 'the of and', 10), [], 'stop words alone match nothing');
   assert.equal(rank(docs, 'deploy', 1).length, 1);
+});
+
+test('searchIndexes: several indexes score as one collection (the same as one index of all), ties to the later', () => {
+  const docs = ['green tea daily', 'black coffee', 'tea ceremony in kyoto', 'tea', 'tea', 'coffee and tea', 'nothing here'];
+  const whole = searchIndexes([new SearchIndex(docs)], 'tea kyoto', 10);
+  const split = searchIndexes([new SearchIndex(docs.slice(0, 3)), new SearchIndex(docs.slice(3))], 'tea kyoto', 10);
+  const flat = (hits: { source: number; index: number; score: number }[], offsets: number[]) => hits.map((h) => [offsets[h.source]! + h.index, h.score.toFixed(6)]);
+  assert.equal(flat(split, [0, 3]), flat(whole, [0]));
+  assert.equal(flat(whole, [0]).map(([i]) => i), [2, 4, 3, 5, 0], 'kyoto first; the two equal "tea" entries newest first');
+  assert.equal(searchIndexes([new SearchIndex(docs)], 'tea', 2).map((h) => h.index), [4, 3]);
 });
 
 test('recall ranks the relevant English entry first and returns dates and scores', async () => {

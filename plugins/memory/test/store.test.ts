@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError } from '@oryxos/kernel';
 import { FileMemoryStore, isoDate } from '../src/file-store.ts';
+import { archiveFiles } from '../src/rotate.ts';
 import { parseMemory } from '../src/format.ts';
 
 const SAVER = path.join(import.meta.dirname, 'fixtures', 'saver.ts');
@@ -30,8 +31,9 @@ async function rejects(p: Promise<unknown>, code: string): Promise<void> {
 }
 
 /** A saver child process; `ready` resolves when it waits for "go", `exit` when it ends. */
-function saver(ws: string, prefix: string, count: number | 'forever', padding = 0) {
-  const child = spawn(process.execPath, ['--import', 'tsx', SAVER, ws, 'assistant', prefix, String(count), String(padding)], {
+function saver(ws: string, prefix: string, count: number | 'forever', padding = 0, rotateBytes?: number) {
+  const args = [SAVER, ws, 'assistant', prefix, String(count), String(padding), ...(rotateBytes ? [String(rotateBytes)] : [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -56,6 +58,7 @@ function saver(ws: string, prefix: string, count: number | 'forever', padding = 
     ready: until(() => out.includes('ready')),
     go: () => child.stdin!.write('go\n'),
     savedAtLeast: (n: number) => until(() => saved >= n),
+    saved: () => saved,
   };
 }
 
@@ -72,7 +75,7 @@ test('the first save creates the shared MEMORY.md with both headings; read retur
   assert.equal(entry, { date: '2025-01-02', text: 'The user is Ana.\nShe lives in Lyon.' });
   const file = path.join(ws, 'memory', 'MEMORY.md');
   assert.is(await readFile(file, 'utf8'), '# Memory\n\n## Core\n\n## Archive\n\n- 2025-01-02: The user is Ana.\n  She lives in Lyon.\n');
-  assert.equal(await store.read('assistant'), { path: file, core: [], archive: [entry] });
+  assert.equal(await store.read('assistant'), { path: file, scope: 'agent', core: [], archive: [entry] });
   assert.match(isoDate(), /^\d{4}-\d{2}-\d{2}$/);
 });
 
@@ -236,10 +239,40 @@ test('a writer killed mid-save leaves the old or the new file, never a broken on
   assert.equal(problems.slice(0, 5), []);
   assert.ok(reads > 0);
   // Whatever the kill left (a lock of a dead process, a temp file), the next save goes through.
-  const store = new FileMemoryStore({ workspaceDir: ws, lockTimeoutMs: 2000 });
+  const store = new FileMemoryStore({ workspaceDir: ws, lockTimeoutMs: 2000, rotateBytes: 2 ** 40 });
   await store.save('assistant', 'after the crashes');
   assert.is((await store.read('assistant')).archive.at(-1)!.text, 'after the crashes');
   assert.equal((await readdir(path.join(ws, 'memory'))).filter((n) => n !== 'MEMORY.md'), []);
+});
+
+test('a writer killed while rotating loses nothing: every acknowledged entry is in MEMORY.md or an archive file', async () => {
+  const ws = await workspace();
+  const file = path.join(ws, 'memory', 'MEMORY.md');
+  const pad = 'x'.repeat(3000);
+  const everything = async () => {
+    const texts: string[] = [];
+    for (const f of [...await archiveFiles(file), file]) {
+      const text = await readFile(f, 'utf8');
+      assert.ok(text.endsWith(' end\n'), `${path.basename(f)} is whole`);
+      texts.push(...parseMemory(text).archive.map((e) => e.text));
+    }
+    return new Set(texts);
+  };
+  const savers = Array.from({ length: 3 }, (_, round) => saver(ws, `rot${round}`, 'forever', 3000, 16384));
+  await Promise.all(savers.map((p) => p.ready));
+  for (const [round, p] of savers.entries()) {
+    p.go();
+    await p.savedAtLeast(8 + 3 * round);
+    await new Promise((r) => setTimeout(r, 2 + round * 5));
+    p.child.kill('SIGKILL');
+    await p.exit;
+    const found = await everything();
+    for (let i = 0; i < p.saved(); i++) assert.ok(found.has(`rot${round}-${i} ${pad} end`), `round ${round}: entry ${i} lost`);
+  }
+  assert.ok((await archiveFiles(file)).length >= 3, 'the savers rotated');
+  const store = new FileMemoryStore({ workspaceDir: ws, lockTimeoutMs: 2000, rotateBytes: 16384 });
+  await store.save('assistant', 'after the kills');
+  assert.is((await store.read('assistant')).archive.at(-1)!.text, 'after the kills');
 });
 
 test('locks: a dead owner is recovered, a live one makes the save wait and time out, an old one is taken over', async () => {

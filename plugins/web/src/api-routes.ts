@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, OryxError, isOryxError, type AgentDefinition, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
+import { DEFAULT_SETTINGS, OryxError, isOryxError, type AgentDefinition, type MemoryZones, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
 import type { Context } from 'hono';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
@@ -6,9 +6,10 @@ import type { WebContext } from './context.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
 import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
+import { memoryUserOf, principalOf } from './principal.ts';
 import { requestIdOf } from './request-log.ts';
 import {
-  AgentList, CreateSessionBody, DeleteSessionQuery, ErrorResponse, Health, Info, ListSessionsQuery, MemoryResponse, PostMessageBody,
+  AgentList, CreateSessionBody, DeleteSessionQuery, ErrorResponse, Health, Info, ListSessionsQuery, MemoryQuery, MemoryResponse, PostMessageBody,
   RunResponse, Session, SessionPage, SessionQuery, SessionWithMessages, ToolList, ToolsQuery,
 } from './schemas.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
@@ -17,6 +18,11 @@ const err = (description: string) => ({ description, schema: ErrorResponse });
 
 /** The sqlite store's delete takes `force` (stop another process's run first); others ignore it. */
 type SessionStoreWithForce = Omit<SessionStore, 'delete'> & { delete(id: string, options?: { force?: boolean }): Promise<boolean> };
+
+/** The memory service's read with a user (the memory plugin's); the kernel's interface reads the agent's only. */
+interface ScopedMemoryRead {
+  read(agent: string, target?: { scope: 'user'; user: string }): Promise<MemoryZones & { scope?: string; user?: string }>;
+}
 
 /** The ten core endpoints: health, info, agents, memory, tools and sessions with runs. */
 export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
@@ -63,20 +69,28 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   });
 
   routes.add({
-    method: 'get', path: '/api/agents/:name/memory', tag: 'agents',
-    summary: "The agent's long-term memory (MEMORY.md): the Core and Archive zones.",
+    method: 'get', path: '/api/agents/:name/memory', tag: 'agents', query: MemoryQuery,
+    summary: "The agent's long-term memory (MEMORY.md): the Core and Archive zones; with ?user=U, that user's memory of the agent.",
+    description: 'A token that may name users may read any user\'s memory; any other token only its own user\'s (403 otherwise).',
     params: { name: 'Agent name' },
     responses: {
       200: { description: 'The memory zones', schema: MemoryResponse },
-      401: err('Missing or wrong token'),
+      400: err('Bad user name'), 401: err('Missing or wrong token'), 403: err("Another user's memory, for a token that may not name users"),
       404: err('Unknown agent (ORYX_E_AGENT_NOT_FOUND), or no memory plugin enabled (ORYX_E_WEB_NO_MEMORY)'),
     },
-  }, async (c) => {
+  }, async (c, { query }) => {
     const agent = await kernel.agents.load(c.req.param('name')!);
     if (!kernel.hasService('memory')) {
       throw webError('ORYX_E_WEB_NO_MEMORY', `No long-term memory is enabled, so agent "${agent.name}" has none to show`);
     }
-    const zones = await kernel.service('memory').read(agent.name);
+    const memory = kernel.service('memory') as ScopedMemoryRead;
+    if (query.user === undefined) return c.json({ agent: agent.name, ...await memory.read(agent.name) });
+    const user = memoryUserOf(c, query.user);
+    const zones = await memory.read(agent.name, { scope: 'user', user });
+    // A memory service that knows no users would answer with the agent's memory: refuse instead.
+    if (zones.scope !== 'user' || zones.user !== user) {
+      throw webError('ORYX_E_WEB_NO_MEMORY', `The memory service of this server keeps no per-user memory, so user "${user}" has none to show`);
+    }
     return c.json({ agent: agent.name, ...zones });
   });
 
@@ -163,7 +177,10 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   routes.add({
     method: 'post', path: '/api/sessions/:id/messages', tag: 'sessions', body: PostMessageBody,
     params: { id: 'Session id' },
-    headers: { accept: 'text/event-stream to stream the run as server-sent events' },
+    headers: {
+      accept: 'text/event-stream to stream the run as server-sent events',
+      'x-oryx-user': 'The user the run acts for (its memory scope), when the token may name users (else refused with 403)',
+    },
     summary: "Runs the session's agent on a message. With Accept: text/event-stream, streams the events "
       + '`token` {text, iteration}, `tool_call` {id, name, args}, `tool_result` {id, name, content, isError}, '
       + 'then exactly one of `done` (the JSON answer below) or `error` {code, message, hint}.',
@@ -171,8 +188,8 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
       + 'a client that disconnects aborts its run. Either way the session keeps every message committed before that.',
     responses: {
       200: { description: 'The answer (or, with Accept: text/event-stream, the event stream)', schema: RunResponse },
-      400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 404: err('Unknown session, or its agent is gone'),
-      409: err('The session belongs to another agent'),
+      400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 403: err('x-oryx-user names a user this token may not act for'),
+      404: err('Unknown session, or its agent is gone'), 409: err('The session belongs to another agent'),
       413: err('Message over maxMessageBytes'), 502: err('The model call failed'), 503: err('Shutting down'), 504: err('Run took longer than invokeTimeoutMs'),
     },
   }, async (c, { body }) => {
@@ -181,7 +198,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     }
     const session = await mustGetSession(ctx, c.req.param('id')!);
     await assertAgentExists(kernel, session.agent);
-    const run = { agent: session.agent, session: session.id, message: body.message };
+    const run = { agent: session.agent, session: session.id, message: body.message, user: principalOf(c) };
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);

@@ -45,7 +45,7 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
   if (options.cors !== false) {
     app.use('*', cors({
       origin: options.cors === true ? '*' : options.cors,
-      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id'],
+      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user'],
       exposeHeaders: ['x-request-id', 'x-session-id', 'location'],
       maxAge: 600,
     }));

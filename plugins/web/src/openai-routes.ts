@@ -4,6 +4,7 @@ import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
 import type { WebContext } from './context.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
+import { principalOf } from './principal.ts';
 import { requestIdOf } from './request-log.ts';
 import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
@@ -34,7 +35,10 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
 
   routes.add({
     method: 'post', path: '/v1/chat/completions', tag: 'openai', body: ChatCompletionBody, bodyLimit: options.maxChatBodyBytes,
-    headers: { 'x-session-id': 'The session to continue (wins over `user`); created with this id when new. Echoed in the response.' },
+    headers: {
+      'x-session-id': 'The session to continue (wins over `user`); created with this id when new. Echoed in the response.',
+      'x-oryx-user': 'The user the run acts for, when the token may name users (else refused with 403); the `user` field does the same.',
+    },
     summary: 'OpenAI chat completions: runs the agent named by `model` on the last message, which must be a user message; `stream: true` answers with chat.completion.chunk events ending in `data: [DONE]`.',
     description: 'The session is the x-session-id header, else `user`, else a new one per request (its id is returned in x-session-id). '
       + 'A session that already exists uses its stored history and ignores the earlier messages of the request; a new one is '
@@ -43,6 +47,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     responses: {
       200: { description: 'The completion (or, with stream: true, the chunk stream)', schema: ChatCompletion },
       400: err('Malformed JSON, a bad field, or a last message that is not a user message'), 401: err('Missing or wrong token'),
+      403: err('x-oryx-user names a user this token may not act for'),
       404: err('No agent named by model'), 409: err('The session belongs to another agent'), 413: err('Body over maxChatBodyBytes, or last message over maxMessageBytes'),
       502: err('The model call failed'), 503: err('Shutting down'), 504: err('Run took longer than invokeTimeoutMs'),
     },
@@ -54,6 +59,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     if (last.role !== 'user') {
       throw webError('ORYX_E_WEB_BAD_REQUEST', `messages.${lastIndex}.role must be "user" (was "${last.role}"): the last message is the one the agent answers`, { field: `messages.${lastIndex}.role` });
     }
+    const user = principalOf(c, body.user);
     const message = textOf(last, lastIndex);
     if (!message.trim()) throw webError('ORYX_E_WEB_BAD_REQUEST', `messages.${lastIndex}.content must be non-empty text`, { field: `messages.${lastIndex}.content` });
     if (byteLength(message) > options.maxMessageBytes) {
@@ -77,7 +83,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     c.header('x-session-id', sessionId);
     const id = `chatcmpl-${randomUUID()}`;
     const now = Math.floor(Date.now() / 1000);
-    const run = { agent: agent.name, session: sessionId, message };
+    const run = { agent: agent.name, session: sessionId, message, user };
 
     if (!body.stream) {
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });

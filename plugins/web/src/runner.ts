@@ -8,6 +8,8 @@ export interface InvokeInput {
   agent: string;
   session: string;
   message: string;
+  /** Who the run acts for (the request's principal); memory scopes key on it. */
+  user?: string;
   stream: boolean;
   onEvent?(event: RunEvent): void;
   /** Aborts when the client goes away. */
@@ -45,7 +47,7 @@ export class Runner {
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
     const work = this.service.process({
       agent: input.agent, session: input.session, message: input.message, stream: input.stream,
-      signal: controller.signal, onEvent: input.onEvent,
+      ...(input.user !== undefined ? { user: input.user } : {}), signal: controller.signal, onEvent: input.onEvent,
     });
     const entry = { controller, session: input.session };
     this.active.add(entry);

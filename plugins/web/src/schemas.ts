@@ -10,6 +10,8 @@ import { textProblem } from './text.ts';
 /** Session ids the API accepts from clients (path, `user`, `x-session-id`). */
 export const SESSION_ID = /^[A-Za-z0-9._:@+-]{1,128}$/;
 const sessionId = type(SESSION_ID);
+/** User names the API accepts (the `/v1` `user` field, `x-oryx-user`, `?user=`): the same characters. */
+export const USER_NAME = SESSION_ID;
 const agentName = type(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/);
 
 export const CreateSessionBody = type({
@@ -42,6 +44,8 @@ export const SessionQuery = type({ 'limit?': limit(100) });
 export const DeleteSessionQuery = type({ 'force?': "'true' | 'false'" });
 
 export const ToolsQuery = type({ 'agent?': 'string > 0' });
+
+export const MemoryQuery = type({ 'user?': type(USER_NAME) });
 
 const contentPart = type({ type: 'string > 0', 'text?': messageText, '+': 'ignore' });
 
@@ -122,6 +126,8 @@ export const AgentList = type({
 
 export const MemoryResponse = type({
   agent: 'string',
+  'scope?': "'agent' | 'user' | 'session'",
+  'user?': 'string',
   path: 'string',
   core: type({ date: 'string', text: 'string' }).array(),
   archive: type({ date: 'string', text: 'string' }).array(),

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { MemoryEntry } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/kernel/cli';
-import { storeFor } from '../../cli.ts';
+import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';
 
 export default class MemoryRecall extends OryxCommand {
@@ -11,6 +11,7 @@ export default class MemoryRecall extends OryxCommand {
   static override examples = [
     '<%= config.bin %> memory recall "staging database" -a assistant',
     '<%= config.bin %> memory recall 用户喜欢 --limit 3 --json',
+    '<%= config.bin %> memory recall "on call" --user ana',
   ];
   static override enableJsonFlag = true;
   static override args = {
@@ -19,16 +20,19 @@ export default class MemoryRecall extends OryxCommand {
   static override flags = {
     agent: Flags.string({ char: 'a', summary: 'Agent name (default: defaultAgent from the config, else assistant).' }),
     limit: Flags.integer({ char: 'n', summary: 'Most entries to return.', default: 5, min: 1, max: RECALL_MAX_LIMIT }),
+    user: userFlag("Search this user's memory too (the agent's is always searched)."),
   };
 
   async run(): Promise<{ agent: string; query: string; results: (MemoryEntry & { score: number })[] }> {
     const { args, flags } = await this.parse(MemoryRecall);
     const { kernel, config } = await this.boot();
     const agent = (await kernel.agents.load(flags.agent ?? config.defaultAgent)).name;
-    const results = await storeFor(kernel).recall(agent, args.query, flags.limit);
+    const store = storeFor(kernel);
+    const scoped = scopedStore(store, flags.user !== undefined ? { scope: 'user', user: flags.user } : { scope: 'agent' });
+    const results = await (scoped?.recall(agent, args.query, flags.limit, { user: flags.user }) ?? store.recall(agent, args.query, flags.limit));
     if (!this.jsonEnabled()) {
       this.log(results.length
-        ? results.map((r, i) => `${i + 1}. ${r.date || 'undated'}  (score ${r.score})  ${r.text.replace(/\n/g, '\n   ')}`).join('\n')
+        ? results.map((r, i) => `${i + 1}. ${r.date || 'undated'}  ${'scope' in r ? `[${String(r.scope)}]  ` : ''}(score ${r.score})  ${r.text.replace(/\n/g, '\n   ')}`).join('\n')
         : `No archive entry matches "${args.query}".`);
     }
     return { agent, query: args.query, results };

@@ -2,8 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import type { MemoryEntry } from '@oryxos/kernel';
 import { OryxCommand, readStdin } from '@oryxos/kernel/cli';
-import { displayPath, storeFor } from '../../cli.ts';
-import { FileMemoryStore } from '../../file-store.ts';
+import { displayPath, scopedStore, storeFor, targetOf, userFlag } from '../../cli.ts';
 
 export default class MemorySave extends OryxCommand {
   static override summary = "Save a dated entry to an agent's long-term memory (the Archive, or Core with --core).";
@@ -12,6 +11,7 @@ export default class MemorySave extends OryxCommand {
   static override examples = [
     '<%= config.bin %> memory save "The user prefers metric units" --core -a assistant',
     '<%= config.bin %> memory save "Migrated the staging DB to v14" -a assistant',
+    '<%= config.bin %> memory save "Ana is on call this week" --user ana',
     'echo "a longer note" | <%= config.bin %> memory save - --json',
   ];
   static override enableJsonFlag = true;
@@ -21,6 +21,7 @@ export default class MemorySave extends OryxCommand {
   static override flags = {
     agent: Flags.string({ char: 'a', summary: 'Agent name (default: defaultAgent from the config, else assistant).' }),
     core: Flags.boolean({ summary: 'Save to Core (always in the prompt, capped) instead of the Archive.', default: false }),
+    user: userFlag(),
   };
 
   async run(): Promise<{ agent: string; zone: 'core' | 'archive'; path: string; entry: MemoryEntry; duplicate: boolean }> {
@@ -34,8 +35,10 @@ export default class MemorySave extends OryxCommand {
     let entry: MemoryEntry;
     let duplicate = false;
     let file: string;
-    if (store instanceof FileMemoryStore) {
-      ({ entry, duplicate, path: file } = await store.saveEntry(agent, text, zone));
+    const target = targetOf(flags);
+    const scoped = scopedStore(store, target);
+    if (scoped) {
+      ({ entry, duplicate, path: file } = await scoped.saveEntry(agent, text, zone, target));
     } else {
       entry = await store.save(agent, text, zone);
       file = (await store.read(agent)).path;
