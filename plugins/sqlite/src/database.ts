@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isOryxError, type Database, type SqlParams } from '@oryxos/kernel';
+import { isOryxError, type Database, type DatabaseTx, type SqlParams } from '@oryxos/kernel';
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
 import { openFailure, sqlFailure } from './driver-errors.ts';
@@ -10,13 +10,13 @@ import { Serial } from './serial.ts';
 import { fromDriverValue, toDriverParams } from './sql-values.ts';
 import { displayUrl, type DatabaseTarget } from './url.ts';
 
-type Tx = Omit<Database, 'transaction'>;
+type Tx = DatabaseTx;
 /** The transaction an async context is inside; `active` turns false at commit or rollback. */
 interface TxScope { view: Tx; active: boolean }
 type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
 
-/** The `database` service plus what its owner needs: which driver, and closing it. */
-export interface OpenDatabase extends Database {
+/** A connection: the `database` service but `migrate` (the plugin adds it), plus which driver, and closing it. */
+export interface OpenDatabase extends Omit<Database, 'migrate'> {
   readonly driver: 'libsql' | 'client';
   /** Waits for queued work, then closes the connection. Idempotent. */
   close(): Promise<void>;
@@ -78,6 +78,7 @@ class SharedHandle implements OpenDatabase {
   constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {}
   get driver() { return this.connection.driver; }
   get url() { return this.connection.url; }
+  readonly dialect = 'sqlite';
   execute(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.execute(sql, params); }
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.query<T>(sql, params); }
   transaction<T>(fn: (tx: Tx) => Promise<T>) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.transaction(fn); }
@@ -165,6 +166,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private readonly tx = new AsyncLocalStorage<TxScope>();
   private closed = false;
 
+  readonly dialect = 'sqlite';
   constructor(readonly url: string, private readonly db: LibsqlDatabase.Database) {}
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
@@ -187,6 +189,7 @@ class EmbeddedDatabase implements OpenDatabase {
       if (this.closed) throw closedError(this.url);
       const scope: TxScope = { active: true, view: {
         url: this.url,
+        dialect: 'sqlite',
         execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return this.run(sql, params); },
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return this.all<R>(sql, params); },
       } };
@@ -277,6 +280,7 @@ class ClientDatabase implements OpenDatabase {
   private readonly tx = new AsyncLocalStorage<TxScope>();
   private closed = false;
 
+  readonly dialect = 'sqlite';
   constructor(readonly url: string, private readonly client: Client, private readonly local: boolean) {}
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
@@ -299,6 +303,7 @@ class ClientDatabase implements OpenDatabase {
       try { handle = await this.client.transaction('write'); } catch (error) { throw sqlFailure(error, 'BEGIN IMMEDIATE'); }
       const scope: TxScope = { active: true, view: {
         url: this.url,
+        dialect: 'sqlite',
         execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return toExecuteResult(await this.send(handle, sql, params)); },
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return toRows<R>(await this.send(handle, sql, params)); },
       } };

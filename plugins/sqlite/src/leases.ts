@@ -24,7 +24,7 @@ export class SessionLeases {
   private readonly held = new Map<string, { sessionId: string; timer: NodeJS.Timeout; cancelled?: boolean }>();
 
   constructor(
-    private readonly db: () => Database,
+    private readonly db: () => Omit<Database, 'migrate'>,
     private readonly options: {
       leaseMs: number;
       lockTimeoutMs: number;

@@ -1,13 +1,11 @@
-import type { Database } from '@oryxos/kernel';
+import type { Database, DatabaseTx, Migration } from '@oryxos/kernel';
 import { errorMessage, isOryxError } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 
-/** One schema step. Versions only grow; a shipped migration is never edited. */
-export interface Migration {
-  version: number;
-  name: string;
-  statements: string[];
-}
+export type { Migration };
+
+/** The owner name this plugin's own migrations are recorded under. */
+export const OWNER = 'sqlite';
 
 /**
  * The schema, in order. Sessions store one row per message (appending costs the same at
@@ -229,16 +227,48 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 /**
- * The schema version recorded in the database (0 for an empty one). Reads only.
+ * The schema version recorded in the database for `owner` (0 for none yet). Reads only. A
+ * `schema_migrations` table from before owners existed holds only this plugin's versions.
  *
  * @example
  * if (await schemaVersion(db) < SCHEMA_VERSION) await migrate(db);
  */
-export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number> {
-  const table = await db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
-  if (table.length === 0) return 0;
-  const [row] = await db.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
+export async function schemaVersion(db: Pick<Database, 'query'>, owner = OWNER): Promise<number> {
+  const columns = await db.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");
+  if (columns.length === 0) return 0;
+  if (!columns.some((c) => c.name === 'owner')) {
+    if (owner !== OWNER) return 0;
+    const [row] = await db.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
+    return Number(row?.v ?? 0);
+  }
+  const [row] = await db.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations WHERE owner = ?', [owner]);
   return Number(row?.v ?? 0);
+}
+
+/**
+ * Creates `schema_migrations` keyed by (owner, version), or upgrades the one-owner table of
+ * earlier versions in place (its rows are this plugin's).
+ */
+async function ensureMigrationsTable(tx: DatabaseTx): Promise<void> {
+  const columns = await tx.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");
+  if (columns.some((c) => c.name === 'owner')) return;
+  await tx.execute(`CREATE TABLE schema_migrations_v2 (
+    owner TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL,
+    PRIMARY KEY (owner, version)
+  )`);
+  if (columns.length) {
+    await tx.execute(`INSERT INTO schema_migrations_v2 (owner, version, name, applied_at) SELECT ?, version, name, applied_at FROM schema_migrations`, [OWNER]);
+    await tx.execute('DROP TABLE schema_migrations');
+  }
+  await tx.execute('ALTER TABLE schema_migrations_v2 RENAME TO schema_migrations');
+}
+
+/** A migration's statements for SQLite. */
+function statementsOf(m: Migration): readonly string[] {
+  return Array.isArray(m.statements) ? m.statements : (m.statements as Partial<Record<string, readonly string[]>>).sqlite ?? [];
 }
 
 /**
@@ -247,46 +277,44 @@ export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number
  * @example
  * assertKnownVersion(await schemaVersion(db), db.url); // throws ORYX_E_SQLITE_SCHEMA_NEWER
  */
-export function assertKnownVersion(found: number, url: string, known = SCHEMA_VERSION): void {
+export function assertKnownVersion(found: number, url: string, known = SCHEMA_VERSION, owner = OWNER): void {
   if (found > known) {
+    const who = owner === OWNER ? '@oryxos/plugin-sqlite' : `the ${owner} plugin`;
     throw sqliteError('ORYX_E_SQLITE_SCHEMA_NEWER',
-      `The database ${url} has schema version ${found}, newer than the ${known} this @oryxos/plugin-sqlite knows; it was left untouched`, {
-        data: { found, known },
+      `The database ${url} has ${owner === OWNER ? '' : `${owner} `}schema version ${found}, newer than the ${known} this ${who} knows; it was left untouched`, {
+        data: { found, known, owner },
       });
   }
 }
 
 /**
- * Applies the pending migrations in one write transaction (two processes starting at once
- * take turns; the second finds nothing to do). Returns the versions applied.
+ * Applies `owner`'s pending migrations in one write transaction (two processes starting at
+ * once take turns; the second finds nothing to do). Returns the versions applied.
  *
  * @example
  * const db = await openDatabase({ kind: 'file', path: 'x.db' }, { driver: 'libsql', busyTimeoutMs: 5000 });
  * await enableWal(db);
  * await migrate(db); // [1, 2, 3] the first time, [] after
+ * await migrate(db, AUDIT_MIGRATIONS, 'audit');
  */
-export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(db: Omit<Database, 'migrate'>, migrations: readonly Migration[] = MIGRATIONS, owner = OWNER): Promise<number[]> {
   const known = migrations.length ? migrations[migrations.length - 1]!.version : 0;
   try {
     return await db.transaction(async (tx) => {
-      await tx.execute(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        applied_at TEXT NOT NULL
-      )`);
-      const current = await schemaVersion(tx);
-      assertKnownVersion(current, db.url, known);
+      await ensureMigrationsTable(tx);
+      const current = await schemaVersion(tx, owner);
+      assertKnownVersion(current, db.url, known, owner);
       const applied: number[] = [];
       for (const m of migrations) {
         if (m.version <= current) continue;
-        for (const sql of m.statements) await tx.execute(sql);
-        await tx.execute('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+        for (const sql of statementsOf(m)) await tx.execute(sql);
+        await tx.execute('INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES (?, ?, ?, ?)', [owner, m.version, m.name, new Date().toISOString()]);
         applied.push(m.version);
       }
       return applied;
     });
   } catch (error) {
     if (isOryxError(error) && error.code === 'ORYX_E_SQLITE_SCHEMA_NEWER') throw error;
-    throw sqliteError('ORYX_E_SQLITE_MIGRATION', `Migrating ${db.url} failed and was rolled back: ${errorMessage(error)}`, { cause: error });
+    throw sqliteError('ORYX_E_SQLITE_MIGRATION', `Migrating ${owner === OWNER ? '' : `the ${owner} tables of `}${db.url} failed and was rolled back: ${errorMessage(error)}`, { cause: error });
   }
 }

@@ -57,7 +57,9 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         get url() { return current().url; },
         execute: (sql, params) => current().execute(sql, params),
         query: (sql, params) => current().query(sql, params),
+        dialect: 'sqlite',
         transaction: (fn) => current().transaction(fn),
+        migrate: (owner, migrations) => migrate(current(), migrations, owner),
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
       };
       kernel.provide('sessions', store);

@@ -51,7 +51,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly appendRetries: number;
 
   /** `db` is a getter: the plugin provides the store in setup and opens the database later. */
-  constructor(private readonly db: () => Database, options: SqliteSessionStoreOptions = {}) {
+  constructor(private readonly db: () => Omit<Database, 'migrate'>, options: SqliteSessionStoreOptions = {}) {
     const log = options.log ?? { debug() {}, info() {}, warn() {} };
     this.appendRetries = options.appendRetries ?? 5;
     this.leases = new SessionLeases(db, {

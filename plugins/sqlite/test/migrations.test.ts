@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Libsql from 'libsql';
+import type { Migration, Plugin } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../src/index.ts';
 import { rejection, tempDir } from './helpers.ts';
@@ -55,6 +56,71 @@ test('an older schema is upgraded step by step and keeps its data; a second star
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });
     assert.equal(await migrate(again), []);
     await again.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+const NOTES: Migration[] = [
+  { version: 1, name: 'notes', statements: ['CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)'] },
+  { version: 2, name: 'notes-tags', statements: { sqlite: ['ALTER TABLE notes ADD COLUMN tags TEXT'], postgres: ['ALTER TABLE notes ADD COLUMN tags JSONB'] } },
+];
+
+/** A plugin that owns a table and registers its migrations through the database service. */
+function notes(migrations: readonly Migration[] = NOTES): Plugin {
+  return {
+    name: 'notes', version: '1.0.0', kernel: '^1',
+    setup(k) { k.hooks.init.tapPromise('notes', async () => { await k.service('database').migrate('notes', migrations); }); },
+  };
+}
+
+test('each plugin migrates its own tables, recorded under its name beside the store\'s own versions', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const k = await testKernel({ plugins: [scripted([]), sqlite(), notes(NOTES.slice(0, 1))], dir });
+    const db = k.kernel.service('database');
+    assert.is(db.dialect, 'sqlite');
+    await db.execute("INSERT INTO notes (id, body) VALUES ('n1', 'kept')");
+    await k.close({ keep: true });
+
+    const k2 = await testKernel({ plugins: [scripted([]), sqlite(), notes()], dir });
+    const db2 = k2.kernel.service('database');
+    const rows = await db2.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
+    assert.equal(rows.filter((r) => r.owner === 'notes').map((r) => r.version), [1, 2], 'the sqlite dialect\'s statements of version 2 ran');
+    assert.equal(rows.filter((r) => r.owner === 'sqlite').map((r) => r.version), MIGRATIONS.map((m) => m.version));
+    assert.equal(await db2.query('SELECT id, body, tags FROM notes'), [{ id: 'n1', body: 'kept', tags: null }]);
+    assert.equal(await db2.migrate('notes', NOTES), [], 'nothing left to do');
+    await k2.close({ keep: true });
+
+    // code older than the database for that owner: refused, nothing written
+    const error = await rejection(() => testKernel({ plugins: [scripted([]), sqlite(), notes(NOTES.slice(0, 1))], dir }));
+    assert.is(error.code, 'ORYX_E_SQLITE_SCHEMA_NEWER');
+    assert.match(error.message, 'notes schema version 2');
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a schema_migrations table from before owners is upgraded in place: its versions become the store\'s', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const file = path.join(dir, '.oryxos', 'oryx.db');
+    await mkdir(path.dirname(file), { recursive: true });
+    const raw = new Libsql(file);
+    raw.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 'sessions', '2020-01-01T00:00:00.000Z')`);
+    for (const sql of MIGRATIONS[0]!.statements as string[]) raw.exec(sql);
+    raw.exec("INSERT INTO sessions (id, agent, title, created_at, updated_at) VALUES ('old', 'assistant', 'kept', '2020-01-01', '2020-01-01')");
+    raw.close();
+
+    const k = await testKernel({ plugins: [scripted([]), sqlite(), notes()], dir });
+    const db = k.kernel.service('database');
+    const rows = await db.query<{ owner: string; version: number; applied_at: string }>('SELECT owner, version, applied_at FROM schema_migrations ORDER BY owner, version');
+    assert.equal(rows[0], { owner: 'notes', version: 1, applied_at: rows[0]!.applied_at });
+    assert.equal(rows.filter((r) => r.owner === 'sqlite')[0], { owner: 'sqlite', version: 1, applied_at: '2020-01-01T00:00:00.000Z' }, 'the old row is kept as the store\'s');
+    assert.equal(rows.filter((r) => r.owner === 'sqlite').map((r) => r.version), MIGRATIONS.map((m) => m.version));
+    assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
+    await k.close();
   } finally {
     await cleanup();
   }
