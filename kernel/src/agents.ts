@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type } from 'arktype';
 import { OryxError } from './errors.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
+import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 import type { AgentDefinition, AgentSettings, SkillRef } from './types.ts';
 
 export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
@@ -25,18 +26,25 @@ const frontmatterShape = type({
     'max_iterations?': positiveInt,
     'max_history_turns?': positiveInt,
     'context_tokens?': 'number.integer >= 256',
+    '+': 'reject',
   },
   'sandbox?': 'object',
   '+': 'ignore',
 });
 const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'settings', 'sandbox', 'name']);
 
+/** Options of {@link AgentLoader}. */
+export interface AgentLoaderOptions {
+  /** Frontmatter keys enabled plugins read (their `agentKeys`); any other unknown key is an error. */
+  agentKeys?: () => Iterable<string>;
+}
+
 /**
  * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Files are read on every load, so an
  * edit applies to the next run without a restart.
  */
 export class AgentLoader {
-  constructor(readonly workspaceDir: string) {}
+  constructor(readonly workspaceDir: string, private readonly options: AgentLoaderOptions = {}) {}
 
   get agentsDir(): string { return path.join(this.workspaceDir, 'agents'); }
 
@@ -78,11 +86,18 @@ export class AgentLoader {
     if (checked instanceof type.errors) {
       const first = checked[0]!;
       const field = first.path.join('.') || '(frontmatter)';
+      if (first.problem === 'must be removed') {
+        const keys = knownKeysAt(frontmatterShape.json, first.path.slice(0, -1).map(String));
+        throw unknownKey(file, text, String(first.path.at(-1)), keys, field);
+      }
       throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: field "${field}" ${first.message.replace(/^.*? must/, 'must')}`, {
         hint: 'Fix that field in the AGENT.md frontmatter; see the kernel README for the format.',
         data: { file, field },
       });
     }
+    const pluginKeys = new Set(this.options.agentKeys?.() ?? []);
+    const stray = Object.keys(data).find((k) => !KNOWN.has(k) && !pluginKeys.has(k));
+    if (stray !== undefined) throw unknownKey(file, text, stray, [...KNOWN, ...pluginKeys].filter((k) => k !== 'name'), stray);
     const settings = { ...DEFAULT_SETTINGS, ...(data.settings as Partial<AgentSettings> | undefined) };
     const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !KNOWN.has(k)));
     return {
@@ -129,6 +144,16 @@ export class AgentLoader {
     const seen = new Set<string>();
     return [...own, ...shared].filter((s) => matches(s) && !seen.has(s.name) && seen.add(s.name));
   }
+}
+
+/** An unknown frontmatter key: where it is, the closest known one and the known ones. */
+function unknownKey(file: string, text: string, key: string, known: string[], field: string): OryxError {
+  const line = lineOfKey(text, key);
+  const nested = field.includes('.') ? ` in ${field.slice(0, field.lastIndexOf('.'))}` : '';
+  return new OryxError('ORYX_E_AGENT_INVALID', `${file}${line ? `:${line}` : ''}: unknown key "${key}"${nested}${didYouMean(key, known)} (known keys: ${known.join(', ')})`, {
+    hint: 'Fix or remove that key in the AGENT.md frontmatter; a key a plugin reads needs that plugin enabled in oryx.config.ts.',
+    data: { file, field, line },
+  });
 }
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');

@@ -1,9 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type, type Type } from 'arktype';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
+import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
+
+const readFileSafe = (file: string): string => { try { return readFileSync(file, 'utf8'); } catch { return ''; } };
 
 /** What `oryx.config.ts` exports (through {@link defineConfig}). */
 export interface OryxConfig {
@@ -41,6 +45,7 @@ const configShape = type({
   'workspace?': 'string > 0',
   'defaultAgent?': 'string > 0',
   'defaultProvider?': 'string > 0',
+  '+': 'reject',
 });
 
 /**
@@ -95,16 +100,23 @@ export function validateOptions<T>(schema: Type<T>, options: unknown, spec: Opti
   const first = result[0];
   const field = first?.path.length ? first.path.join('.') : '(options)';
   const whole = field === '(options)';
-  const keys = (schema as { props?: { key: unknown }[] }).props?.map((p) => String(p.key));
-  const known = first?.problem === 'must be removed' && first.path.length === 1 && keys ? ` (known options: ${keys.join(', ')})` : '';
   // arktype starts a message with the path in its own notation (a[0].b); the dotted field replaces it.
   const problem = first ? first.message.replace(/^.*? must/, 'must') : result.summary;
-  throw new OryxError(spec.code, `${spec.plugin}(): ${whole ? 'options' : `option ${field}`} ${problem}${known}`, {
+  throw new OryxError(spec.code, `${spec.plugin}(): ${whole ? 'options' : `option ${field}`} ${problem}${unknownKeyNote(schema, first)}`, {
     hint: whole
       ? `Call ${spec.plugin}() with an options object, e.g. ${spec.example}.`
       : `Fix ${field} in ${spec.plugin}({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-${spec.plugin} README.`,
     data: { field },
   });
+}
+
+/** For an unknown key (most often a typo): the closest known key and the known ones at that level. */
+function unknownKeyNote(schema: Type<unknown>, error: { problem: string; path: readonly PropertyKey[] } | undefined): string {
+  if (!error || error.problem !== 'must be removed' || !error.path.length) return '';
+  const path = error.path.map((k) => (typeof k === 'number' ? k : String(k)));
+  const keys = knownKeysAt((schema as { json?: unknown }).json, path.slice(0, -1));
+  if (!keys.length) return '';
+  return `${didYouMean(String(path.at(-1)), keys)} (known ${path.length > 1 ? `keys of ${path.slice(0, -1).join('.')}` : 'options'}: ${keys.join(', ')})`;
 }
 
 /** Validates a config object; the error names the field. */
@@ -116,6 +128,14 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
   if (result instanceof type.errors) {
     const first = result[0];
     const field = first?.path?.length ? first.path.join('.') : '(root)';
+    if (first?.problem === 'must be removed' && first.path.length === 1) {
+      const key = String(first.path[0]);
+      const line = file ? lineOfKey(readFileSafe(file), key) : undefined;
+      throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}${line ? `:${line}` : ''}: unknown key "${key}"${unknownKeyNote(configShape, first)}`, {
+        hint: 'Fix or remove that key in defineConfig({...}); see the README for the config format.',
+        data: { field, line },
+      });
+    }
     throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${field} ${first ? first.message.replace(/^.*? must/, 'must') : result.summary}`, {
       hint: field.startsWith('plugins')
         ? 'Each plugin entry must be the object a plugin factory returns, e.g. plugins: [sqlite()].'

@@ -15,5 +15,6 @@ export { parseFrontmatter, assertMarkdownData, type Frontmatter } from './frontm
 export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenEstimator } from './prompt.ts';
 export { validateJsonSchema } from './json-schema.ts';
 export { matchesToolPattern } from './registry.ts';
+export { closest, didYouMean } from './suggest.ts';
 export { InMemorySessionStore } from './memory-store.ts';
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';

@@ -6,6 +6,7 @@ import { InMemorySessionStore } from './memory-store.ts';
 import { orderPlugins, type Plugin } from './plugin.ts';
 import { Registry, matchesToolPattern } from './registry.ts';
 import { AgentService } from './service.ts';
+import { didYouMean } from './suggest.ts';
 import type { AgentDefinition, Provider, Sandbox, Services, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
 
 /** The kernel's version; plugins declare the range they support (`kernel: '^1'`). */
@@ -57,7 +58,9 @@ export class Kernel {
   constructor(options: KernelOptions) {
     this.config = options.config;
     this.log = options.logger ?? silent;
-    this.agents = new AgentLoader(options.config.workspaceDir);
+    this.agents = new AgentLoader(options.config.workspaceDir, {
+      agentKeys: () => options.config.plugins.flatMap((p) => p.agentKeys ?? []),
+    });
   }
 
   /**
@@ -197,9 +200,28 @@ export class Kernel {
     return all.flat();
   }
 
-  /** The tools an agent may use: its `tools:` allow-list applied (`*` globs). */
+  /**
+   * The tools an agent may use: its `tools:` allow-list applied (`*` globs). A name no plugin
+   * provides is an error with the closest one (a typo), unless a tool source that could
+   * provide it (an MCP server) is down, which is only a warning.
+   */
   async toolsFor(agent: AgentDefinition, signal?: AbortSignal): Promise<Tool[]> {
     const all = await this.allTools(agent, signal);
+    const names = new Set(all.map((t) => t.name));
+    const missing = agent.tools.filter((p) => !p.includes('*') && !names.has(p));
+    if (missing.length) {
+      const down = (await this.toolSourceStatus()).filter((s) => !s.ok).map((s) => `${s.name}__`);
+      for (const name of missing) {
+        if (down.some((prefix) => name.startsWith(prefix))) {
+          this.log.warn(`agent "${agent.name}": tool "${name}" is unavailable (its server is down)`);
+          continue;
+        }
+        throw new OryxError('ORYX_E_AGENT_INVALID', `${agent.file}: tool "${name}" is not provided by any enabled plugin${didYouMean(name, names)}`, {
+          hint: `Fix the name in tools: of ${agent.file}, or enable the plugin that provides it (\`oryx tools\` lists what is there).`,
+          data: { file: agent.file, field: 'tools', tool: name },
+        });
+      }
+    }
     return all.filter((t) => agent.tools.some((p) => matchesToolPattern(t.name, p)));
   }
 }

@@ -24,6 +24,11 @@ export interface Plugin {
   kernel: string;
   /** Names of plugins that must be set up first. */
   requires?: string[];
+  /**
+   * AGENT.md frontmatter keys this plugin reads (the memory plugin reads `memory:`). Any other
+   * key the kernel does not know is an error naming the file, so a typo never goes unnoticed.
+   */
+  agentKeys?: string[];
   setup(kernel: Kernel): void | Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AgentLoader, DEFAULT_SETTINGS, parseFrontmatter, type OryxError } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { echoTool, scripted, testKernel, toolsPlugin } from '../src/testing.ts';
 
 let ws: string;
 test.before.each(async () => { ws = await mkdtemp(path.join(tmpdir(), 'oryx-agents-')); });
@@ -20,10 +20,32 @@ async function loadError(name: string): Promise<OryxError> {
   throw new Error('expected an error');
 }
 
+test('typos in the frontmatter are errors naming the file, the line and the closest key', async () => {
+  await put('agents/a/AGENT.md', '---\ndescripton: Helps\ntools: []\n---\nBody\n');
+  let e = await loadError('a');
+  assert.is(e.code, 'ORYX_E_AGENT_INVALID');
+  assert.match(e.message, /agents\/a\/AGENT\.md:2: unknown key "descripton" \(did you mean "description"\?\)/);
+  assert.match(e.message, 'known keys: description, provider, model, tools');
+  assert.equal(e.data, { file: path.join(ws, 'agents/a/AGENT.md'), field: 'descripton', line: 2 });
+
+  await put('agents/b/AGENT.md', '---\ndescription: x\nsettings:\n  max_iteration: 3\n---\nBody\n');
+  e = await loadError('b');
+  assert.match(e.message, /AGENT\.md:4: unknown key "max_iteration" in settings \(did you mean "max_iterations"\?\)/);
+  assert.match(e.message, 'known keys: context_tokens, max_history_turns, max_iterations');
+
+  await put('agents/c/AGENT.md', '---\nmemory: { scope: user }\n---\nBody\n');
+  e = await loadError('c');
+  assert.match(e.message, 'unknown key "memory"');
+  assert.match(e.hint ?? '', 'plugin enabled');
+  const loaded = await new AgentLoader(ws, { agentKeys: () => ['memory'] }).load('c');
+  assert.equal(loaded.extra, { memory: { scope: 'user' } }, 'with the plugin that reads it enabled, the key is its');
+});
+
 test('frontmatter and body are parsed; defaults fill settings', async () => {
   await put('agents/helper/AGENT.md', '---\ndescription: Helps\nprovider: openai\nmodel: gpt-x\ntools: [read_file, "fs__*"]\nsettings:\n  max_iterations: 3\ncolor: blue\n---\n\nBe brief.\n');
-  const a = await new AgentLoader(ws).load('helper');
+  const a = await new AgentLoader(ws, { agentKeys: () => ['color'] }).load('helper');
   assert.is(a.description, 'Helps');
+  assert.equal(a.extra, { color: 'blue' }, 'a key a plugin reads is kept for it');
   assert.is(a.provider, 'openai');
   assert.is(a.model, 'gpt-x');
   assert.equal(a.tools, ['read_file', 'fs__*']);
@@ -159,3 +181,18 @@ test('frontmatter YAML is the core schema: no custom or library tags, no duplica
 });
 
 test.run();
+
+test('a tool name no plugin provides is an error with the closest one; a glob that matches nothing is fine', async () => {
+  const t = await testKernel({
+    plugins: [scripted([]), toolsPlugin(echoTool())],
+    agents: { typo: { tools: ['ecko'] }, globbed: { tools: ['nothing__*', 'echo'] } },
+  });
+  try {
+    const e = await t.kernel.toolsFor(await t.kernel.agents.load('typo')).then(() => undefined, (error: OryxError) => error);
+    assert.is(e?.code, 'ORYX_E_AGENT_INVALID');
+    assert.match(e!.message, 'tool "ecko" is not provided by any enabled plugin (did you mean "echo"?)');
+    assert.equal((await t.kernel.toolsFor(await t.kernel.agents.load('globbed'))).map((x) => x.name), ['echo']);
+  } finally {
+    await t.close();
+  }
+});

@@ -64,6 +64,20 @@ test('wrong field types name the field', async () => {
   assert.is(ok.defaultAgent, 'assistant');
 });
 
+test('an unknown config key names the file, its line, the closest key and the known ones', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+export default defineConfig({
+  plugins: [],
+  defaultAgnet: 'helper',
+} as never);
+`);
+  const e = await err(() => loadConfig({ cwd: dir }));
+  assert.is(e.code, 'ORYX_E_CONFIG_INVALID');
+  assert.match(e.message, /oryx\.config\.ts:4: unknown key "defaultAgnet" \(did you mean "defaultAgent"\?\)/);
+  assert.match(e.message, 'known options: plugins, defaultAgent, defaultProvider, workspace');
+  assert.equal(e.data, { field: 'defaultAgnet', line: 4 });
+});
+
 test('a config file that throws is ORYX_E_CONFIG_LOAD with the cause', async () => {
   await writeFile(path.join(dir, 'oryx.config.ts'), `import x from '@oryxos/plugin-does-not-exist';\nexport default { plugins: [x()] };`);
   const e = await err(() => loadConfig({ cwd: dir }));

@@ -32,7 +32,8 @@ test('a nested field is named by its dotted path in the message, the hint and da
   assert.is(e.message, 'demo(): option limits.maxChars must be at least 1 (was 0)');
   assert.is(e.hint, 'Fix limits.maxChars in demo({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-demo README.');
   assert.equal(e.data, { field: 'limits.maxChars' });
-  assert.is(thrown({ limits: { other: 1 } }).message, 'demo(): option limits.other must be removed');
+  assert.is(thrown({ limits: { other: 1 } }).message, 'demo(): option limits.other must be removed (known keys of limits: maxChars)');
+  assert.is(thrown({ limits: { maxChar: 1 } }).message, 'demo(): option limits.maxChar must be removed (did you mean "maxChars"?) (known keys of limits: maxChars)');
 });
 
 test('a wrong whole value is "(options)" and the hint shows an example call', () => {
@@ -44,9 +45,10 @@ test('a wrong whole value is "(options)" and the hint shows an example call', ()
   }
 });
 
-test('an unknown top-level option lists the known ones', () => {
+test('an unknown top-level option names the closest one and lists the known ones', () => {
   const e = thrown({ ulr: 'file:x' });
-  assert.is(e.message, 'demo(): option ulr must be removed (known options: limits, url)');
+  assert.is(e.message, 'demo(): option ulr must be removed (did you mean "url"?) (known options: limits, url)');
+  assert.is(thrown({ zzzzzz: 1 }).message, 'demo(): option zzzzzz must be removed (known options: limits, url)', 'nothing close: no suggestion');
   assert.equal(e.data, { field: 'ulr' });
 });
 

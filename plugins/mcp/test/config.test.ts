@@ -160,7 +160,7 @@ test('options are validated when the factory is called, naming the field', () =>
     [{ servers: { 'bad name': { command: 'x' } } }, /not a valid server name/],
     [{ servers: { fx: { command: 'x', tools: 'all' } } }, /servers\.fx\.tools must be an array/],
     [{ reconnect: { baseDelayMs: 1, other: 2 } }, /option reconnect\.other must be removed/],
-    [{ server: {} }, /option server must be removed \(known options: .*\bservers\b/],
+    [{ server: {} }, /option server must be removed \(did you mean "servers"\?\) \(known options: .*\bservers\b/],
   ];
   for (const [options, expected] of cases) {
     try {

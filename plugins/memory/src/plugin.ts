@@ -86,6 +86,7 @@ export default function memory(options: MemoryOptions = {}): Plugin {
   const opts = validate(options);
   return {
     name: 'memory',
+    agentKeys: ['memory'],
     version: '0.1.0',
     kernel: '^1',
     setup(kernel: Kernel) {
