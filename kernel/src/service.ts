@@ -73,11 +73,14 @@ export class AgentService {
 
   private async run(input: RunInput): Promise<RunResult> {
     const agent = await this.kernel.agents.load(input.agent);
-    const provider = this.kernel.providerFor(agent);
-    const model = agent.model ?? provider.defaultModel;
+    // --provider / --model override the agent's for one run; another provider than the
+    // agent's does not inherit the agent's model (it names a model of its own provider).
+    const own = this.kernel.providerFor(agent);
+    const provider = input.provider ? this.kernel.provider(input.provider) : own;
+    const model = input.model ?? (provider === own ? agent.model : undefined) ?? provider.defaultModel;
     if (!model) {
       throw new OryxError('ORYX_E_AGENT_INVALID', `Agent "${agent.name}" names no model and provider "${provider.name}" has no default`, {
-        hint: `Set model: in ${agent.file}, or defaultModel in the provider's options.`,
+        hint: `Pass a model for this run, set model: in ${agent.file}, or defaultModel in the provider's options.`,
       });
     }
     const session = await this.openSession(agent.name, input.session);

@@ -449,6 +449,10 @@ export interface RunInput {
    * Plugins that keep per-person state (memory scopes) key it by this.
    */
   user?: string;
+  /** A provider (by name) for this run instead of the agent's. */
+  provider?: string;
+  /** A model for this run instead of the agent's (or the provider's default). */
+  model?: string;
   signal?: AbortSignal;
   /** Use the provider's streaming API and emit `token` events. */
   stream?: boolean;

@@ -68,4 +68,24 @@ test('a stream cut off after tokens were shown is not retried, and the hint says
   await t.close();
 });
 
+test('a run can use another provider or model than its agent\'s; another provider does not inherit the agent\'s model', async () => {
+  const a = scripted([{ text: 'from a' }, { text: 'from a again' }], { name: 'a' });
+  const b = scripted([{ text: 'from b' }, { text: 'from b again' }], { name: 'b' });
+  const t = await testKernel({ plugins: [a, b], agents: { assistant: { provider: 'a', model: 'a-model', tools: [] } } });
+  try {
+    assert.is((await t.service.process({ agent: 'assistant', message: '1', model: 'other-model' })).answer, 'from a');
+    assert.is(a.requests[0]!.model, 'other-model');
+    assert.is((await t.service.process({ agent: 'assistant', message: '2', provider: 'b' })).answer, 'from b');
+    assert.is(b.requests[0]!.model, 'scripted-model', 'the provider\'s own default, not a-model');
+    assert.is((await t.service.process({ agent: 'assistant', message: '3', provider: 'b', model: 'b-big' })).answer, 'from b again');
+    assert.is(b.requests[1]!.model, 'b-big');
+    assert.is((await t.service.process({ agent: 'assistant', message: '4' })).answer, 'from a again');
+    assert.is(a.requests[1]!.model, 'a-model');
+    const e = await t.service.process({ agent: 'assistant', message: '5', provider: 'nope' }).then(() => undefined, (error) => error);
+    assert.is(e?.code, 'ORYX_E_PROVIDER_NOT_FOUND');
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();
