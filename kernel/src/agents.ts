@@ -11,6 +11,8 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   max_iterations: 10,
   max_history_turns: 20,
   context_tokens: 32_000,
+  max_tool_calls_per_step: 16,
+  max_tool_output_chars: 20_000,
 });
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
@@ -26,6 +28,8 @@ const frontmatterShape = type({
     'max_iterations?': positiveInt,
     'max_history_turns?': positiveInt,
     'context_tokens?': 'number.integer >= 256',
+    'max_tool_calls_per_step?': positiveInt,
+    'max_tool_output_chars?': 'number.integer >= 1000',
     '+': 'reject',
   },
   'sandbox?': 'object',

@@ -88,6 +88,7 @@ export const KERNEL_ERROR_CODES = {
   ORYX_E_PROVIDER_NOT_FOUND: 'Set `provider:` in AGENT.md to a provider enabled in oryx.config.ts.',
   ORYX_E_SESSION_NOT_FOUND: 'List sessions with `oryx sessions`, or omit --session to start a new one.',
   ORYX_E_SESSION_AGENT_MISMATCH: 'Resume the session with the agent it belongs to, or start a new session.',
+  ORYX_E_TOOL_SCHEMA: 'A tool\'s inputSchema is not a valid JSON Schema (the message names the tool and its plugin or server): fix the schema, or leave the tool out.',
   ORYX_E_TOOL_TIMEOUT: 'The tool ran past its time limit; raise timeoutMs or make the call smaller.',
   ORYX_E_SANDBOX_DENIED: 'Allow the action in the sandbox options of oryx.config.ts (or the agent sandbox: frontmatter).',
   ORYX_E_LLM_FAILED: 'The model call failed; the message names provider, model and cause.',

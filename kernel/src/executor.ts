@@ -1,28 +1,52 @@
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { ToolResultInfo } from './hooks.ts';
-import { validateJsonSchema } from './json-schema.ts';
 import type { Kernel } from './kernel.ts';
+import { cutText } from './prompt.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
+import { checkToolArgs } from './tool-schema.ts';
 import type { RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
 /**
  * Runs one tool call: look up → parse check → validate → `beforeTool` → sandbox → execute
- * (with a time limit) → `afterTool` → a structured tool message. Every failure becomes an
- * `isError` result the model sees; nothing here throws except a failing hook tap.
+ * (with a time limit) → output cap and secrets masked → `afterTool` → a structured tool
+ * message. Nothing escapes: every failure, a throwing hook tap included, becomes an `isError`
+ * result the model sees and `afterTool` (the audit) records.
  */
 export class ToolExecutor {
   constructor(private readonly kernel: Kernel) {}
 
-  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>): Promise<{ message: ToolMessage; result: ToolResult }> {
+  /** `index` is the call's place in the model's response: calls past `max_tool_calls_per_step` do not run. */
+  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0): Promise<{ message: ToolMessage; result: ToolResult }> {
     const started = performance.now();
     const tool = tools.get(call.name);
-    let result = await this.run(call, run, tool, tools);
-    const status: ToolResultInfo['status'] = result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok';
-    result = await this.kernel.hooks.afterTool.promise(result, {
-      run, call, tool, status, durationMs: Math.round(performance.now() - started),
-    });
+    const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
+    let result: ToolResult;
+    try {
+      result = index < maxCalls ? await this.run(call, run, tool, tools) : fail(index === maxCalls
+        ? `Not run: at most ${maxCalls} tool calls of one response run (max_tool_calls_per_step); this one and the rest were skipped. Call again in your next step what is still needed.`
+        : 'Not run (over max_tool_calls_per_step).');
+      if (typeof result?.content !== 'string') result = fail(`${call.name} returned no text result`);
+    } catch (error) {
+      result = fail(`${call.name} failed: ${errorMessage(error)}`);
+    }
+    // What the model sees is what is stored and audited: secrets masked, then cut to the cap.
+    const content = this.kernel.secrets.mask(result.content);
+    result = content.length > maxChars
+      ? { ...result, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
+      : { ...result, content };
+    const info: ToolResultInfo = {
+      run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
+    };
+    try {
+      result = await this.kernel.hooks.afterTool.promise(result, info);
+    } catch (error) {
+      // The tap that threw may have come before the audit: record the failure as the result.
+      result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
+      await this.kernel.hooks.afterTool.promise(result, { ...info, status: 'error' })
+        .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+    }
     return {
       result,
       message: { role: 'tool', toolCallId: call.id, name: call.name, content: result.content, ...(result.isError ? { isError: true } : {}) },
@@ -37,7 +61,7 @@ export class ToolExecutor {
     if (call.argsError !== undefined) {
       return fail(`The arguments for ${call.name} were not valid JSON (${call.argsError}). Call it again with a JSON object that matches its schema.`);
     }
-    const problem = tool.validate ? tool.validate(call.args) : validateJsonSchema(tool.inputSchema, call.args);
+    const problem = await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
 
     const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });

@@ -1,12 +1,15 @@
 import { AgentLoader } from './agents.ts';
 import type { ResolvedConfig } from './config.ts';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
+import { escapeControls } from './escape.ts';
 import { createHooks, type Hooks } from './hooks.ts';
 import { InMemorySessionStore } from './memory-store.ts';
 import { orderPlugins, type Plugin } from './plugin.ts';
 import { Registry, matchesToolPattern } from './registry.ts';
+import { Secrets } from './secrets.ts';
 import { AgentService } from './service.ts';
 import { didYouMean } from './suggest.ts';
+import { checkToolSchemas } from './tool-schema.ts';
 import type { AgentDefinition, Provider, Sandbox, Services, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
 
 /** The kernel's version; plugins declare the range they support (`kernel: '^1'`). */
@@ -47,6 +50,9 @@ export class Kernel {
   readonly hooks: Hooks = createHooks();
   readonly config: ResolvedConfig;
   readonly agents: AgentLoader;
+  /** Values masked as `***` wherever the kernel and the CLI write text; plugins register what they load. */
+  readonly secrets = new Secrets();
+  /** The logger given to the kernel; every message has its secrets masked and is one line of inert text. */
   readonly log: Logger;
   private readonly registry = new Registry();
   private state: 'new' | 'starting' | 'started' | 'closing' | 'closed' = 'new';
@@ -57,7 +63,9 @@ export class Kernel {
 
   constructor(options: KernelOptions) {
     this.config = options.config;
-    this.log = options.logger ?? silent;
+    const logger = options.logger ?? silent;
+    const mask = (m: string) => escapeControls(this.secrets.mask(m), { oneLine: true });
+    this.log = { debug: (m) => logger.debug(mask(m)), info: (m) => logger.info(mask(m)), warn: (m) => logger.warn(mask(m)) };
     this.agents = new AgentLoader(options.config.workspaceDir, {
       agentKeys: () => options.config.plugins.flatMap((p) => p.agentKeys ?? []),
     });
@@ -96,6 +104,7 @@ export class Kernel {
         }
         this.started.push(plugin);
       }
+      await checkToolSchemas(this.registry.tools.values(), (m) => this.log.warn(m));
       await this.hooks.init.promise();
       this.registry.freeze();
       this.state = 'started';

@@ -65,9 +65,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const calls = assistant.toolCalls ?? [];
       if (calls.length === 0) return end('final', assistant.content);
 
-      for (const call of calls) {
+      for (const [index, call] of calls.entries()) {
         emit({ type: 'tool_call', call });
-        const { message, result } = await executor.execute(call, run, toolMap);
+        const { message, result } = await executor.execute(call, run, toolMap, index);
         history.push(message);
         await input.commit([message]);
         emit({ type: 'tool_result', call, result });

@@ -87,10 +87,10 @@ export const promptChars = (p: Prompt) =>
   + p.history.reduce((n, m) => n + messageChars(m), 0)
   + JSON.stringify(p.tools).length;
 
-/** Cuts a tool result to `max` characters, keeping head and tail and saying how much was cut. */
-export function cutText(text: string, max: number): string {
+/** Cuts a tool result to `max` characters, keeping head and tail and saying how much was cut and why. */
+export function cutText(text: string, max: number, why = 'to fit the context budget'): string {
   if (text.length <= max) return text;
-  const marker = `\n[… cut ${(text.length - max).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters to fit the context budget …]\n`;
+  const marker = `\n[… cut ${(text.length - max).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters ${why} …]\n`;
   const keep = Math.max(0, max - marker.length);
   const head = Math.ceil(keep * 0.75);
   return text.slice(0, head) + marker + text.slice(text.length - (keep - head));

@@ -98,8 +98,9 @@ export class AgentService {
     // read is refused untouched.
     const max = agent.settings.max_history_turns;
     const stored = await store.history(session.id, max);
+    const { secrets } = this.kernel;
     const user: Message = { role: 'user', content: input.message };
-    await store.append(session.id, [user]);
+    await store.append(session.id, [secrets.message(user)]);
     const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
     let turns = groupTurns([...stored.map((s) => s.message), user]);
     if (turns.length > max) {
@@ -115,11 +116,12 @@ export class AgentService {
       provider,
       history: turns.flat(),
       tools: await this.kernel.toolsFor(agent, signal),
-      commit: (messages) => store.append(session.id, messages),
+      commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
       seqOf: (m) => seq.get(m),
       stream: input.stream,
       onEvent: input.onEvent,
     });
+    if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
     const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
     await this.kernel.hooks.afterRun.promise(full, run);
     return full;

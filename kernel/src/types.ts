@@ -33,6 +33,8 @@ export interface ToolResult {
   retryable?: boolean;
   /** Set when the sandbox or a `beforeTool` guard refused the call; the reason. */
   denied?: string;
+  /** The length of the content before the kernel cut it to `max_tool_output_chars` (set only when it did). */
+  fullChars?: number;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -138,6 +140,10 @@ export interface AgentSettings {
   max_history_turns: number;
   /** Token budget for the whole prompt; older turns are dropped and long tool results cut to fit. */
   context_tokens: number;
+  /** Tool calls of one model response that run; the rest get an error result. */
+  max_tool_calls_per_step: number;
+  /** Characters of one tool result the model sees (and the session stores); the rest is cut with a marker. */
+  max_tool_output_chars: number;
 }
 
 /** An agent loaded from `.oryxos/agents/<name>/AGENT.md`. */

@@ -55,7 +55,8 @@ test('context_tokens: a huge tool result is cut with a marker and the prompt fit
   const big: Tool = { name: 'big', description: 'big', source: 'plugin', inputSchema: { type: 'object' }, async execute() { return 'x'.repeat(1_000_000); } };
   const p: Plugin = { name: 'tools', version: '1.0.0', kernel: '^1', setup(k) { k.registerTool(big); } };
   const llm = scripted([{ toolCalls: [{ name: 'big' }] }, { text: 'ok' }]);
-  const t = await testKernel({ plugins: [llm, p], agents: { assistant: { tools: ['big'], settings: { context_tokens: 4_000 } } } });
+  // The output cap is raised so the whole result reaches the prompt builder.
+  const t = await testKernel({ plugins: [llm, p], agents: { assistant: { tools: ['big'], settings: { context_tokens: 4_000, max_tool_output_chars: 2_000_000 } } } });
   await t.service.process({ agent: 'assistant', message: 'go' });
   const req = llm.requests[1]!;
   const chars = req.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(req.tools).length;

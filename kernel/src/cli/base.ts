@@ -1,6 +1,8 @@
-import { Command, Flags, type Interfaces } from '@oclif/core';
+import { format } from 'node:util';
+import { Command, Flags, ux, type Interfaces } from '@oclif/core';
 import { loadConfig, resolveConfig, type ResolvedConfig } from '../config.ts';
 import { OryxError, isOryxError, errorMessage } from '../errors.ts';
+import { escapeControls } from '../escape.ts';
 import { Kernel, type Logger } from '../kernel.ts';
 import type { Plugin } from '../plugin.ts';
 import type { AgentService } from '../service.ts';
@@ -17,6 +19,8 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
 /**
  * Base of every `oryx` command, in the kernel and in plugins: `--config`, booting the kernel
  * from the config, closing it afterwards, and errors printed as code, message and hint.
+ * Everything a command prints goes through {@link forPeople}: the kernel's secrets masked,
+ * control characters made visible (`--json` escapes them too), whoever wrote the text.
  *
  * @example
  * export default class Hello extends OryxCommand {
@@ -38,11 +42,30 @@ export abstract class OryxCommand extends Command {
     const logger: Logger = options.logger ?? {
       debug: () => {},
       info: () => {},
-      warn: (m) => this.logToStderr(`warning: ${m}`),
+      warn: (m) => this.logToStderr(`warning: ${m}`), // one line already: the kernel escapes log messages
     };
     this.kernel = new Kernel({ config, logger });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
+  }
+
+  /** Text for a terminal: registered secrets masked, control characters (but newline and tab) shown as escapes. */
+  protected forPeople(text: string): string {
+    return escapeControls(this.kernel?.secrets.mask(text) ?? text);
+  }
+
+  override log(message = '', ...args: unknown[]): void {
+    super.log(this.forPeople(args.length ? format(message, ...args) : message));
+  }
+
+  override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(this.forPeople(args.length ? format(message, ...args) : message));
+  }
+
+  /** JSON as oclif prints it, with secrets masked and the controls JSON leaves raw (DEL, C1, bidi) escaped. */
+  override logJson(json: unknown): void {
+    const mask = (_key: string, value: unknown) => (typeof value === 'string' && this.kernel ? this.kernel.secrets.mask(value) : value);
+    ux.stdout(JSON.stringify(json, mask, 2).replace(/[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {

@@ -1,8 +1,13 @@
-/** Renders rows as aligned columns for people (scripts use --json). */
+import { escapeControls } from '../escape.ts';
+
+/**
+ * Renders rows as aligned columns for people (scripts use --json). Whitespace in a cell becomes
+ * one space and other control characters visible escapes, before widths are measured.
+ */
 export function table(rows: Record<string, unknown>[], columns?: string[]): string {
   if (rows.length === 0) return '';
   const cols = columns ?? Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/\s+/g, ' ');
+  const cell = (v: unknown) => escapeControls((v === undefined || v === null ? '' : String(v)).replace(/\s+/g, ' '));
   const widths = cols.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => cell(r[c]).length))));
   const fit = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + '…' : s.padEnd(w));
   const line = (values: string[]) => values.map((v, i) => fit(v, widths[i]!)).join('  ').trimEnd();

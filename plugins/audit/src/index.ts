@@ -11,6 +11,6 @@
 export { default, default as audit, PLUGIN_VERSION } from './plugin.ts';
 export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
-export { createRedactor, DEFAULT_REDACTIONS, REDACTED, type Redactor, type RedactOption } from './redact.ts';
+export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
 export { AuditRecorder } from './recorder.ts';
 export { listLlmCalls, listToolInvocations, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';

@@ -26,7 +26,7 @@ export default function audit(options: AuditOptions = {}): Plugin {
     kernel: '^1',
     requires: ['sqlite'],
     setup(kernel: Kernel) {
-      const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults });
+      const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults, exact: (text) => kernel.secrets.mask(text) });
       const recorder = new AuditRecorder(() => kernel.service('database'), {
         redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
       }, kernel.log);

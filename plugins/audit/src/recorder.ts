@@ -45,12 +45,15 @@ export class AuditRecorder {
     const { run } = info;
     await this.write('llm_calls', LLM_INSERT, [
       run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, info.request.model,
-      null, null, info.latencyMs, null, 'error', error.code ?? null, this.options.redact(errorMessage(error)), info.willRetry ? 1 : 0,
+      null, null, info.latencyMs, null, 'error', error.code ?? null, await this.options.redact(errorMessage(error)), info.willRetry ? 1 : 0,
       new Date().toISOString(),
     ]);
   }
 
-  /** One finished tool call (afterTool): ok, error or denied. */
+  /**
+   * One finished tool call (afterTool): ok, error or denied. `output_chars` is the size of the
+   * result before the kernel's output cap (`fullChars`), when it cut one.
+   */
   async tool(result: ToolResult, info: ToolResultInfo): Promise<void> {
     const { run, call } = info;
     const input = call.argsError ?? JSON.stringify(call.args ?? {});
@@ -59,19 +62,19 @@ export class AuditRecorder {
       run.sessionId, run.runId, run.agent.name, run.iteration, call.id, call.name,
       // an unknown tool has no source: NULL rather than a guess
       info.tool?.source ?? null,
-      cap(this.options.redact(input), this.options.maxInputChars), input.length,
-      cap(this.options.redact(content), this.options.maxOutputChars), content.length,
-      info.status, info.status === 'denied' ? this.options.redact(result.denied ?? '') : null,
+      await this.capped(input, this.options.maxInputChars), input.length,
+      await this.capped(content, this.options.maxOutputChars), result.fullChars ?? content.length,
+      info.status, info.status === 'denied' ? await this.options.redact(result.denied ?? '') : null,
       result.retryable ? 1 : 0, info.durationMs, new Date().toISOString(),
     ]);
   }
 
   /** One sandbox decision that is not a tool call: a denial (MCP start, scheduler action, redirect hop) or a confined connection. */
   async sandboxEvent(e: SandboxEvent): Promise<void> {
-    const redact = (text: string | undefined) => (text === undefined ? null : this.options.redact(text));
+    const redact = async (text: string | undefined) => (text === undefined ? null : this.options.redact(text));
     await this.write('sandbox_events', SANDBOX_INSERT, [
-      e.decision, e.kind, redact(e.target), redact(e.reason), e.origin ?? null, e.agent ?? null, e.sessionId ?? null, e.runId ?? null,
-      e.toolCallId ?? null, e.pid ?? null, redact(e.process), new Date().toISOString(),
+      e.decision, e.kind, await redact(e.target), await redact(e.reason), e.origin ?? null, e.agent ?? null, e.sessionId ?? null, e.runId ?? null,
+      e.toolCallId ?? null, e.pid ?? null, await redact(e.process), new Date().toISOString(),
     ]);
   }
 
@@ -96,6 +99,12 @@ export class AuditRecorder {
     }
   }
 
+  /** The first `max` characters, redacted (only what is kept, plus a margin, is scanned). */
+  private async capped(text: string, max: number): Promise<string> {
+    const redacted = await this.options.redact(text.length > max + MARGIN ? text.slice(0, max + MARGIN) : text);
+    return redacted.length > max ? redacted.slice(0, max) : redacted;
+  }
+
   private async write(table: string, sql: string, params: SqlValue[]): Promise<void> {
     try {
       await this.db().execute(sql, params);
@@ -105,6 +114,5 @@ export class AuditRecorder {
   }
 }
 
-function cap(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max) : text;
-}
+/** Room past the cap that is redacted too, so a secret cut at the cap is still found whole. */
+const MARGIN = 512;

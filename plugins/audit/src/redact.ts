@@ -1,41 +1,101 @@
 /** A text rewrite applied to everything the audit writes. */
-export type Redactor = (text: string) => string;
+export type Redactor = (text: string) => Promise<string>;
 
 /** What the `redact` option accepts: patterns (a string is a literal secret) or a function. */
-export type RedactOption = (RegExp | string)[] | Redactor;
+export type RedactOption = (RegExp | string)[] | ((text: string) => string);
 
 export const REDACTED = '[REDACTED]';
 
-/**
- * Secrets redacted by default: API keys (OpenAI/Anthropic `sk-…`, AWS `AKIA…`, GitHub
- * `ghp_…`/`github_pat_…`, Slack `xox…-`), `Bearer <token>`, and the value of anything that
- * looks like `api_key=…`, `"access_token": "…"`, `password: …`.
- */
-export const DEFAULT_REDACTIONS: readonly { pattern: RegExp; replace: string }[] = Object.freeze([
-  { pattern: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: REDACTED },
-  { pattern: /\bAKIA[0-9A-Z]{16}\b/g, replace: REDACTED },
-  { pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/g, replace: REDACTED },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: REDACTED },
-  { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, replace: REDACTED },
-  { pattern: /\b(Bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi, replace: `$1 ${REDACTED}` },
-  {
-    pattern: /\b((?:x[_-])?api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret|password|passwd)(["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)/gi,
-    replace: `$1$2${REDACTED}`,
-  },
-]);
+type Scan = (text: string) => Promise<string[]>;
+let scanner: Promise<Scan> | undefined;
 
 /**
- * Builds the redactor: the defaults (unless `defaults` is false), then the user's patterns
- * or function.
+ * The secret formats of secretlint's recommended preset (a maintained scanner): AWS (access key
+ * ids too), GCP service accounts, GitHub, Slack, OpenAI, Anthropic, npm, SendGrid, Shopify,
+ * Linear and 1Password tokens, private keys, basic auth in URLs, database connection strings.
+ * Loaded on first use. Returns the secret values found.
+ */
+async function loadScanner(): Promise<Scan> {
+  const [{ lintSource }, { creator }] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+  const config = {
+    rules: [{
+      id: '@secretlint/secretlint-rule-preset-recommend', rule: creator,
+      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
+    }],
+  };
+  return async (text) => {
+    // A `secretlint-disable` comment in the text would switch the scanner off for what follows.
+    const content = text.replace(/secretlint-(?:disable|enable)/g, (m) => '_'.repeat(m.length));
+    const { messages } = await lintSource({ source: { content, filePath: '/audit.txt', ext: '.txt', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
+    return messages.flatMap((m) => {
+      const values = Object.values(m.data ?? {}).filter((v): v is string => typeof v === 'string' && v.length >= 8 && text.includes(v));
+      return values.length ? values : [text.slice(m.range[0], m.range[1])];
+    });
+  };
+}
+
+/** Key formats the preset does not cover: OpenAI-style `sk-…` (project keys too), Stripe secret keys, bearer tokens. */
+const PREFIXED = /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,})|(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
+
+/**
+ * `NAME=value`, `NAME: value`, `"name": "value"`: a name, a `=` or `:`, then a quoted or bare
+ * value (a bare one may start with an auth scheme: `Authorization: Bearer …`). Bounded
+ * repetitions keep it linear; the name is judged by {@link secretName}.
+ */
+const ASSIGNMENT = /([A-Za-z][\w.-]{0,80})(["']?[ \t]{0,16}[:=][ \t]{0,16})(?:(["'])([^"'\r\n]{1,4096})\3|((?:(?:Bearer|Basic|Token)[ \t]+)?[^\s"'&,;<>{}()[\]]{1,4096}))/g;
+const SECRET_WORDS = new Set(['token', 'secret', 'password', 'passwd', 'passphrase', 'credential', 'credentials', 'apikey', 'authorization', 'cookie']);
+const SECRET_SUFFIXES = new Set(['key', 'pwd', 'pass', 'auth']);
+
+/**
+ * Whether a name says its value is a credential: its last word (split at `_`, `-`, `.` and
+ * camelCase) is `token`, `secret`, `password`, …; or `key`, `pwd`, `pass`, `auth` after another
+ * word (`STRIPE_SECRET_KEY`, `DB_PWD`, but not `key` or `PWD` alone).
+ */
+export function secretName(name: string): boolean {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[_.-]+/).filter(Boolean);
+  const last = words.at(-1) ?? '';
+  return SECRET_WORDS.has(last) || (words.length > 1 && SECRET_SUFFIXES.has(last));
+}
+
+/** Redacts the values of credential assignments; after a name that is not one, the search goes on inside its value (`url=https://…?api_key=…`). */
+function redactAssignments(text: string): string {
+  const re = new RegExp(ASSIGNMENT.source, 'g');
+  let out = '';
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const [match, name, sep, quote, quoted, bare] = m as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
+    if (!secretName(name)) {
+      re.lastIndex = m.index + name.length + sep.length;
+      continue;
+    }
+    const value = quoted !== undefined ? `${quote}${REDACTED}${quote}` : `${/^(?:Bearer|Basic|Token)[ \t]+/.exec(bare!)?.[0] ?? ''}${REDACTED}`;
+    out += text.slice(last, m.index) + name + sep + value;
+    last = m.index + match.length;
+  }
+  return out + text.slice(last);
+}
+
+/**
+ * Builds the redactor, applied in this order: `exact` (the kernel's registered secrets); unless
+ * `defaults` is false, secretlint's recommended rules, the key prefixes they miss and
+ * credential assignments (`DB_PASSWORD=…`, `"api_key": "…"`); then the user's patterns or
+ * function. Every match becomes `[REDACTED]`.
  *
  * @example
  * const redact = createRedactor({ redact: [/internal-\d+/, 'hunter2'] });
- * redact('key sk-abcdefghijklmnopqrstuv and hunter2'); // 'key [REDACTED] and [REDACTED]'
+ * await redact('DB_PASSWORD=hunter2hunter2 and internal-42'); // 'DB_PASSWORD=[REDACTED] and [REDACTED]'
  */
-export function createRedactor(options: { redact?: RedactOption; defaults?: boolean } = {}): Redactor {
-  const steps: Redactor[] = [];
+export function createRedactor(options: { redact?: RedactOption; defaults?: boolean; exact?: (text: string) => string } = {}): Redactor {
+  const steps: ((text: string) => string | Promise<string>)[] = [];
+  if (options.exact) steps.push(options.exact);
   if (options.defaults !== false) {
-    for (const { pattern, replace } of DEFAULT_REDACTIONS) steps.push((t) => t.replace(pattern, replace));
+    steps.push(async (text) => {
+      let out = text;
+      const scan = await (scanner ??= loadScanner());
+      for (const secret of new Set(await scan(text))) out = out.split(secret).join(REDACTED);
+      return out;
+    });
+    steps.push(redactAssignments, (t) => t.replace(PREFIXED, REDACTED));
   }
   if (typeof options.redact === 'function') steps.push(options.redact);
   else {
@@ -47,9 +107,9 @@ export function createRedactor(options: { redact?: RedactOption; defaults?: bool
       steps.push((t) => t.replace(pattern, REDACTED));
     }
   }
-  return (text) => {
+  return async (text) => {
     let out = text;
-    for (const step of steps) out = step(out);
+    for (const step of steps) out = await step(out);
     return String(out);
   };
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type } from 'arktype';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/kernel';
-import { expandServer } from './env.ts';
+import { expandServer, secretValues } from './env.ts';
 import { fileShape, firstProblem, serverProblem, urlProblem, type McpOptions, type McpServerConfig } from './options.ts';
 
 /** A declared server, its `${VAR}` references expanded. */
@@ -21,6 +21,8 @@ export interface LoadedServers {
   file?: string;
   /** Names declared in both places; the options entry won. */
   overridden: string[];
+  /** Values to mask wherever OryxOS writes text: what `${VAR}` put in, credential-like `env` and `headers`. */
+  secrets: string[];
 }
 
 /**
@@ -59,6 +61,7 @@ export async function loadServers(input: {
   }
 
   const fromFile: ServerEntry[] = [];
+  const secrets: string[] = [];
   if (text !== undefined) {
     const { parse } = await import('yaml');
     let raw: unknown;
@@ -85,7 +88,9 @@ export async function loadServers(input: {
       const p = serverProblem(name, server);
       if (p) fail(p.field, p.problem);
       try {
-        const config = expandServer(name, server, env, shown);
+        const used: [string, string][] = [];
+        const config = expandServer(name, server, env, shown, used);
+        secrets.push(...secretValues(config, used));
         const u = config.url !== undefined ? urlProblem(name, config.url) : undefined;
         if (u) fail(u.field, u.problem);
         fromFile.push({ name, config, origin: 'file' });
@@ -97,11 +102,13 @@ export async function loadServers(input: {
   }
 
   const fromOptions = Object.entries(input.options.servers ?? {}).map(([name, config]): ServerEntry => ({ name, config, origin: 'options' }));
+  for (const s of fromOptions) secrets.push(...secretValues(s.config, []));
   const optionNames = new Set(fromOptions.map((s) => s.name));
   const overridden = fromFile.filter((s) => optionNames.has(s.name)).map((s) => s.name);
   return {
     servers: [...fromFile.filter((s) => !optionNames.has(s.name)), ...fromOptions],
     file: text === undefined ? undefined : file,
     overridden,
+    secrets,
   };
 }

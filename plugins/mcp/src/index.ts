@@ -42,6 +42,7 @@ export default function mcp(options: McpOptions = {}): Plugin {
     kernel: '^1',
     async setup(kernel) {
       const loaded = await loadServers({ options: opts, root: kernel.config.root, workspaceDir: kernel.config.workspaceDir });
+      for (const secret of loaded.secrets) kernel.secrets.add(secret);
       for (const name of loaded.overridden) {
         kernel.log.info(`mcp: server "${name}" is declared in both ${loaded.file} and the mcp() options; the options entry is used`);
       }
@@ -51,6 +52,9 @@ export default function mcp(options: McpOptions = {}): Plugin {
         connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
         baseDelayMs: opts.reconnect?.baseDelayMs ?? DEFAULTS.baseDelayMs,
         maxDelayMs: opts.reconnect?.maxDelayMs ?? DEFAULTS.maxDelayMs,
+        maxTools: opts.limits?.maxTools ?? DEFAULTS.maxTools,
+        maxToolListChars: opts.limits?.maxToolListChars ?? DEFAULTS.maxToolListChars,
+        maxMessageBytes: opts.limits?.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
         logDir: path.join(kernel.config.workspaceDir, 'logs'),
         clientVersion: VERSION,
       }, loaded.file);

@@ -45,6 +45,15 @@ export interface McpOptions {
   connectTimeoutMs?: number;
   /** Backoff between failed attempts to start a server: the first retry is immediate, then base × 2ⁿ up to max. */
   reconnect?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** What one server may send: a server over a limit is refused (its list) or its answer is (a message). */
+  limits?: {
+    /** Tools one server may offer, before its `tools:` allow-list. Default 256. */
+    maxTools?: number;
+    /** Characters of JSON the whole tool list may take (names, descriptions, schemas). Default 1,000,000. */
+    maxToolListChars?: number;
+    /** Bytes of one message from a server (a tool result, a page of tools). Default 10 MiB. */
+    maxMessageBytes?: number;
+  };
 }
 
 export const DEFAULTS = Object.freeze({
@@ -52,6 +61,9 @@ export const DEFAULTS = Object.freeze({
   connectTimeoutMs: 30_000,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
+  maxTools: 256,
+  maxToolListChars: 1_000_000,
+  maxMessageBytes: 10 * 1024 * 1024,
 });
 
 const SERVER_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'enabled', 'timeoutMs', 'connectTimeoutMs', 'tools'];
@@ -85,6 +97,7 @@ const optionsShape = type({
   'timeoutMs?': 'number.integer > 0',
   'connectTimeoutMs?': 'number.integer > 0',
   'reconnect?': { 'baseDelayMs?': 'number.integer >= 0', 'maxDelayMs?': 'number.integer >= 0', '+': 'reject' },
+  'limits?': { 'maxTools?': 'number.integer > 0', 'maxToolListChars?': 'number.integer > 0', 'maxMessageBytes?': 'number.integer >= 1024', '+': 'reject' },
   '+': 'reject',
 });
 

@@ -1,12 +1,13 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, enforceAction, errorMessage, isOryxError, prepareExec } from '@oryxos/kernel';
+import { OryxError, compileToolSchema, enforceAction, errorMessage, isOryxError, prepareExec, uncheckedNote } from '@oryxos/kernel';
 import type { ExecLaunch, JsonSchema, Kernel, SandboxAction, ToolResult } from '@oryxos/kernel';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerEntry } from './config-file.ts';
 import { toToolResult } from './content.ts';
+import { GuardedTransport, limitedFetch, REFUSED_ANSWER } from './guarded-transport.ts';
 import { exposedName, toolAllowed } from './names.ts';
 import { descendants, descendantsSync, isAlive, reap, signal as sendSignal } from './process-tree.ts';
 
@@ -38,6 +39,8 @@ export interface McpServerStatus {
   retryAt?: string;
   /** The stderr log of a stdio server. */
   log?: string;
+  /** Tools of the server left out, each with why (an invalid input schema). */
+  refused?: string[];
 }
 
 /** A tool of a server, as the kernel and `oryx mcp tools` see it. */
@@ -61,6 +64,9 @@ export interface ServerDeps {
   maxDelayMs: number;
   logDir: string;
   clientVersion: string;
+  maxTools: number;
+  maxToolListChars: number;
+  maxMessageBytes: number;
 }
 
 interface RawTool { name: string; title?: string; description?: string; inputSchema: JsonSchema }
@@ -82,6 +88,8 @@ export class McpServerConnection {
   private startedPid?: number;
   private connecting?: Promise<void>;
   private exposed = new Map<string, RawTool>();
+  private refused: string[] = [];
+  private guard?: GuardedTransport;
   private toolsStale = false;
   private reason?: string;
   private error?: OryxError;
@@ -138,7 +146,7 @@ export class McpServerConnection {
     return {
       name: this.name,
       transport: this.kind,
-      target: this.kind === 'http' ? c.url! : [this.command, ...(c.args ?? [])].join(' '),
+      target: this.deps.kernel.secrets.mask(this.kind === 'http' ? c.url! : [this.command, ...(c.args ?? [])].join(' ')),
       origin: this.entry.origin,
       state: this.state,
       ok,
@@ -148,6 +156,7 @@ export class McpServerConnection {
       failures: this.failures,
       ...(waiting ? { retryAt: new Date(this.retryAt).toISOString() } : {}),
       ...(this.kind === 'stdio' ? { log: this.logFile } : {}),
+      ...(this.refused.length ? { refused: [...this.refused] } : {}),
     };
   }
 
@@ -182,7 +191,7 @@ export class McpServerConnection {
     if (this.toolsStale && this.client) {
       const client = this.client;
       try {
-        this.setTools(await fetchTools(client, this.deps.connectTimeoutMs, signal));
+        await this.setTools(await fetchTools(client, this.guard, this.deps, signal));
       } catch (error) {
         if (classify(error) === 'lost') await this.lost(client, error);
         throw new OryxError('ORYX_E_MCP_UNAVAILABLE', `MCP server "${this.name}" failed to list its tools: ${errorMessage(error)}`, {
@@ -224,6 +233,7 @@ export class McpServerConnection {
     } catch (error) {
       const kind = classify(error);
       if (options.signal?.aborted) return { content: `${label} was cancelled`, isError: true, retryable: false };
+      if (kind === 'refused') return { content: `${label} failed: ${errorMessage(error).replace(/^MCP error -?\d+: /, '')}`, isError: true, retryable: false };
       if (kind === 'timeout') return { content: `${label} timed out after ${timeoutMs} ms and was cancelled`, isError: true, retryable: true };
       if (kind === 'lost') {
         await this.lost(client, error);
@@ -324,6 +334,9 @@ export class McpServerConnection {
       };
     }
     const client: Client = new Client({ name: 'oryxos', version: this.deps.clientVersion }, {
+      // Output schemas are not enforced: the model gets the content as text, and a server's
+      // schema would otherwise be compiled and run with native regular expressions.
+      jsonSchemaValidator: { getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }) },
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => { if (this.client === client) this.toolsStale = true; } } },
     });
     this.client = client;
@@ -332,45 +345,77 @@ export class McpServerConnection {
     this.stderrTail = [];
     client.onclose = () => { void this.lost(client, undefined); };
     client.onerror = (error) => this.deps.kernel.log.debug(`mcp: server "${this.name}": ${errorMessage(error)}`);
-    await client.connect(transport, { timeout: timeoutMs + 1000 });
+    const guard = new GuardedTransport(transport, this.deps, () => {
+      const pid = (transport as StdioTransport).pid;
+      if (pid) sendSignal([pid], 'SIGKILL');
+    });
+    this.guard = guard;
+    await client.connect(guard, { timeout: timeoutMs + 1000 });
     if (stale()) throw abandoned(); // teardown has closed this client already
     const pid = (transport as StdioTransport).pid;
     if (this.kind === 'stdio' && pid) {
       this.pids.push(pid);
       log?.write(`[${new Date().toISOString()}] oryxos: connected to pid ${pid}\n`);
     }
-    const tools = await fetchTools(client, timeoutMs);
+    const tools = await fetchTools(client, guard, { ...this.deps, connectTimeoutMs: timeoutMs });
     if (stale()) throw abandoned();
-    this.setTools(tools);
+    await this.setTools(tools);
+    if (stale()) throw abandoned();
   }
 
   private async createTransport(launch?: ExecLaunch): Promise<{ transport: Transport; log?: WriteStream }> {
     const c = this.entry.config;
     if (this.kind === 'http') {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      return { transport: new StreamableHTTPClientTransport(new URL(c.url!), { requestInit: { headers: c.headers ?? {} } }) };
+      const fetch = limitedFetch(this.deps.maxMessageBytes, () => this.guard);
+      return { transport: new StreamableHTTPClientTransport(new URL(c.url!), { requestInit: { headers: c.headers ?? {} }, fetch }) };
     }
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const [{ StdioClientTransport }, { LinearReadBuffer }] = await Promise.all([import('@modelcontextprotocol/sdk/client/stdio.js'), import('./read-buffer.ts')]);
     await mkdir(this.deps.logDir, { recursive: true });
     const log = createWriteStream(this.logFile, { flags: 'a' });
     log.on('error', (error) => this.deps.kernel.log.debug(`mcp: cannot write ${this.logFile}: ${errorMessage(error)}`));
-    log.write(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`);
+    const mask = (text: string) => this.deps.kernel.secrets.mask(text);
+    log.write(mask(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`));
     // Exactly what the sandbox returned: the program (under bubblewrap when confined) with the
     // minimal environment plus what exec.env allows. The SDK adds HOME, LOGNAME, PATH, SHELL,
     // TERM and USER from this process, which the minimal environment holds already.
-    const transport = new StdioClientTransport({ command: launch!.file, args: launch!.args, env: launch!.env, cwd: launch!.cwd, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: launch!.file, args: launch!.args, env: launch!.env, cwd: launch!.cwd, stderr: 'pipe', maxBufferSize: this.deps.maxMessageBytes,
+    });
+    replaceReadBuffer(transport, new LinearReadBuffer(this.deps.maxMessageBytes));
+    // Whole lines, secrets masked (a server may print its own arguments or token); a line without end is cut at 64 KiB.
+    let partial = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
-      log.write(chunk);
-      const lines = chunk.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
-      this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop()!.slice(-65_536);
+      if (!lines.length) return;
+      log.write(mask(`${lines.join('\n')}\n`));
+      const shown = lines.map((l) => l.trim()).filter(Boolean);
+      this.stderrTail = [...this.stderrTail, ...shown].slice(-5);
     });
     return { transport, log };
   }
 
-  private setTools(tools: RawTool[]): void {
+  /**
+   * Keeps the tools the server's `tools:` allow-list lets through whose input schema compiles
+   * (each checked once, the event loop given a turn between them); a tool with an invalid
+   * schema is left out, named with why in the status and the log.
+   */
+  private async setTools(tools: RawTool[]): Promise<void> {
     const exposed = new Map<string, RawTool>();
+    const refused: string[] = [];
+    let slice = performance.now();
     for (const t of tools) {
       if (!toolAllowed(this.entry.config.tools, t.name)) continue;
+      try {
+        const { unchecked } = await compileToolSchema(t.inputSchema, `tool "${t.name}" of MCP server "${this.name}"`);
+        if (unchecked.length) this.deps.kernel.log.warn(`mcp: server "${this.name}": ${uncheckedNote(t.name, unchecked)}`);
+      } catch (error) {
+        refused.push(errorMessage(error));
+        this.deps.kernel.log.warn(`mcp: server "${this.name}": ${errorMessage(error)}; the tool is left out`);
+        continue;
+      }
+      if (performance.now() - slice > 10) { await new Promise((resolve) => setImmediate(resolve)); slice = performance.now(); }
       const name = exposedName(this.name, t.name);
       if (exposed.has(name)) {
         this.deps.kernel.log.warn(`mcp: server "${this.name}" has tools "${exposed.get(name)!.name}" and "${t.name}", which both become ${name}; only the first is offered`);
@@ -379,6 +424,7 @@ export class McpServerConnection {
       exposed.set(name, t);
     }
     this.exposed = exposed;
+    this.refused = refused;
     this.toolsStale = false;
   }
 
@@ -390,7 +436,7 @@ export class McpServerConnection {
     this.state = 'closed';
     this.failures++;
     this.retryAt = Date.now() + this.backoff();
-    this.reason = `${error ? errorMessage(error) : 'the server closed the connection'}${this.tail()}`;
+    this.reason = `${error ? errorMessage(error) : this.guard?.oversize ?? 'the server closed the connection'}${this.tail()}`;
     this.error = new OryxError('ORYX_E_MCP_UNAVAILABLE', `MCP server "${this.name}" went away: ${this.reason}`, { retryable: true });
     this.deps.kernel.log.warn(`mcp: server "${this.name}" went away (${this.reason}); it is restarted on next use`);
     await this.teardown();
@@ -455,15 +501,26 @@ export class McpServerConnection {
   }
 }
 
-/** Every tool of the server, following pagination. */
-async function fetchTools(client: Client, timeoutMs: number, signal?: AbortSignal): Promise<RawTool[]> {
+/**
+ * Every tool of the server, following pagination, within the limits: more than `maxTools`
+ * tools or `maxToolListChars` characters of JSON refuses the whole list, naming the limit.
+ */
+async function fetchTools(client: Client, guard: GuardedTransport | undefined, limits: Pick<ServerDeps, 'connectTimeoutMs' | 'maxTools' | 'maxToolListChars'>, signal?: AbortSignal): Promise<RawTool[]> {
   const tools: RawTool[] = [];
+  let chars = 0;
+  let pages = 0;
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs, signal });
-    tools.push(...(page.tools as RawTool[]));
+    if (++pages > limits.maxTools) throw new Error(`the server's tool list has more than ${limits.maxTools} pages`);
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: limits.connectTimeoutMs, signal });
+    // Each tool with the input schema the server sent (the SDK saw a placeholder).
+    const listed = page.tools.map((t) => ({ ...t, inputSchema: (guard?.inputSchema(t.name) ?? t.inputSchema) as JsonSchema }));
+    tools.push(...listed);
+    if (tools.length > limits.maxTools) throw new Error(`the server offers more than ${limits.maxTools} tools (limits.maxTools)`);
+    for (const t of listed) chars += JSON.stringify(t).length;
+    if (chars > limits.maxToolListChars) throw new Error(`the server's tool list is more than ${limits.maxToolListChars} characters of JSON (limits.maxToolListChars)`);
     cursor = page.nextCursor;
-  } while (cursor && tools.length < 10_000);
+  } while (cursor);
   return tools;
 }
 
@@ -472,15 +529,25 @@ async function fetchTools(client: Client, timeoutMs: number, signal?: AbortSigna
  * request ran out of time (`timeout`), or the connection is gone (`lost`: closed, fetch
  * failed, HTTP error status, session expired).
  */
-function classify(error: unknown): 'protocol' | 'timeout' | 'lost' {
+function classify(error: unknown): 'protocol' | 'timeout' | 'lost' | 'refused' {
   const e = error as { name?: string; code?: unknown; issues?: unknown };
   if (e?.name === 'McpError') {
+    if (e.code === REFUSED_ANSWER) return 'refused';
     if (e.code === -32001) return 'timeout';
     if (e.code === -32000) return 'lost';
     return 'protocol';
   }
   if (Array.isArray(e?.issues)) return 'protocol'; // the result did not match the schema
   return 'lost';
+}
+
+/**
+ * Gives the SDK's stdio transport the linear line buffer. It is a private field of the SDK, so
+ * its absence (a changed SDK) is an error here, and a test, rather than a silent fallback.
+ */
+export function replaceReadBuffer(transport: object, buffer: object): void {
+  if (!('_readBuffer' in transport)) throw new Error('the MCP SDK\'s stdio transport has no _readBuffer any more: update replaceReadBuffer');
+  (transport as { _readBuffer: object })._readBuffer = buffer;
 }
 
 /** Waits for a shared promise, giving up (without cancelling it) when the signal aborts. */

@@ -2,7 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { matchesToolPattern } from '@oryxos/kernel';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { exposedName, expandString, serverMayMatch, toToolResult } from '../src/index.ts';
+import { LinearReadBuffer } from '../src/read-buffer.ts';
+import { replaceReadBuffer } from '../src/server.ts';
 
 test('exposedName: <server>__<tool>, unsafe characters replaced, long names cut and kept unique', () => {
   assert.is(exposedName('github', 'create_issue'), 'github__create_issue');
@@ -56,6 +59,25 @@ test('expandString: set, default, escape, and a missing variable named with serv
     assert.match(e.message, 'server "remote" uses ${HOST} in url');
     assert.match(e.hint, '${HOST:-default}');
   }
+});
+
+test('LinearReadBuffer: lines split across chunks, several per chunk, CRLF; a line past the limit throws and is dropped', () => {
+  const b = new LinearReadBuffer(64);
+  const msg = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, result: {} });
+  const text = `${msg(1)}\r\n${msg(2)}\n${msg(3)}\n`;
+  for (let i = 0; i < text.length; i += 7) b.append(Buffer.from(text.slice(i, i + 7)));
+  assert.equal([b.readMessage(), b.readMessage(), b.readMessage(), b.readMessage()].map((m) => (m as { id?: number } | null)?.id ?? null), [1, 2, 3, null]);
+  assert.throws(() => { b.append(Buffer.from('x'.repeat(40))); b.append(Buffer.from('y'.repeat(40))); }, /ReadBuffer exceeded maximum size of 64 bytes/);
+  b.append(Buffer.from(`${msg(4)}\n`));
+  assert.is((b.readMessage() as { id: number }).id, 4);
+});
+
+test('the SDK stdio transport still has the buffer field OryxOS replaces', () => {
+  const transport = new StdioClientTransport({ command: 'true' });
+  const buffer = new LinearReadBuffer(10);
+  replaceReadBuffer(transport, buffer);
+  assert.is((transport as unknown as { _readBuffer: unknown })._readBuffer, buffer);
+  assert.throws(() => replaceReadBuffer({}, buffer), /no _readBuffer any more/);
 });
 
 test.run();

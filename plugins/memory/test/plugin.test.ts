@@ -183,7 +183,7 @@ test('the token budget holds with a 1 MB tool output', async () => {
   const contextTokens = 4000;
   const t = await start({
     plugins: [llm, memory(), toolsPlugin(big), spy.plugin],
-    agents: { assistant: { tools: ['big'], settings: { context_tokens: contextTokens } } },
+    agents: { assistant: { tools: ['big'], settings: { context_tokens: contextTokens, max_tool_output_chars: 2_000_000 } } },
   });
   await writeMemory(memoryPath(t), '## Core\n- 2025-01-01: CORE-STAYS\n');
   const r = await t.service.process({ agent: 'assistant', message: 'read it' });

@@ -23,7 +23,10 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
     version: VERSION,
     kernel: '^1',
     setup(kernel) {
-      kernel.registerProvider(createOllamaProvider(resolveSettings(validated, process.env)));
+      const settings = resolveSettings(validated, process.env);
+      // Credentials for a proxy in front of Ollama are masked wherever OryxOS writes text.
+      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) kernel.secrets.add(value);
+      kernel.registerProvider(createOllamaProvider(settings));
     },
   };
 }

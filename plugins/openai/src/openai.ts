@@ -27,7 +27,11 @@ export default function openai(options: OpenAIOptions = {}): Plugin {
     version: VERSION,
     kernel: '^1',
     setup(kernel) {
-      kernel.registerProvider(createOpenAIProvider(resolveSettings(validated, process.env)));
+      const settings = resolveSettings(validated, process.env);
+      // The key (and credential headers for a proxy) are masked wherever OryxOS writes text.
+      kernel.secrets.add(settings.apiKey);
+      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) kernel.secrets.add(value);
+      kernel.registerProvider(createOpenAIProvider(settings));
     },
   };
 }

@@ -98,4 +98,12 @@ test('the README lists exactly the exported error codes', async () => {
   assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
 });
 
+test('the API key (from OPENAI_API_KEY or apiKey) and credential headers are kernel secrets: masked wherever OryxOS writes', async () => {
+  await withEnv({ OPENAI_API_KEY: 'sk-from-the-environment-0123' }, async () => {
+    const t = await testKernel({ plugins: [openai({ headers: { 'x-proxy-token': 'proxy-credential-456', 'x-trace': 'visible-trace-id' } })] });
+    assert.is(t.kernel.secrets.mask('key sk-from-the-environment-0123, proxy-credential-456, visible-trace-id'), 'key ***, ***, visible-trace-id');
+    await t.close();
+  });
+});
+
 test.run();

@@ -33,6 +33,9 @@ export interface BuiltPolicy {
 export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<BuiltPolicy> {
   const warnings: string[] = [];
   const root = await realpath(place.root);
+  // OryxOS's own logs hold what servers print (their arguments, tokens): no tool reads or writes them.
+  const logs = path.relative(place.root, path.join(place.workspaceDir, 'logs'));
+  rules = { ...rules, files: { ...rules.files, deny: [...(rules.files?.deny ?? []), logs.startsWith('..') ? path.join(place.workspaceDir, 'logs') : logs] } };
   let policy: Policy;
   try {
     policy = await Policy.build(rules, {

@@ -86,6 +86,16 @@ test('files: "/" as a root allows everything except the deny list', async () => 
   assert.equal(ds.map(allowed), [true, false]);
 });
 
+test('files: the workspace logs folder is denied by default, reads included, whatever the roots say', async () => {
+  await mkdir(path.join(f.root, '.oryxos', 'logs'), { recursive: true });
+  await writeFile(path.join(f.root, '.oryxos', 'logs', 'mcp-x.log'), 'starting server --token …');
+  const ds = await decide({ files: { read: ['/'], write: ['.'] } }, [
+    file('read', '.oryxos/logs/mcp-x.log'), file('read', '.oryxos/logs'), file('write', '.oryxos/logs/new.log'), file('read', 'notes.txt'),
+  ]);
+  assert.equal(ds.map(allowed), [false, false, false, true]);
+  assert.match(reasonOf(ds[0]!), 'is not allowed: .oryxos/logs is on the sandbox deny list');
+});
+
 test('files: write does not imply read', async () => {
   const ds = await decide({ files: { write: ['.'] } }, [file('write', 'notes.txt'), file('read', 'notes.txt')]);
   assert.equal(ds.map(allowed), [true, false]);

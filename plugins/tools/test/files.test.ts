@@ -132,6 +132,26 @@ test('edit_file with 0 or several matches changes nothing and says how many', as
   assert.is((await stat(p('d.txt'))).mtimeMs, mtime);
 });
 
+test('edit_file worst case: 2 MB of "a" and a 30,000-character "a…a" is answered in linear time', async () => {
+  await writeFile(p('big.txt'), 'a'.repeat(2 * 1024 * 1024));
+  const started = performance.now();
+  const r = await one(dir, { name: 'edit_file', args: { path: 'big.txt', old: 'a'.repeat(30_000), new: 'b' } });
+  const ms = performance.now() - started;
+  assert.match(r.content, /occurs 2067153 times in big\.txt \(lines 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, …\)/);
+  // It took 31 s with indexOf in a loop; the scan is linear (~20 ms here), so 1 s is far off.
+  assert.ok(ms < 1_000, `${Math.round(ms)} ms`);
+});
+
+test('occurrences: overlapping matches, where they start, and periodic needles', async () => {
+  const { occurrences } = await import('../src/tools/edit-file.ts');
+  assert.equal(occurrences('aaaa', 'aa'), { count: 3, first: [0, 1, 2] });
+  assert.equal(occurrences('abababab', 'abab'), { count: 3, first: [0, 2, 4] });
+  assert.equal(occurrences('xabcabcy', 'abcy'), { count: 1, first: [4] });
+  assert.equal(occurrences('aabaabaaa', 'aabaaa'), { count: 1, first: [3] });
+  assert.equal(occurrences('abc', 'abcd'), { count: 0, first: [] });
+  assert.equal(occurrences('a'.repeat(30), 'a', 3), { count: 30, first: [0, 1, 2] });
+});
+
 test('edit_file handles multi-line text and a missing file', async () => {
   await writeFile(p('m.txt'), 'a\nb\nc\n');
   const [ok, missing] = await run(dir, [

@@ -37,7 +37,7 @@ export default class Chat extends OryxCommand {
       running = new AbortController();
       let streamed = false;
       const onEvent = (e: RunEvent) => {
-        if (e.type === 'token') { if (!streamed) process.stdout.write(`${agent}> `); process.stdout.write(e.text); streamed = true; }
+        if (e.type === 'token') { if (!streamed) process.stdout.write(`${agent}> `); process.stdout.write(this.forPeople(e.text)); streamed = true; }
         if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
         if (e.type === 'tool_call') this.logToStderr(`  → ${e.call.name} ${JSON.stringify(e.call.args).slice(0, 200)}`);
         if (e.type === 'tool_result' && e.result.isError) this.logToStderr(`  ✗ ${e.call.name}: ${e.result.content.slice(0, 200)}`);

@@ -45,7 +45,7 @@ export default class Run extends OryxCommand {
     const stream = flags.stream && !json;
     let streamed = false;
     const onEvent = (e: RunEvent) => {
-      if (e.type === 'token' && stream) { process.stdout.write(e.text); streamed = true; }
+      if (e.type === 'token' && stream) { process.stdout.write(this.forPeople(e.text)); streamed = true; }
       if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
       if (!flags.verbose || json) return;
       if (e.type === 'tool_call') this.logToStderr(`→ ${e.call.name} ${JSON.stringify(e.call.args)}`);

@@ -19,6 +19,7 @@ export default class McpList extends OryxCommand {
       } else {
         this.log(table(servers.map((s) => ({ ...s, status: s.ok ? s.state : `${s.state} (unavailable)` })), ['name', 'transport', 'status', 'tools', 'target']));
         for (const s of servers.filter((x) => !x.ok)) this.log(`${s.name}: ${s.reason ?? 'unavailable'}`);
+        for (const s of servers) for (const refused of s.refused ?? []) this.log(`${s.name}: ${refused}; the tool is left out`);
       }
     }
     return { ...(mcp.file ? { file: mcp.file } : {}), servers };
