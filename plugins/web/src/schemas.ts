@@ -37,6 +37,7 @@ export const ListSessionsQuery = type({
   'agent?': 'string > 0',
   'limit?': limit(100),
   'cursor?': 'string > 0',
+  'q?': '0 < string <= 200',
 });
 
 export const SessionQuery = type({ 'limit?': limit(100) });
@@ -99,6 +100,7 @@ export const RunResponse = type({
   stopReason: "'final' | 'limit'",
   iterations: 'number',
   usage,
+  'error?': { code: 'string', message: 'string', 'hint?': 'string' },
 });
 
 export const Health = type({ status: "'ok'" });
@@ -110,6 +112,7 @@ export const Info = type({
   plugins: type({ name: 'string', version: 'string' }).array(),
   agents: 'string[]',
   defaultAgent: 'string',
+  identity: { name: 'string', namesUsers: 'boolean' },
 });
 
 export const AgentList = type({
