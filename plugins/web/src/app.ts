@@ -16,7 +16,6 @@ import { registerRunRoutes } from './run-routes.ts';
 /** Room for the JSON around a message (`{"message": …}`) in the raw body limit of the /api routes. */
 export const ENVELOPE_BYTES = 1024;
 
-
 /** What the app asks the server for on each request: both can change after the app is built. */
 export interface AccessSource {
   /** The token requests must carry; undefined with `auth: 'none'`. */

@@ -2,12 +2,12 @@ import { type } from 'arktype';
 import { mustGetSession } from './api-routes.ts';
 import type { WebContext } from './context.ts';
 import type { RouteTable } from './routes.ts';
-import { ErrorResponse } from './schemas.ts';
+import { ErrorResponse, limit } from './schemas.ts';
 import { shapeTrace, traceSource } from './trace.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
-export const TraceQuery = type({ 'runs?': type('string.integer.parse').pipe(type('1 <= number.integer <= 100')) });
+export const TraceQuery = type({ 'runs?': limit(100) });
 
 const totals = type({
   llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number',

@@ -31,7 +31,8 @@ export const PostMessageBody = type({
   '+': 'reject',
 });
 
-const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
+/** A query integer from 1 to `max` (a page size). */
+export const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
 
 export const ListSessionsQuery = type({
   'agent?': 'string > 0',

@@ -55,13 +55,15 @@ export function App() {
     if (token) tokenStore.set(token);
     history.replaceState(null, '', `${location.pathname}${location.search}${formatHash(parseHash(location.hash))}`);
     void signIn();
+    // Back and forward (popstate), and a fragment edited by hand (hashchange).
     const onHash = () => setRoute(parseHash(location.hash));
+    addEventListener('popstate', onHash);
     addEventListener('hashchange', onHash);
-    return () => removeEventListener('hashchange', onHash);
+    return () => { removeEventListener('popstate', onHash); removeEventListener('hashchange', onHash); };
   }, [signIn]);
 
   const go = useCallback((next: Route) => {
-    history.pushState(null, '', `${location.pathname}${location.search}${formatHash(next)}` || location.pathname);
+    history.pushState(null, '', `${location.pathname}${location.search}${formatHash(next)}`);
     setRoute(next);
     setMenuOpen(false);
   }, []);

@@ -126,7 +126,8 @@ export function Chat(props: {
         if (onScreen()) { setLive(going.events); setNotice(ended); }
       }
     } catch (e) {
-      if ((e as Error).name !== 'AbortError') ended = noticeOf(e);
+      // Aborted here only when the stop request failed: closing the stream stops the run too.
+      ended = (e as Error).name === 'AbortError' ? { reason: 'aborted', message: 'The connection to the run was closed, which stops it.' } : noticeOf(e);
     }
     // The stored session is the truth: show it as stored (the live view folded in if it cannot be read).
     if (onScreen()) {
@@ -160,7 +161,7 @@ export function Chat(props: {
   const shown = here ? [...items, ...live] : items;
   return (
     <section class="chat" aria-label="Chat" data-runs-ended={ended}>
-      <div class="transcript" ref={scroller} aria-live="polite"
+      <div class="transcript" ref={scroller}
         onScroll={(e) => { const el = e.currentTarget; pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40; }}>
         {loadError && <StopNoticeView notice={noticeOf(loadError)} />}
         {shown.length === 0 && !loadError && <p class="empty">{sessionId ? 'No messages yet.' : `Start a conversation with ${agent || 'an agent'}.`}</p>}

@@ -2,7 +2,7 @@ import type { StopNotice } from '../transcript.ts';
 
 /** Titles of the endings the console knows; any other reason is shown by its name. */
 function titleOf(notice: StopNotice): string {
-  if (notice.code === 'ORYX_E_WEB_STOPPED') return 'Stopped';
+  if (notice.code === 'ORYX_E_WEB_STOPPED' || notice.reason === 'aborted') return 'Stopped';
   if (notice.reason === 'error') return 'The run failed';
   if (notice.reason === 'limit') return 'Stopped at the iteration limit';
   return `Stopped: ${notice.reason}`;
