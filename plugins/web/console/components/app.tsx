@@ -93,7 +93,7 @@ export function App() {
 
   return (
     <div class={`app${menuOpen ? ' menu-open' : ''}`}>
-      <header class="bar">
+      <header class="topbar">
         <button type="button" class="menu" aria-expanded={menuOpen} aria-controls="sessions" onClick={() => setMenuOpen(!menuOpen)}>Sessions</button>
         <h1>OryxOS</h1>
         <label class="agent-pick">
