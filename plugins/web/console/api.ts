@@ -1,7 +1,7 @@
 import { readSse } from './sse.ts';
 import type { RunStreamEvent } from './transcript.ts';
 
-/** An error the server answered (`{error: {code, message, hint}}`), or a network failure. */
+/** An error the server answered (`{error: {code, message, hint}}`), or a failure with no code (no answer, or not OryxOS's). */
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly hint?: string) {
     super(message);
@@ -22,7 +22,7 @@ async function failure(res: Response): Promise<ApiError> {
     const { error } = (await res.json()) as { error: { code: string; message: string; hint?: string } };
     return new ApiError(res.status, error.code, error.message, error.hint);
   } catch {
-    return new ApiError(res.status, 'ORYX_E_WEB_INTERNAL', `The server answered ${res.status} ${res.statusText}`);
+    return new ApiError(res.status, '', `The server answered ${res.status} ${res.statusText} without an OryxOS error (a proxy in between?)`);
   }
 }
 
@@ -44,7 +44,7 @@ export class Api {
       res = await fetch(path, { ...init, headers });
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      throw new ApiError(0, 'ORYX_E_WEB_UNREACHABLE', 'The server cannot be reached: is `oryx web` still running?');
+      throw new ApiError(0, '', 'The server cannot be reached: is `oryx web` still running?');
     }
     if (res.ok) return res;
     const e = await failure(res);
