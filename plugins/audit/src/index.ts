@@ -14,3 +14,4 @@ export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
 export { AuditRecorder } from './recorder.ts';
 export { listLlmCalls, listToolInvocations, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
+export { sessionTrace, type SessionTraceRows } from './session-trace.ts';

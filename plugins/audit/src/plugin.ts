@@ -1,7 +1,8 @@
-import { STAGE, type Kernel, type Plugin } from '@oryxos/kernel';
+import { STAGE, type Kernel, type Plugin, type SandboxEvent } from '@oryxos/kernel';
 import { resolveOptions, type AuditOptions } from './options.ts';
 import { AuditRecorder } from './recorder.ts';
 import { createRedactor } from './redact.ts';
+import { sessionTrace } from './session-trace.ts';
 
 export const PLUGIN_VERSION = '0.1.0';
 
@@ -31,8 +32,13 @@ export default function audit(options: AuditOptions = {}): Plugin {
         redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
       }, kernel.log);
       const tap = { name: 'audit', stage: STAGE.OBSERVE };
-      // Sandbox decisions that are not tool calls reach the trail through the kernel's gate.
-      kernel.provide('audit', { sandboxEvent: (event) => recorder.sandboxEvent(event) });
+      // Sandbox decisions that are not tool calls reach the trail through the kernel's gate;
+      // readers (the web console's timeline) query it through the same service.
+      const service = {
+        sandboxEvent: (event: SandboxEvent) => recorder.sandboxEvent(event),
+        sessionTrace: (sessionId: string, query?: { runs?: number }) => sessionTrace(kernel.service('database'), sessionId, query),
+      };
+      kernel.provide('audit', service);
 
       kernel.hooks.init.tapPromise({ name: 'audit' }, async () => {
         await recorder.checkSchema();

@@ -6,12 +6,13 @@ import type { WebContext } from './context.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
 import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
-import { memoryUserOf, principalOf } from './principal.ts';
+import { identityOf, memoryUserOf, principalOf } from './principal.ts';
 import { requestIdOf } from './request-log.ts';
 import {
   AgentList, CreateSessionBody, DeleteSessionQuery, ErrorResponse, Health, Info, ListSessionsQuery, MemoryQuery, MemoryResponse, PostMessageBody,
   RunResponse, Session, SessionPage, SessionQuery, SessionWithMessages, ToolList, ToolsQuery,
 } from './schemas.ts';
+import { SEARCH_SCAN_LIMIT, searchSessions } from './session-search.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
@@ -37,7 +38,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
 
   routes.add({
     method: 'get', path: '/api/info', tag: 'server',
-    summary: 'Name, version, uptime, enabled plugins with versions, and agents.',
+    summary: 'Name, version, uptime, enabled plugins with versions, agents, and who the request acts as (identity).',
     responses: { 200: { description: 'Server information', schema: Info }, 401: err('Missing or wrong token') },
   }, async (c) => c.json({
     name: 'OryxOS',
@@ -46,6 +47,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     plugins: kernel.plugins,
     agents: await kernel.agents.names(),
     defaultAgent: kernel.config.defaultAgent,
+    identity: identityOf(c),
   }));
 
   routes.add({
@@ -124,11 +126,15 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
 
   routes.add({
     method: 'get', path: '/api/sessions', tag: 'sessions', query: ListSessionsQuery,
-    summary: 'Sessions, most recently updated first, paged: pass nextCursor back as cursor for the next page.',
+    summary: 'Sessions, most recently updated first, paged: pass nextCursor back as cursor for the next page. '
+      + 'With q, only those whose title contains it (case-insensitive).',
+    description: `A search reads at most ${SEARCH_SCAN_LIMIT} sessions per request; a page may then hold fewer than limit `
+      + 'matches (or none) and still carry a nextCursor to search on from.',
     responses: { 200: { description: 'One page of sessions', schema: SessionPage }, 400: err('Bad query parameter'), 401: err('Missing or wrong token') },
   }, async (c, { query }) => {
     try {
-      return c.json(await sessions().list({ agent: query.agent, limit: query.limit ?? 50, cursor: query.cursor }));
+      const page = { agent: query.agent, limit: query.limit ?? 50, cursor: query.cursor };
+      return c.json(query.q ? await searchSessions(sessions(), { ...page, q: query.q }) : await sessions().list(page));
     } catch (error) {
       // A cursor the store cannot read is the client's to fix, whatever store says so.
       if (query.cursor && isOryxError(error) && error.data?.field === 'cursor') {
@@ -240,7 +246,8 @@ function sseEvents(channel: SseChannel): (event: RunEvent) => void {
 }
 
 function answerOf(r: RunResult) {
-  return { sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, iterations: r.iterations, usage: r.usage };
+  // `error` on a run that still answered: the details of a stop other than `final` (code, message, hint).
+  return { sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, iterations: r.iterations, usage: r.usage, ...(r.error ? { error: r.error } : {}) };
 }
 
 function runJson(c: Context, result: RunResult): Response {
@@ -251,7 +258,7 @@ function runJson(c: Context, result: RunResult): Response {
   return c.json(answerOf(result));
 }
 
-async function mustGetSession(ctx: WebContext, id: string) {
+export async function mustGetSession(ctx: WebContext, id: string) {
   const session = await ctx.kernel.service('sessions').get(id);
   if (!session) {
     throw new OryxError('ORYX_E_SESSION_NOT_FOUND', `No session "${id}"`, {

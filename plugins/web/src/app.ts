@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { registerApiRoutes } from './api-routes.ts';
 import { bearerAuth } from './auth.ts';
+import { isConsolePath, registerConsoleRoutes } from './console-routes.ts';
 import type { WebContext } from './context.ts';
 import { docsContentSecurityPolicy, renderDocs } from './docs-page.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
@@ -10,12 +11,10 @@ import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
 import { registerOpenAiRoutes } from './openai-routes.ts';
 import { requestIdOf, requestLog, type WebEnv } from './request-log.ts';
 import { RouteTable } from './routes.ts';
+import { registerRunRoutes } from './run-routes.ts';
 
 /** Room for the JSON around a message (`{"message": …}`) in the raw body limit of the /api routes. */
 export const ENVELOPE_BYTES = 1024;
-
-/** Paths that never need the token. */
-const OPEN_PATHS = new Set(['/health']);
 
 /** What the app asks the server for on each request: both can change after the app is built. */
 export interface AccessSource {
@@ -28,7 +27,8 @@ export interface AccessSource {
 /**
  * Builds the Hono app: request ids and log lines, security headers, the Host check, the
  * shutdown gate, CORS, the Origin check, bearer auth, the JSON content-type check, the ten
- * core endpoints, the OpenAI face, `/openapi.json` and `/docs`, and JSON errors.
+ * core endpoints, the run timeline and stop, the OpenAI face, the console, `/openapi.json` and
+ * `/docs`, and JSON errors.
  */
 export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<WebEnv>; routes: RouteTable; openapi(): OpenApiDocument } {
   const { kernel, options, runner } = ctx;
@@ -51,12 +51,15 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
     }));
   }
   app.use('*', originGuard(options.cors));
-  app.use('*', bearerAuth(() => access.token(), OPEN_PATHS));
+  // Paths that never need the token: the health check, and the console's page and files (they hold no data).
+  app.use('*', bearerAuth(() => access.token(), (path) => path === '/health' || (options.console && isConsolePath(path))));
   app.use('*', requireJson());
 
   const routes = new RouteTable(app, options.maxMessageBytes + ENVELOPE_BYTES);
   registerApiRoutes(routes, ctx);
+  registerRunRoutes(routes, ctx);
   registerOpenAiRoutes(routes, ctx);
+  if (options.console) registerConsoleRoutes(routes);
   let doc: OpenApiDocument | undefined;
   const docsCsp = docsContentSecurityPolicy();
   const openapi = () => (doc ??= buildOpenApi(routes.specs, { title: 'OryxOS', version: ctx.version, auth: options.auth !== 'none' }));

@@ -36,15 +36,15 @@ export interface WebIdentity {
 export const OPERATOR: WebIdentity = Object.freeze({ name: 'operator', namesUsers: true });
 
 /**
- * Requires `Authorization: Bearer <token>` on every route not listed in `open`; 401
+ * Requires `Authorization: Bearer <token>` on every path for which `isOpen` is false; 401
  * ORYX_E_WEB_UNAUTHORIZED otherwise. `token()` gives the token to compare with (it may be read
  * from the token file, or rotated, while serving); undefined means `auth: 'none'`, which lets
  * every request through. Sets `identity` on the context of each request it lets through. CORS
  * preflights are answered before this runs.
  */
-export function bearerAuth(token: () => Promise<string | undefined>, open: Set<string>): MiddlewareHandler<WebEnv> {
+export function bearerAuth(token: () => Promise<string | undefined>, isOpen: (path: string) => boolean): MiddlewareHandler<WebEnv> {
   return async function oryxBearerAuth(c, next) {
-    if (open.has(c.req.path)) return next();
+    if (isOpen(c.req.path)) return next();
     const expected = await token();
     if (expected !== undefined) {
       const header = c.req.header('authorization') ?? '';

@@ -26,6 +26,9 @@ export const ERROR_CODES = {
   ORYX_E_WEB_TIMEOUT: 'The run took longer than invokeTimeoutMs and was aborted; raise it in web() or ask for less per message.',
   ORYX_E_WEB_SHUTTING_DOWN: 'The server is shutting down; retry against another instance or after it restarts.',
   ORYX_E_WEB_SESSION_DELETED: 'The session was deleted (DELETE /api/sessions/:id) while this run was going on; start a new session to go on.',
+  ORYX_E_WEB_STOPPED: 'The run was stopped on request (POST /api/sessions/:id/stop); the session keeps every step committed before that, so send the next message when ready.',
+  ORYX_E_WEB_NO_AUDIT: 'Enable the audit plugin (audit() from @oryxos/plugin-audit) in oryx.config.ts: the run timeline is read from its trail.',
+  ORYX_E_WEB_NO_CONSOLE: 'The web console is not built: run `npm run build` in the OryxOS checkout (or reinstall @oryxos/plugin-web), or turn it off with web({ console: false }).',
   ORYX_E_WEB_INTERNAL: 'An unexpected server error; the log line with the same request id has the details.',
 } as const;
 
@@ -51,6 +54,9 @@ const STATUS: Record<WebErrorCode, number> = {
   ORYX_E_WEB_TIMEOUT: 504,
   ORYX_E_WEB_SHUTTING_DOWN: 503,
   ORYX_E_WEB_SESSION_DELETED: 410,
+  ORYX_E_WEB_STOPPED: 409,
+  ORYX_E_WEB_NO_AUDIT: 404,
+  ORYX_E_WEB_NO_CONSOLE: 503,
   ORYX_E_WEB_INTERNAL: 500,
 };
 

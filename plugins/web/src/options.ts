@@ -34,6 +34,8 @@ export interface WebOptions {
   cors?: boolean | string | string[];
   /** How long `oryx web` lets in-flight runs finish on SIGINT/SIGTERM before aborting them. Default 10 000. */
   shutdownGraceMs?: number;
+  /** Serve the web console at `/` (and its files under `/assets/`). Default true. */
+  console?: boolean;
 }
 
 /** Options with every default filled in. */
@@ -55,6 +57,7 @@ const optionsShape = type({
   'invokeTimeoutMs?': 'number.integer > 0',
   'cors?': 'boolean | string > 0 | (string > 0)[]',
   'shutdownGraceMs?': 'number.integer >= 0',
+  'console?': 'boolean',
   '+': 'reject',
 });
 
@@ -66,6 +69,7 @@ export const DEFAULTS = Object.freeze({
   invokeTimeoutMs: 60_000,
   cors: false,
   shutdownGraceMs: 10_000,
+  console: true,
   auth: 'token',
   allowedHosts: [],
 });

@@ -10,6 +10,9 @@ export function abortedError(cause: AbortCause, timeoutMs: number): OryxError {
   if (cause === 'deleted') {
     return webError('ORYX_E_WEB_SESSION_DELETED', 'The session was deleted while this run was going on, so the run was aborted');
   }
+  if (cause === 'stopped') {
+    return webError('ORYX_E_WEB_STOPPED', 'The run was stopped (POST /api/sessions/:id/stop); the session keeps every step committed before that');
+  }
   if (cause === 'shutdown') return webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server shut down before the run finished; the session keeps every message committed before that');
   return new OryxError('ORYX_E_RUN_ABORTED', 'The client went away, so the run was aborted', {
     hint: 'The session keeps every step committed before the abort.',

@@ -2,7 +2,7 @@ import { type AgentService, type Kernel, type Message, type RunEvent, type RunRe
 import { webError } from './errors.ts';
 
 /** Why a run was aborted by the web channel. */
-export type AbortCause = 'timeout' | 'disconnect' | 'shutdown' | 'deleted';
+export type AbortCause = 'timeout' | 'disconnect' | 'shutdown' | 'deleted' | 'stopped';
 
 export interface InvokeInput {
   agent: string;
@@ -97,12 +97,13 @@ export class Runner {
   }
 
   /**
-   * Aborts this channel's runs on a session (running or queued) because it is being deleted:
-   * their clients get 410 ORYX_E_WEB_SESSION_DELETED. Returns how many were aborted.
+   * Aborts this channel's runs on a session (running or queued): because it is being deleted
+   * (their clients get 410 ORYX_E_WEB_SESSION_DELETED) or stopped (409 ORYX_E_WEB_STOPPED).
+   * Returns how many were aborted.
    */
-  abortSession(sessionId: string): number {
+  abortSession(sessionId: string, cause: 'deleted' | 'stopped' = 'deleted'): number {
     const runs = [...this.active].filter((run) => run.session === sessionId);
-    for (const run of runs) run.controller.abort('deleted' satisfies AbortCause);
+    for (const run of runs) run.controller.abort(cause satisfies AbortCause);
     return runs.length;
   }
 

@@ -31,12 +31,14 @@ export const PostMessageBody = type({
   '+': 'reject',
 });
 
-const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
+/** A query integer from 1 to `max` (a page size). */
+export const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
 
 export const ListSessionsQuery = type({
   'agent?': 'string > 0',
   'limit?': limit(100),
   'cursor?': 'string > 0',
+  'q?': '0 < string <= 200',
 });
 
 export const SessionQuery = type({ 'limit?': limit(100) });
@@ -99,6 +101,7 @@ export const RunResponse = type({
   stopReason: "'final' | 'limit'",
   iterations: 'number',
   usage,
+  'error?': { code: 'string', message: 'string', 'hint?': 'string' },
 });
 
 export const Health = type({ status: "'ok'" });
@@ -110,6 +113,7 @@ export const Info = type({
   plugins: type({ name: 'string', version: 'string' }).array(),
   agents: 'string[]',
   defaultAgent: 'string',
+  identity: { name: 'string', namesUsers: 'boolean' },
 });
 
 export const AgentList = type({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kernel, resolveConfig, type LongTermMemoryStore, type MemoryEntry, type Plugin, type RunResult } from '@oryxos/kernel';
 import { scripted, writeAgents, type Script, type ScriptedPlugin, type TestAgent } from '@oryxos/kernel/testing';
+import { readSse, type SseEvent } from '../console/sse.ts';
 import web, { type WebOptions } from '../src/index.ts';
 import type { WebServer } from '../src/server.ts';
 
@@ -83,33 +84,8 @@ export async function readWebToken(workspaceDir: string): Promise<string> {
   return (await readFile(path.join(workspaceDir, 'web-token'), 'utf8')).trim();
 }
 
-/** One server-sent event. */
-export interface SseEvent { event?: string; data: string }
-
-/** A small SSE parser over a fetch body: yields events as they arrive. */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const i = line.indexOf(':');
-        const field = i === -1 ? line : line.slice(0, i);
-        const value = i === -1 ? '' : line.slice(i + 1).replace(/^ /, '');
-        if (field === 'event') event = value;
-        if (field === 'data') data.push(value);
-      }
-      if (data.length || event) yield { event, data: data.join('\n') };
-    }
-  }
-}
+// The console's own reader: the API's tests check it as much as the console's do.
+export { readSse, type SseEvent };
 
 /** All events of a finished stream. */
 export async function allSse(res: Response): Promise<SseEvent[]> {

@@ -120,7 +120,7 @@ test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a
     const long = 'x'.repeat(5000);
     const ids = ['unknown', '%00', '..%2F..%2Fetc%2Fpasswd', long, '%F0%9F%98%80', '%ZZ', ' ', '%E0%A4%A'];
     const agents = ['nobody', '%00', '..%2F..', '..', '.hidden', long, '%ZZ', 'a%2Fb'];
-    const queries = ['limit=abc', 'limit=0', 'limit=-1', 'limit=1e99', 'limit=', 'limit=1&limit=2', 'cursor=abc', 'cursor=', 'cursor=%00',
+    const queries = ['runs=0', 'runs=x', 'q=', `q=${long}`, 'q=%00', 'limit=abc', 'limit=0', 'limit=-1', 'limit=1e99', 'limit=', 'limit=1&limit=2', 'cursor=abc', 'cursor=', 'cursor=%00',
       'agent=', 'agent=%00', 'agent=..%2F..', `agent=${long}`, 'force=maybe', '%ZZ=1'];
     const bodies: (string | Uint8Array)[] = ['', 'nope', 'null', '[]', '"text"', '42', '{}', '{"message":5}', '{"message":""}', '{"message":"hi","extra":1}',
       '{"agent":5}', '{"agent":"nobody"}', '{"agent":"../../x"}', '{"agent":"assistant","title":5}', '{"message":"\\u0000"}', '{"message":"\\udfff"}',
@@ -131,11 +131,12 @@ test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a
     const requests: { method: string; path: string; body?: string | Uint8Array; headers?: Record<string, string> }[] = [];
     for (const i of ids) {
       requests.push({ method: 'GET', path: `/api/sessions/${i}` }, { method: 'DELETE', path: `/api/sessions/${i}` });
+      requests.push({ method: 'GET', path: `/api/sessions/${i}/trace` }, { method: 'POST', path: `/api/sessions/${i}/stop`, body: '{}' });
       for (const body of bodies) requests.push({ method: 'POST', path: `/api/sessions/${i}/messages`, body });
     }
     for (const a of agents) requests.push({ method: 'GET', path: `/api/agents/${a}/memory` }, { method: 'GET', path: `/api/tools?agent=${a}` });
     for (const q of queries) {
-      for (const p of ['/api/sessions', `/api/sessions/${id}`, '/api/tools', '/api/info', '/v1/models']) requests.push({ method: 'GET', path: `${p}?${q}` });
+      for (const p of ['/api/sessions', `/api/sessions/${id}`, `/api/sessions/${id}/trace`, '/api/tools', '/api/info', '/v1/models']) requests.push({ method: 'GET', path: `${p}?${q}` });
       requests.push({ method: 'DELETE', path: `/api/sessions/unknown?${q}` });
     }
     for (const body of bodies) {
@@ -144,6 +145,7 @@ test('no malformed request to any endpoint gets a 5xx: every one is a 4xx with a
       }
     }
     for (const p of ['/nowhere', '/api', '/api/sessions/a/b/c', '/v1/chat/completions']) requests.push({ method: 'PUT', path: p }, { method: 'GET', path: p });
+    for (const f of ['nope.js', '..%2F..%2Fpackage.json', '%00', long, '%ZZ', '.', '..']) requests.push({ method: 'GET', path: `/assets/${f}` }, { method: 'POST', path: `/assets/${f}`, body: '{}' });
 
     const failures: string[] = [];
     for (const r of requests) {

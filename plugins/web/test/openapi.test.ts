@@ -5,6 +5,7 @@ import { startWeb } from './helpers.ts';
 const CORE = [
   'GET /health', 'GET /api/info', 'GET /api/agents', 'GET /api/agents/{name}/memory', 'GET /api/tools',
   'POST /api/sessions', 'GET /api/sessions', 'GET /api/sessions/{id}', 'DELETE /api/sessions/{id}', 'POST /api/sessions/{id}/messages',
+  'GET /api/sessions/{id}/trace', 'POST /api/sessions/{id}/stop', 'GET /', 'GET /assets/{file}',
   'GET /v1/models', 'POST /v1/chat/completions', 'GET /openapi.json', 'GET /docs',
 ];
 
@@ -28,6 +29,8 @@ test('GET /openapi.json describes every route the app serves, and only those', a
       }
     }
     assert.equal(doc.paths['/health'].get.security, []);
+    assert.equal(doc.paths['/'].get.security, [], 'the console page needs no token');
+    assert.equal(doc.paths['/assets/{file}'].get.security, []);
     assert.equal(doc.security, [{ bearerAuth: [] }], 'the default requires the (generated) token');
   } finally {
     await h.close();
@@ -50,7 +53,10 @@ test('the document carries the schemas that validate: required fields, patterns,
     assert.is(message.properties.message.minLength, 1);
 
     const list = doc.paths['/api/sessions'].get.parameters.map((p: any) => [p.name, p.in]);
-    assert.equal(list.sort(), [['agent', 'query'], ['cursor', 'query'], ['limit', 'query']]);
+    assert.equal(list.sort(), [['agent', 'query'], ['cursor', 'query'], ['limit', 'query'], ['q', 'query']]);
+    const trace = doc.paths['/api/sessions/{id}/trace'].get.parameters.map((p: any) => [p.name, p.in]);
+    assert.equal(trace.sort(), [['id', 'path'], ['runs', 'query']]);
+    assert.ok(doc.paths['/api/sessions/{id}/trace'].get.responses['200'].content['application/json'].schema.properties.runs, 'the timeline\'s shape is documented');
     const chat = doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema;
     assert.equal(chat.required.sort(), ['messages', 'model']);
     assert.is(chat.properties.messages.minItems, 1);

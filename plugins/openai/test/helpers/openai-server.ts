@@ -12,6 +12,8 @@ export type Reply =
   | { sse: unknown[]; hold?: boolean; done?: boolean; cut?: boolean }
   /** Server-sent events sent steadily, one every `everyMs`, until the client goes away. */
   | { trickle: unknown; everyMs: number }
+  /** Server-sent events written by `write` as it pleases (it may wait between items), then `[DONE]`. */
+  | { paced: (send: (item: unknown) => void) => Promise<void> }
   /** Never answer (the client must time out or abort). */
   | { hang: true }
   /** Close the socket without answering (a connection reset). */
@@ -75,6 +77,11 @@ function send(res: ServerResponse, reply: Reply): void {
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if ('paced' in reply) {
+    void reply.paced((item) => res.write(`data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`))
+      .then(() => res.end('data: [DONE]\n\n'), () => res.socket?.destroy());
+    return;
+  }
   if ('trickle' in reply) {
     const timer = setInterval(() => res.write(`data: ${JSON.stringify(reply.trickle)}\n\n`), reply.everyMs);
     res.on('close', () => clearInterval(timer));

@@ -1,0 +1,38 @@
+import type { Database } from '@oryxos/kernel';
+import type { LlmCallRow, ToolInvocationRow } from './queries.ts';
+
+/** What {@link sessionTrace} returns: the rows of a session's last runs, oldest first. */
+export interface SessionTraceRows {
+  /** Run ids, oldest first. */
+  runs: string[];
+  llmCalls: LlmCallRow[];
+  toolInvocations: ToolInvocationRow[];
+  /** Older runs exist that were left out (raise `runs`). */
+  moreRuns: boolean;
+}
+
+/**
+ * The audit rows of a session's last `runs` runs (default 20, at most 100), each table oldest
+ * first: what the web console draws as a timeline. A run is found by its first model call, so
+ * a run that was aborted before calling the model has no rows and is not listed.
+ *
+ * @example
+ * const { runs, llmCalls, toolInvocations } = await sessionTrace(kernel.service('database'), sessionId, { runs: 5 });
+ */
+export async function sessionTrace(db: Database, sessionId: string, options: { runs?: number } = {}): Promise<SessionTraceRows> {
+  const wanted = Math.max(1, Math.min(100, Math.floor(options.runs ?? 20)));
+  const found = await db.query<{ run_id: string }>(
+    `SELECT run_id FROM llm_calls WHERE session_id = ? AND run_id IS NOT NULL
+     GROUP BY run_id ORDER BY MIN(id) DESC LIMIT ?`,
+    [sessionId, wanted + 1],
+  );
+  const runs = found.slice(0, wanted).map((r) => r.run_id).reverse();
+  if (runs.length === 0) return { runs, llmCalls: [], toolInvocations: [], moreRuns: false };
+  const marks = runs.map(() => '?').join(', ');
+  const params = [sessionId, ...runs];
+  const [llmCalls, toolInvocations] = await Promise.all([
+    db.query<LlmCallRow>(`SELECT * FROM llm_calls WHERE session_id = ? AND run_id IN (${marks}) ORDER BY id`, params),
+    db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations WHERE session_id = ? AND run_id IN (${marks}) ORDER BY id`, params),
+  ]);
+  return { runs, llmCalls, toolInvocations, moreRuns: found.length > wanted };
+}

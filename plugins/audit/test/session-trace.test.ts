@@ -1,0 +1,47 @@
+// The `audit` service's sessionTrace: the rows of a session's last runs, for the web console's
+// timeline. On a real sqlite file, with runs written by the kernel.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit, { type SessionTraceRows } from '../src/index.ts';
+import { echo, guarded } from './helpers.ts';
+
+type TraceService = { sessionTrace(sessionId: string, query?: { runs?: number }): Promise<SessionTraceRows> };
+
+test('sessionTrace gives the rows of the last runs of one session, oldest first, and says when older ones were left out', async () => {
+  const turn = (id: string) => [
+    { toolCalls: [{ id: `${id}-echo`, name: 'echo', args: { text: id } }, { id: `${id}-deny`, name: 'guarded', args: { path: '/etc/passwd' } }] },
+    { text: `answer ${id}` },
+  ];
+  const t = await testKernel({ plugins: [scripted([...turn('a'), ...turn('b'), { text: 'elsewhere' }, ...turn('c')]), toolsPlugin(echo, guarded), sqlite(), audit()] });
+  try {
+    const first = await t.service.process({ agent: 'assistant', message: 'one' });
+    await t.service.process({ agent: 'assistant', session: first.sessionId, message: 'two' });
+    await t.service.process({ agent: 'assistant', message: 'another session' });
+    await t.service.process({ agent: 'assistant', session: first.sessionId, message: 'three' });
+    const service = t.kernel.service('audit') as unknown as TraceService;
+
+    const all = await service.sessionTrace(first.sessionId);
+    assert.is(all.runs.length, 3);
+    assert.is(all.moreRuns, false);
+    assert.is(all.llmCalls.length, 6, 'two model calls per run, none from the other session');
+    assert.equal(all.toolInvocations.map((r) => [r.tool_call_id, r.status]), [
+      ['a-echo', 'ok'], ['a-deny', 'denied'], ['b-echo', 'ok'], ['b-deny', 'denied'], ['c-echo', 'ok'], ['c-deny', 'denied'],
+    ]);
+    assert.equal([...new Set(all.llmCalls.map((r) => r.run_id))], all.runs, 'runs in the order they ran');
+
+    const last = await service.sessionTrace(first.sessionId, { runs: 2 });
+    assert.is(last.runs.length, 2);
+    assert.equal(last.runs, all.runs.slice(1));
+    assert.is(last.moreRuns, true);
+    assert.equal(last.toolInvocations.map((r) => r.tool_call_id), ['b-echo', 'b-deny', 'c-echo', 'c-deny']);
+
+    assert.equal(await service.sessionTrace('no-such-session'), { runs: [], llmCalls: [], toolInvocations: [], moreRuns: false });
+    assert.equal((await service.sessionTrace(first.sessionId.slice(0, 8))).runs, [], 'an id, not a prefix');
+  } finally {
+    await t.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,136 @@
+// What the chat shows, built from a session's stored messages or from a run's stream events.
+// Pure data, no DOM: the tests run it in Node.
+
+/** A stored message as `GET /api/sessions/:id` returns it. */
+export interface StoredMessage {
+  seq: number;
+  createdAt: string;
+  message: {
+    role: 'system' | 'user' | 'assistant' | 'tool';
+    content: string;
+    toolCalls?: { id: string; name: string; args: Record<string, unknown>; argsError?: string }[];
+    toolCallId?: string;
+    name?: string;
+    isError?: boolean;
+  };
+}
+
+export type ToolStatus = 'running' | 'ok' | 'error' | 'denied';
+
+/** A tool call and, once it has one, its result. */
+export interface ToolItem {
+  kind: 'tool';
+  key: string;
+  callId: string;
+  name: string;
+  args: unknown;
+  status: ToolStatus;
+  result?: string;
+  deniedReason?: string;
+  durationMs?: number;
+  /** When the call was seen (ms since the epoch), to time it live. */
+  startedAt?: number;
+}
+
+/** One entry of the chat. */
+export type Item =
+  | { kind: 'user'; key: string; text: string }
+  | { kind: 'assistant'; key: string; text: string; streaming?: boolean }
+  | ToolItem;
+
+/** How a run ended, when it was not a plain final answer: the reason and, when known, code, message and hint. */
+export interface StopNotice { reason: string; code?: string; message?: string; hint?: string }
+
+/** The audit's view of one tool call, to add status and duration to a card read from history. */
+export interface ToolAudit { status: 'ok' | 'error' | 'denied'; durationMs?: number; deniedReason?: string }
+
+/**
+ * The chat of a stored session: user and assistant messages in order, each tool call as a card
+ * carrying its result. System messages are left out. `audit` (by tool call id, from the run
+ * timeline) adds what the messages do not keep: durations, and which errors were denials.
+ */
+export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAudit> = new Map()): Item[] {
+  const items: Item[] = [];
+  const cards = new Map<string, ToolItem>();
+  for (const { seq, message: m } of messages) {
+    if (m.role === 'user') items.push({ kind: 'user', key: `m${seq}`, text: m.content });
+    else if (m.role === 'assistant') {
+      if (m.content) items.push({ kind: 'assistant', key: `m${seq}`, text: m.content });
+      for (const call of m.toolCalls ?? []) {
+        const card: ToolItem = { kind: 'tool', key: `m${seq}:${call.id}`, callId: call.id, name: call.name, args: call.argsError ?? call.args, status: 'running' };
+        cards.set(call.id, card);
+        items.push(card);
+      }
+    } else if (m.role === 'tool' && m.toolCallId) {
+      const card = cards.get(m.toolCallId);
+      if (!card) continue;
+      const seen = audit.get(m.toolCallId);
+      card.result = m.content;
+      card.status = seen?.status ?? (m.isError ? 'error' : 'ok');
+      if (seen?.deniedReason) card.deniedReason = seen.deniedReason;
+      if (seen?.durationMs !== undefined) card.durationMs = seen.durationMs;
+    }
+  }
+  // A call with no stored result was cut short (the process died mid-call): say so, never "running".
+  for (const card of cards.values()) if (card.status === 'running') card.status = 'error';
+  return items;
+}
+
+/** The events of `POST /api/sessions/:id/messages` with `Accept: text/event-stream`, parsed. */
+export type RunStreamEvent =
+  | { event: 'token'; data: { text: string; iteration: number } }
+  | { event: 'tool_call'; data: { id: string; name: string; args: unknown } }
+  | { event: 'tool_result'; data: { id: string; name: string; content: string; isError: boolean; denied?: string } }
+  | { event: 'done'; data: { answer: string; stopReason: string; iterations: number; error?: { code: string; message: string; hint?: string } } }
+  | { event: 'error'; data: { code: string; message: string; hint?: string } };
+
+/**
+ * Applies one stream event to the live part of the chat (the items of the run going on) and
+ * returns the new list. Text after a tool call starts a new assistant item, as the stored
+ * history will have it. `now` times tool calls.
+ */
+export function applyEvent(items: Item[], e: RunStreamEvent, now: number, keyPrefix: string): Item[] {
+  const last = items[items.length - 1];
+  switch (e.event) {
+    case 'token':
+      if (last?.kind === 'assistant' && last.streaming) return [...items.slice(0, -1), { ...last, text: last.text + e.data.text }];
+      return [...items, { kind: 'assistant', key: `${keyPrefix}${items.length}`, text: e.data.text, streaming: true }];
+    case 'tool_call':
+      return [...endStreaming(items), {
+        kind: 'tool', key: `${keyPrefix}${items.length}:${e.data.id}`, callId: e.data.id, name: e.data.name, args: e.data.args, status: 'running', startedAt: now,
+      }];
+    case 'tool_result':
+      return items.map((item) => (item.kind === 'tool' && item.callId === e.data.id && item.status === 'running' ? {
+        ...item,
+        status: e.data.denied !== undefined ? 'denied' : e.data.isError ? 'error' : 'ok',
+        result: e.data.content,
+        ...(e.data.denied !== undefined ? { deniedReason: e.data.denied } : {}),
+        ...(item.startedAt !== undefined ? { durationMs: now - item.startedAt } : {}),
+      } : item));
+    default:
+      return endStreaming(items);
+  }
+}
+
+function endStreaming(items: Item[]): Item[] {
+  return items.map((item) => (item.kind === 'assistant' && item.streaming ? { kind: 'assistant', key: item.key, text: item.text } : item));
+}
+
+/** The notice a run's end calls for: none for a final answer. */
+export function stopNoticeOf(e: RunStreamEvent): StopNotice | undefined {
+  if (e.event === 'error') return { reason: 'error', code: e.data.code, message: e.data.message, ...(e.data.hint ? { hint: e.data.hint } : {}) };
+  if (e.event !== 'done' || e.data.stopReason === 'final') return undefined;
+  const detail = e.data.error;
+  return {
+    reason: e.data.stopReason,
+    ...(detail ? { code: detail.code, message: detail.message, ...(detail.hint ? { hint: detail.hint } : {}) } : KNOWN_STOPS[e.data.stopReason] ?? {}),
+  };
+}
+
+/** What the console says about the stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
+const KNOWN_STOPS: Record<string, Omit<StopNotice, 'reason'>> = {
+  limit: {
+    message: 'The agent used all the iterations it may take in one run before it gave a final answer.',
+    hint: 'Raise settings.max_iterations in the agent\'s AGENT.md, or ask for less at a time.',
+  },
+};

@@ -1,0 +1,300 @@
+// The web console in a real browser: Debian's Chromium (plugins/web/test/browser.ts) against the
+// built `oryx web` on loopback, whose model is a loopback server speaking OpenAI's wire protocol
+// (test/fixtures/console-harness.ts). Build first (`npm test` does). Each test saves a screenshot
+// under the project's temp folder when it fails, and the folder is then kept (its path is printed).
+// ORYX_UPDATE_SCREENSHOT=1 also writes the chat with tool calls to docs/console.png (the README's).
+import { copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import { screenshot, startConsole, streamGates, watchConsole, type ConsoleHarness } from './fixtures/console-harness.ts';
+
+// What the functions given to page.evaluate and waitForFunction use: they run in the page. The
+// tests compile without the DOM library, so these names are declared for this file only.
+declare const document: any, window: any, sessionStorage: any, getComputedStyle: any;
+
+let h: ConsoleHarness | undefined;
+let failed = false;
+
+test.after(async () => {
+  if (failed && h) console.log(`console tests: screenshots and the project kept in ${h.dir}`);
+  await h?.close(failed);
+});
+
+/**
+ * Runs one browser test on a fresh page: fails loudly (a missing Chromium included), saves a
+ * screenshot when it fails, and checks that the page logged no error or warning.
+ */
+function browserTest(name: string, fn: (page: Page, h: ConsoleHarness, errors: string[]) => Promise<void>, options: { allowErrors?: RegExp } = {}) {
+  test(name, async () => {
+    h ??= await startConsole();
+    const page = await h.browser.newPage();
+    const errors = watchConsole(page);
+    try {
+      await fn(page, h, errors);
+      const unexpected = errors.filter((e) => !options.allowErrors?.test(e));
+      assert.equal(unexpected, [], 'no error or warning on the browser console');
+    } catch (error) {
+      failed = true;
+      const file = await screenshot(page, h.dir, name).catch((e: Error) => `(no screenshot: ${e.message})`);
+      throw Object.assign(error as Error, { message: `${(error as Error).message}\nscreenshot: ${file}\nbrowser console:\n${errors.join('\n')}` });
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+/** Opens the console signed in through the URL fragment, as `oryx web` prints it. */
+async function open(page: Page, h: ConsoleHarness, hash = ''): Promise<void> {
+  await page.goto(`${h.url}/#token=${h.token}${hash ? `&${hash}` : ''}`);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+}
+
+/** How many runs have ended in the page's chat. */
+const runsEnded = async (page: Page) => Number(await page.locator('section.chat').getAttribute('data-runs-ended'));
+
+/** Types a message and sends it with Enter; returns a promise that the run has ended. */
+async function send(page: Page, text: string): Promise<() => Promise<void>> {
+  const before = await runsEnded(page);
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  return async () => { await page.waitForFunction((n) => Number(document.querySelector('section.chat')?.getAttribute('data-runs-ended')) > n, before); };
+}
+
+browserTest('the page needs no token, asks for one once, explains a wrong one, and keeps the right one for the tab', async (page, h) => {
+  const res = await page.goto(`${h.url}/`);
+  assert.is(res?.status(), 200);
+  const csp = (await res!.allHeaders())['content-security-policy'] ?? '';
+  assert.match(csp, "default-src 'self'");
+  assert.match(csp, "script-src 'self'");
+  assert.not.match(csp, 'unsafe-inline');
+  const input = page.getByLabel('Token');
+  await input.fill('not-the-token');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'refused this token' }).waitFor();
+  assert.match(await page.getByRole('alert').textContent() ?? '', 'ORYX_E_WEB_UNAUTHORIZED');
+  await input.fill(h.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('oryx-token')), h.token);
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.is(await page.getByLabel('Token').count(), 0, 'not asked again in the same tab');
+
+  // The address oryx web prints: the token is taken from the fragment, which is then cleared.
+  const other = await h.browser.newPage();
+  try {
+    await open(other, h);
+    assert.not.match(other.url(), 'token', 'the token is gone from the address bar');
+  } finally {
+    await other.close();
+  }
+}, { allowErrors: /status of 401/ });
+
+browserTest('an answer streams in token by token: two partial texts are on screen before the run is done', async (page, h) => {
+  await open(page, h);
+  const answered = await send(page, 'stream please');
+  const answer = page.locator('.msg.assistant').last();
+  const text = async () => (await answer.locator('.md').textContent())?.trim();
+  await page.waitForFunction(() => document.querySelector('.msg.assistant:last-of-type')?.textContent?.includes('Hello'));
+  const first = await text();
+  assert.is(await answer.getAttribute('data-state'), 'streaming');
+  streamGates.first.open();
+  await page.waitForFunction(() => document.querySelector('.msg.assistant:last-of-type')?.textContent?.includes('wide'));
+  const second = await text();
+  assert.is(await answer.getAttribute('data-state'), 'streaming');
+  assert.is(first, 'Hello', 'the first state is partial');
+  assert.is(second, 'Hello, wide');
+  streamGates.second.open();
+  await answered();
+  assert.is(await page.locator('.msg.assistant').last().locator('.md').textContent().then((t) => t?.trim()), 'Hello, wide world.');
+  assert.is(await page.locator('.msg.assistant').last().getAttribute('data-state'), 'done');
+});
+
+/** The session on screen, from the address bar (`#s=<id>`). */
+const sessionOf = (page: Page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).get('s') ?? '';
+
+/** `GET` on the API with the token, as a client outside the browser. */
+async function api(h: ConsoleHarness, route: string): Promise<any> {
+  const res = await fetch(`${h.url}${route}`, { headers: { authorization: `Bearer ${h.token}` } });
+  assert.is(res.status, 200, `${route}: ${res.status}`);
+  return res.json();
+}
+
+browserTest('tool calls show as cards with their results, a denied call with the sandbox reason; the timeline has every call', async (page, h) => {
+  await page.setViewportSize({ width: 1280, height: 880 });
+  await open(page, h);
+  const answered = await send(page, 'use tools');
+  // The first card is there while the run goes on, before the answer.
+  await page.locator('details.tool').first().waitFor();
+  await answered();
+  const shot = await screenshot(page, h.dir, 'console');
+  if (process.env.ORYX_UPDATE_SCREENSHOT) await copyFile(shot, path.resolve('docs/console.png'));
+  const cards = page.locator('details.tool');
+  assert.is(await cards.count(), 2);
+  const read = cards.nth(0);
+  assert.is(await read.getAttribute('data-status'), 'ok');
+  assert.match(await read.locator('summary').textContent() ?? '', /read_file.*\d+ ms/);
+  await read.locator('summary').click();
+  assert.match(await read.locator('.args').textContent() ?? '', '"path": "notes.md"');
+  assert.match(await read.locator('.result').textContent() ?? '', 'Ship on Friday');
+  const denied = cards.nth(1);
+  assert.is(await denied.getAttribute('data-status'), 'denied');
+  assert.match(await denied.locator('summary .reason').textContent() ?? '', /read of "\/etc\/hostname" is not allowed: it is outside the read roots/);
+  // The answer is Markdown: bold, a table, a code block.
+  const answer = page.locator('.msg.assistant .md').last();
+  assert.is(await answer.locator('strong').textContent(), 'ship on Friday');
+  assert.is(await answer.locator('table tr').count(), 3);
+  assert.is(await answer.locator('pre code').textContent(), 'const answer = 42;\n');
+
+  await page.getByRole('button', { name: 'Timeline' }).click();
+  const run = page.locator('article.run');
+  await run.first().waitFor();
+  assert.is(await run.count(), 1);
+  assert.is(await run.locator('.entry.llm-call').count(), 3, 'three model calls');
+  assert.is(await run.locator('.entry.tool-call').count(), 2, 'two tool calls');
+  assert.is(await run.locator('.entry.tool-call.denied').count(), 1);
+  assert.match(await run.locator('.totals').textContent() ?? '', /3 model calls · 540 tokens in · 96 out · 2 tool calls · 1 denied/);
+  const colour = (selector: string) => run.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.is.not(await colour('.entry.tool-call.denied .bar'), await colour('.entry.tool-call.ok .bar'), 'a denial has its own colour');
+  assert.match(await run.locator('.entry.llm-call').first().textContent() ?? '', /^model m\s*\d+ ms 120 → 18 tokens · tool_calls$/);
+});
+
+browserTest('a reload keeps the session in the list, and its history with tool cards as they were', async (page, h) => {
+  await open(page, h);
+  await (await send(page, 'use tools again'))();
+  const id = sessionOf(page);
+  assert.ok(id, 'the session is in the address');
+  await page.reload();
+  const entry = page.locator(`button.session[data-session="${id}"]`);
+  await entry.waitFor();
+  assert.is(await entry.getAttribute('aria-current'), 'page');
+  assert.match(await entry.textContent() ?? '', 'use tools again');
+  await page.locator('details.tool').nth(1).waitFor();
+  assert.equal(await page.locator('details.tool').evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))), ['ok', 'denied']);
+  assert.match(await page.locator('details.tool').nth(1).textContent() ?? '', 'outside the read roots', 'the denial reason, from the audit trail');
+  assert.equal(await page.locator('.msg.user .text').allTextContents(), ['use tools again']);
+  assert.match(await page.locator('.msg.assistant').last().textContent() ?? '', 'ship on Friday');
+
+  // From a new tab: the session is found in the list (by its title too) and opens with its history.
+  const other = await h.browser.newPage();
+  try {
+    await open(other, h);
+    const search = other.getByRole('searchbox', { name: 'Search sessions by title' });
+    await search.fill('AGAIN');
+    await other.waitForFunction(() => document.querySelectorAll('button.session').length === 1);
+    await other.locator(`button.session[data-session="${id}"]`).click();
+    await other.locator('details.tool').nth(1).waitFor();
+    assert.is(await other.locator('.msg.user .text').textContent(), 'use tools again');
+    await search.fill('no title has this');
+    await other.getByText('No session title matches.').waitFor();
+  } finally {
+    await other.close();
+  }
+});
+
+browserTest('Stop ends a slow run; the session keeps a consistent history and takes the next message', async (page, h) => {
+  await open(page, h);
+  const answered = await send(page, 'be slow');
+  const card = page.locator('details.tool[data-tool="wait_a_while"]');
+  await card.waitFor();
+  assert.is(await card.getAttribute('data-status'), 'running');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await answered();
+  const notice = page.locator('.notice');
+  assert.match(await notice.textContent() ?? '', /Stopped.*ORYX_E_WEB_STOPPED/);
+  assert.is(await card.getAttribute('data-status'), 'error', 'the cut call has its error result');
+
+  const stored = await api(h, `/api/sessions/${sessionOf(page)}`);
+  const messages = stored.messages.map((m: any) => m.message);
+  assert.equal(messages.map((m: any) => m.role), ['user', 'assistant', 'tool']);
+  assert.is(messages[1].toolCalls[0].id, 'call_slow');
+  assert.is(messages[2].toolCallId, 'call_slow');
+  assert.is(messages[2].isError, true);
+
+  await (await send(page, 'after the stop'))();
+  assert.match(await page.locator('.msg.assistant').last().textContent() ?? '', 'You said: after the stop');
+  assert.is(await page.locator('.notice').count(), 0, 'the stop notice is gone with the next answer');
+  const last = h.model.requests.at(-1)!.body.messages as { role: string; tool_call_id?: string }[];
+  assert.equal(last.slice(1).map((m) => m.role), ['user', 'assistant', 'tool', 'user'], 'the model sees a call and its result, then the new message');
+});
+
+browserTest('model output with script, event handlers, frames and javascript: links runs nothing, live or read back', async (page, h) => {
+  const requested: string[] = [];
+  page.on('request', (r) => requested.push(r.url()));
+  const res = await page.goto(`${h.url}/#token=${h.token}`);
+  assert.match((await res!.allHeaders())['content-security-policy'] ?? '', "default-src 'self'");
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await (await send(page, 'inject'))();
+  const check = async () => {
+    const md = page.locator('.msg.assistant .md').last();
+    await md.locator('strong').waitFor();
+    assert.is(await md.locator('strong').textContent(), 'still bold');
+    assert.is(await md.locator('img, script, svg, iframe, [onerror], [onload], [srcdoc]').count(), 0);
+    assert.match(await md.textContent() ?? '', '<img src=x onerror=', 'markup in the text is shown as text');
+    const hrefs = await md.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    assert.ok(hrefs.every((href) => href === null || href.startsWith('https:')), String(hrefs));
+    // The links that were javascript: are inert now: clicking them runs nothing (the https one is not followed here).
+    for (const link of await md.locator('a:not([href])').all()) await link.click();
+    assert.is(await page.evaluate(() => window.__pwned), undefined, 'no payload ran');
+  };
+  await check();
+  await page.reload();
+  await page.locator('.msg.assistant').last().waitFor();
+  await check();
+  assert.not.ok(requested.some((u) => u.includes('example.invalid')), 'the image was not fetched');
+});
+
+browserTest('a run that stops at its limit or fails says how, with its code and hint', async (page, h) => {
+  await open(page, h);
+  await page.getByRole('combobox', { name: 'Agent' }).selectOption('tight');
+  await (await send(page, 'loop once more'))();
+  const limit = page.locator('.notice[data-reason="limit"]');
+  assert.match(await limit.textContent() ?? '', /iteration limit.*max_iterations/);
+
+  await page.getByRole('combobox', { name: 'Agent' }).selectOption('assistant');
+  await (await send(page, 'fail please'))();
+  const failed = page.locator('.notice[data-reason="error"]');
+  assert.match(await failed.textContent() ?? '', /The run failed.*ORYX_E_LLM_BAD_REQUEST.*scripted failure/);
+  assert.match(await failed.locator('.hint').textContent() ?? '', 'Read the server message above');
+});
+
+browserTest('every control is named, Shift+Enter makes a new line, and a phone-width dark window works', async (page, h) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize({ width: 390, height: 760 });
+  await open(page, h);
+  const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea, a')].filter((el) => {
+    const labels = el.labels;
+    const name = el.getAttribute('aria-label') || (labels && labels.length ? labels[0]!.textContent : '') || el.textContent;
+    return !name?.trim();
+  }).map((el) => el.outerHTML.slice(0, 80)));
+  assert.equal(unnamed, []);
+  assert.is(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(17, 20, 23)', 'the dark scheme');
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' });
+  assert.not.ok(await sidebar.isVisible(), 'sessions are folded away on a narrow window');
+  await page.getByRole('button', { name: 'Sessions' }).click();
+  assert.ok(await sidebar.isVisible());
+  assert.is(await page.getByRole('button', { name: 'Sessions' }).getAttribute('aria-expanded'), 'true');
+  await page.getByRole('button', { name: 'New chat' }).click();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.focus();
+  await page.keyboard.type('first line');
+  await page.keyboard.press('Shift+Enter');
+  await page.keyboard.type('second line');
+  assert.is(await box.inputValue(), 'first line\nsecond line', 'Shift+Enter adds a line, sends nothing');
+  assert.is(await runsEnded(page), 0);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('section.chat')?.getAttribute('data-runs-ended') === '1');
+  assert.is(await page.locator('.msg.user .text').last().textContent(), 'first line\nsecond line');
+  const scrolls = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  assert.not.ok(scrolls, 'nothing wider than the window');
+  await page.getByRole('button', { name: 'Sessions' }).click();
+  await page.getByRole('button', { name: 'Memory' }).click(); // the views stay in reach with the sessions open
+  assert.not.ok(await sidebar.isVisible(), 'picking a view folds the sessions away');
+  await page.getByRole('heading', { name: 'Memory of assistant' }).waitFor();
+  await page.getByText('Nothing here yet.').first().waitFor();
+});
+
+test.run();
