@@ -62,7 +62,7 @@ export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const shape = type({
+export const channelShape = type({
   name: 'string',
   host: 'string',
   port: 'number.integer',
@@ -93,10 +93,10 @@ export function parseChannel(raw: unknown, source: Channel['source'], where = 'c
   const input = raw && typeof raw === 'object' && !isSecretRef(raw) ? definedOptions(raw) : raw;
   const named = input && typeof (input as { name?: unknown }).name === 'string' ? `${where} "${(input as { name: string }).name}"` : where;
   const bad = (field: string, message: string) => notifyError('ORYX_E_NOTIFY_BAD_CHANNEL', `${named}: ${field} ${message}`, { data: { field } });
-  const out = shape(input);
+  const out = channelShape(input);
   if (out instanceof type.errors) {
     const first = out[0]!;
-    const known = first.problem === 'must be removed' ? ` (known fields: ${shape.props.map((p) => String(p.key)).join(', ')})` : '';
+    const known = first.problem === 'must be removed' ? ` (known fields: ${channelShape.props.map((p) => String(p.key)).join(', ')})` : '';
     throw bad(first.path.join('.') || '(channel)', `${first.message.replace(/^.*? must/, 'must')}${known}`);
   }
   const c = out as RuntimeChannelInput & { pass?: string | SecretRef };

@@ -28,7 +28,7 @@ export interface ResolvedNotifyOptions {
   timeoutMs: number;
 }
 
-const shape = type({
+export const optionsShape = type({
   'channels?': 'unknown[]',
   'retry?': { 'attempts?': '1 <= number.integer <= 20', 'baseDelayMs?': 'number.integer >= 0', 'maxDelayMs?': 'number.integer >= 0', '+': 'reject' },
   'timeoutMs?': 'number.integer >= 100',
@@ -43,7 +43,7 @@ const shape = type({
  * resolveOptions({ channels: [{ name: 'ops', host: 'smtp.example.com', port: 70000, from: 'a@x.org', to: 'b@x.org' }] }); // throws, naming port
  */
 export function resolveOptions(raw: unknown): ResolvedNotifyOptions {
-  const o = validateOptions(shape, raw, {
+  const o = validateOptions(optionsShape, raw, {
     plugin: 'notify', code: 'ORYX_E_NOTIFY_OPTIONS',
     example: "notify({ channels: [{ name: 'ops', host: 'smtp.example.com', port: 587, user: 'bot', pass: env('SMTP_PASS'), from: 'bot@example.com', to: ['me@example.com'] }] })",
   }) as { channels?: unknown[]; retry?: Partial<RetryOptions>; timeoutMs?: number };

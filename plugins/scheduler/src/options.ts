@@ -20,7 +20,7 @@ export interface ResolvedSchedulerOptions extends EngineOptions {
   tasks: TaskDefinition[];
 }
 
-const shape = type({
+export const optionsShape = type({
   'tasks?': 'unknown[]',
   'graceMs?': 'number.integer >= 0',
   'leaseMs?': 'number.integer >= 1000',
@@ -36,7 +36,7 @@ const shape = type({
  * resolveOptions({ tasks: [{ name: 'n', agent: 'a', message: 'm', every: '500ms' }] }); // throws ORYX_E_SCHEDULER_BAD_EVERY
  */
 export function resolveOptions(raw: unknown): ResolvedSchedulerOptions {
-  const o = validateOptions(shape, raw, {
+  const o = validateOptions(optionsShape, raw, {
     plugin: 'scheduler', code: 'ORYX_E_SCHEDULER_OPTIONS', example: "scheduler({ tasks: [{ name: 'daily', agent: 'assistant', message: 'Report.', cron: '0 8 * * *' }] })",
   }) as Omit<SchedulerOptions, 'tasks'> & { tasks?: unknown[] };
   const tasks = (o.tasks ?? []).map((t, i) => parseTask(t, `scheduler(): tasks[${i}]`));
