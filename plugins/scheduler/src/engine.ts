@@ -28,7 +28,7 @@ export const MISSED_LIMIT = 1000;
 /** The answer kept in an execution row (the whole answer is in the session). */
 export const ANSWER_CHARS = 4000;
 const POLL_MS = 250;
-/** A tick this late was lost (a worker that never started): the refresh fires it. */
+/** A tick this late was lost (a worker that never started): the refresh fires it, as it fires a task that is not armed. */
 const LOST_TICK_MS = 5000;
 const TIMEOUT = Symbol('timeout');
 const SHUTDOWN = Symbol('shutdown');
@@ -118,7 +118,12 @@ export class SchedulerEngine {
       this.bree = bree;
       await this.store.recoverAll(iso(Date.now()), this.isLive);
       for (const row of await this.store.listTasks()) if (row.enabled) await this.track(row);
-      this.refreshTimer = setInterval(() => void this.refresh().catch((e) => log.warn(`scheduler: refresh failed: ${errorMessage(e)}`)), this.options.refreshMs);
+      let refreshing = false;
+      this.refreshTimer = setInterval(() => {
+        if (refreshing) return;
+        refreshing = true;
+        void this.refresh().catch((e) => log.warn(`scheduler: refresh failed: ${errorMessage(e)}`)).finally(() => { refreshing = false; });
+      }, this.options.refreshMs);
       this.beat();
       this.state = 'started';
     } catch (error) {
@@ -219,7 +224,9 @@ export class SchedulerEngine {
     const after = this.handled.get(task) ?? now;
     const { slots } = slotsBetween(def.schedule, after, now, MISSED_LIMIT);
     this.handled.set(task, Math.max(after, now));
-    await this.arm(task, def, now);
+    // Armed before the slots due now are claimed, so a slow claim never delays the next timer;
+    // a task that could not be armed is fired again by the refresh.
+    await this.arm(task, def, now).catch((error) => this.kernel.log.warn(`scheduler: task ${task}: could not arm its next slot: ${errorMessage(error)}`));
     await this.dispatch(def, slots, 'tick');
   }
 
@@ -298,7 +305,7 @@ export class SchedulerEngine {
         await this.track(row);
       } else {
         const armed = this.armed.get(row.name);
-        if (armed && armed.slot < Date.now() - LOST_TICK_MS) await this.fire(row.name);
+        if (!armed || armed.slot < Date.now() - LOST_TICK_MS) await this.fire(row.name);
       }
     }
     for (const task of [...this.versions.keys()]) if (!seen.has(task)) await this.serial(task, () => this.untrack(task));

@@ -21,7 +21,7 @@ test.before(async () => {
 test.after(async () => { if (dir) await rm(dir, { recursive: true, force: true }); });
 
 test('oryx schedule add refuses bad input at once, each with its code, a message naming the problem and exit 1', async () => {
-  const add = (name: string, ...flags: string[]) => oryx('schedule', 'add', name, '--agent', 'assistant', '--message', 'm', ...flags);
+  const add = (...nameAndFlags: string[]) => oryx('schedule', 'add', ...nameAndFlags, '--agent', 'assistant', '--message', 'm');
   const ok = await add('inbox', '--every', '15m', '--notify', 'ops');
   assert.is(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, 'Added task inbox: every 15m, agent assistant, next at');

@@ -57,12 +57,19 @@ test('two schedulers, 20+ slots: one ok execution per slot; kill one mid-run: it
     const survivor = String(procs[1]!.child.pid);
     const after = all.filter((e) => e.status === 'ok' && Date.parse(e.slot) > killedAt);
     assert.ok(after.every((e) => e.answer!.endsWith(`from ${survivor}`)), 'after the kill only the survivor runs');
-    // No hidden run: every session the model answered in is the session of exactly one execution.
-    const sessions = await db.query<{ id: string; n: number }>("SELECT s.id, COUNT(m.id) AS n FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id");
+    // No hidden run: each session is titled with its slot; no slot has two, and every session
+    // but one the killed process may have opened just before it died belongs to its execution.
+    const sessions = await db.query<{ id: string; title: string; n: number }>('SELECT s.id, s.title, COUNT(m.id) AS n FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id');
+    const titles = sessions.map((s) => s.title);
+    assert.is(new Set(titles).size, titles.length, 'one session per slot');
     const bySession = new Map(all.filter((e) => e.session_id).map((e) => [e.session_id!, e]));
-    assert.is(sessions.length, bySession.size, 'one session per claimed run');
-    for (const s of sessions) assert.ok(bySession.has(s.id), `session ${s.id} belongs to an execution`);
-    assert.is(sessions.find((s) => s.id === dead.session_id)?.n, 1, 'the killed run got as far as the question');
+    for (const s of sessions) {
+      const e = bySession.get(s.id);
+      if (e) assert.is(s.title, `task beat ${e.slot}`);
+      else assert.is(s.title, `task beat ${dead.slot}`, 'a session without an execution is the killed slot\'s');
+    }
+    assert.is(sessions.length, all.filter((e) => e.started_at && e.id !== dead.id).length + sessions.filter((s) => s.title === `task beat ${dead.slot}`).length);
+    assert.ok((sessions.find((s) => s.title === `task beat ${dead.slot}`)?.n ?? 0) <= 2, 'the killed run got no further than one exchange');
     assert.match(procs[1]!.out, 'stopped: ');
   } finally {
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
