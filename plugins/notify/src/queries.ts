@@ -72,12 +72,4 @@ export class NotifyStore {
       o.status, o.attempts, o.errorCode ?? null, o.error ?? null, o.messageId ?? null, o.now, id,
     ]);
   }
-
-  /** The newest sends first. */
-  list(filter: { channel?: string; limit?: number } = {}): Promise<NotificationRow[]> {
-    const limit = Math.max(1, Math.min(10_000, Math.floor(filter.limit ?? 50)));
-    return filter.channel
-      ? this.db().query<NotificationRow>('SELECT * FROM notifications WHERE channel = ? ORDER BY id DESC LIMIT ?', [filter.channel, limit])
-      : this.db().query<NotificationRow>('SELECT * FROM notifications ORDER BY id DESC LIMIT ?', [limit]);
-  }
 }

@@ -16,7 +16,7 @@ export { MIGRATIONS, OWNER } from './migrations.ts';
 export { parseTask, TASK_NAME, DEFAULT_TIMEOUT_MS, type TaskInput, type TaskDefinition, type SessionMode, type Overlap, type CatchUp } from './task.ts';
 export { parseEvery, formatEvery, nextSlot, slotsBetween, describeSchedule, MIN_EVERY_MS, type Schedule } from './schedule.ts';
 export { TaskScheduler } from './service.ts';
-export { SETTLE_MS, type StopReport } from './engine.ts';
+export type { StopReport } from './engine.ts';
 export type { TaskInfo } from './rows.ts';
 export type { ExecutionRow, ExecutionStatus, FiredBy, TaskRow } from './queries.ts';
 
