@@ -15,12 +15,12 @@ test('oryx --help lists commands from every plugin without importing plugin code
       encoding: 'utf8', env: { ...process.env, ORYX_TRACE_FILE: file },
     });
     assert.is(r.status, 0, r.stderr);
-    for (const cmd of ['init', 'run', 'chat', 'agents', 'tools', 'sessions', 'audit', 'memory', 'mcp', 'web']) {
+    for (const cmd of ['init', 'run', 'chat', 'agents', 'tools', 'sessions', 'audit', 'memory', 'mcp', 'web', 'schedule', 'notify']) {
       assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\s`, 'm'), `${cmd} is listed`);
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const offenders = loaded.filter((u) => /\/(kernel|plugins\/[^/]+)\/(dist|src)\//.test(u)
-      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig)\//.test(u));
+      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
     assert.equal(offenders, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { OryxError } from '@oryxos/kernel';
  */
 export const ERROR_CODES = {
   ORYX_E_AUDIT_OPTIONS: 'Fix the audit() option the message names in oryx.config.ts.',
-  ORYX_E_AUDIT_SCHEMA: 'The database has no audit tables: enable sqlite() (it creates them) rather than another database plugin.',
+  ORYX_E_AUDIT_SCHEMA: 'The database service did not create the audit tables (its migrate() did nothing): use sqlite() or another database plugin that runs migrations.',
   ORYX_E_AUDIT_WRITE: 'Logged as a warning, never thrown: an audit row could not be written (disk full, database locked); the run went on. Fix the database.',
 } as const;
 

@@ -13,5 +13,6 @@ export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
 export { AuditRecorder } from './recorder.ts';
+export { MIGRATIONS, OWNER } from './migrations.ts';
 export { listLlmCalls, listToolInvocations, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
 export { sessionTrace, type SessionTraceRows } from './session-trace.ts';

@@ -1,4 +1,5 @@
-import { STAGE, type Kernel, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { OryxError, STAGE, type Kernel, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { MIGRATIONS, OWNER } from './migrations.ts';
 import { resolveOptions, type AuditOptions } from './options.ts';
 import { AuditRecorder } from './recorder.ts';
 import { createRedactor } from './redact.ts';
@@ -10,7 +11,8 @@ export const PLUGIN_VERSION = '0.1.0';
  * The audit trail: one `llm_calls` row per model attempt (failures and retries too), one
  * `tool_invocations` row per tool call (errors and denials too), and one `sandbox_events` row
  * per sandbox denial and per connection of a confined process (the `audit` service), redacted
- * before writing. Needs the sqlite plugin, whose migrations create the tables.
+ * before writing. Its tables live in the `database` service (the sqlite plugin), migrated at
+ * `init`.
  *
  * @example
  * // oryx.config.ts
@@ -25,7 +27,6 @@ export default function audit(options: AuditOptions = {}): Plugin {
     name: 'audit',
     version: PLUGIN_VERSION,
     kernel: '^1',
-    requires: ['sqlite'],
     setup(kernel: Kernel) {
       const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults, exact: (text) => kernel.secrets.mask(text) });
       const recorder = new AuditRecorder(() => kernel.service('database'), {
@@ -40,7 +41,14 @@ export default function audit(options: AuditOptions = {}): Plugin {
       };
       kernel.provide('audit', service);
 
+      // In init, not setup: every plugin is set up by then, in whatever order the config lists them.
       kernel.hooks.init.tapPromise({ name: 'audit' }, async () => {
+        if (!kernel.hasService('database')) {
+          throw new OryxError('ORYX_E_SERVICE_MISSING', 'The audit plugin writes to the "database" service, and no plugin provides it', {
+            hint: 'Add sqlite() from @oryxos/plugin-sqlite (or another database plugin) to `plugins` in oryx.config.ts.',
+          });
+        }
+        await kernel.service('database').migrate(OWNER, MIGRATIONS);
         await recorder.checkSchema();
         if (opts.retentionDays !== undefined) {
           const removed = await recorder.prune(opts.retentionDays);

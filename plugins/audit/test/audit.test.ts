@@ -206,10 +206,18 @@ test('the async driver (@libsql/client on a file: URL) records the same rows', a
   }
 });
 
-test('audit requires sqlite, and validates its options at once', async () => {
+test('audit needs the database service (whatever plugin provides it, listed before or after), and validates its options at once', async () => {
   const missing = await rejection(() => testKernel({ plugins: [scripted([]), audit()] }));
-  assert.is(missing.code, 'ORYX_E_PLUGIN_MISSING_DEPENDENCY');
-  assert.match(missing.hint, 'sqlite');
+  assert.is(missing.code, 'ORYX_E_SERVICE_MISSING');
+  assert.match(missing.message, 'audit');
+  assert.match(missing.hint, 'sqlite()');
+  const after = await testKernel({ plugins: [scripted([]), audit(), sqlite()] });
+  try {
+    const owners = await after.kernel.service('database').query<{ owner: string }>("SELECT owner FROM schema_migrations WHERE owner = 'audit'");
+    assert.equal(owners, [{ owner: 'audit' }], 'audit listed before sqlite still migrates its tables');
+  } finally {
+    await after.close();
+  }
   for (const [options, field] of [
     [{ retentionDays: 0 }, 'retentionDays'], [{ redact: 'sk-' }, 'redact'], [{ redact: [1] }, 'redact'],
     [{ maxOutputChars: 1.5 }, 'maxOutputChars'], [{ redactDefault: false }, 'redactDefault'],

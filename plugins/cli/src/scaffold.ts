@@ -16,6 +16,8 @@ import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
 import mcp from '@oryxos/plugin-mcp';
 import web from '@oryxos/plugin-web';
+// import scheduler from '@oryxos/plugin-scheduler';
+// import notify, { env } from '@oryxos/plugin-notify';
 
 export default defineConfig({
   defaultAgent: 'assistant',
@@ -40,6 +42,15 @@ ${providerLine}
     tools(), // read_file, write_file, edit_file, list_dir, shell, http_request, current_time
     mcp(), // servers from .oryxos/mcp_servers.yaml
     web(), // oryx web: REST + SSE on 127.0.0.1:8787
+    // Mail through SMTP (its host:port must be in smtp.allow above), and agents on a schedule
+    // (each slot once; they run under oryx web, or oryx schedule start). Uncomment both imports too.
+    // notify({ channels: [{ name: 'ops', host: 'smtp.example.com', port: 587, user: 'bot@example.com',
+    //   pass: env('SMTP_PASS'), from: 'bot@example.com', to: ['me@example.com'] }] }), // oryx notify test ops
+    // scheduler({ tasks: [
+    //   { name: 'morning-brief', agent: 'assistant', message: 'Summarise what changed in this project yesterday.',
+    //     cron: '0 8 * * 1-5', timezone: 'Europe/Berlin', notify: 'ops' },
+    //   { name: 'inbox', agent: 'assistant', message: 'Check inbox.md and list what needs an answer.', every: '30m' },
+    // ] }),
   ],
 });
 `,

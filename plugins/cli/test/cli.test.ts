@@ -66,6 +66,26 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
   assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
 });
 
+test('oryx init writes commented-out scheduler and notify examples that work once uncommented', async () => {
+  assert.is((await oryx(['init'], { env: { OPENAI_API_KEY: 'sk-test' } })).code, 0);
+  const file = path.join(dir, 'oryx.config.ts');
+  const config = await readFile(file, 'utf8');
+  assert.match(config, "// import scheduler from '@oryxos/plugin-scheduler';");
+  assert.match(config, "// notify({ channels: [{ name: 'ops'");
+  // Uncomment the two imports and every line of the two examples (what a user does).
+  const lines = config.split('\n');
+  const start = lines.findIndex((l) => l.includes('// notify({'));
+  const end = lines.findIndex((l, i) => i > start && l.trim() === '// ] }),');
+  const active = lines.map((l, i) => (/^\/\/ import (scheduler|notify)/.test(l) || (i >= start && i <= end) ? l.replace(/^(\s*)\/\/ /, '$1') : l)).join('\n');
+  await writeFile(file, active);
+  const tasks = await oryx(['schedule', 'list', '--json']);
+  assert.is(tasks.code, 0, tasks.stderr);
+  assert.equal(JSON.parse(tasks.stdout).map((t: { name: string; schedule: string }) => [t.name, t.schedule]), [['inbox', 'every 30m'], ['morning-brief', 'cron 0 8 * * 1-5 (Europe/Berlin)']]);
+  const channels = await oryx(['notify', 'channels', '--json']);
+  assert.is(channels.code, 0, channels.stderr);
+  assert.equal(JSON.parse(channels.stdout).map((c: { name: string; password: string }) => [c.name, c.password]), [['ops', 'env SMTP_PASS']]);
+});
+
 test('oryx init then oryx run with a scripted provider: tools run, answer printed, --json shape', async () => {
   assert.is((await oryx(['init'])).code, 0);
   await writeFile(path.join(dir, 'oryx.config.ts'), scriptedConfig);

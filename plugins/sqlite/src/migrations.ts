@@ -9,8 +9,13 @@ export const OWNER = 'sqlite';
 
 /**
  * The schema, in order. Sessions store one row per message (appending costs the same at
- * message 5 and 5,000); audit, scheduler and notify tables are created here so their
- * plugins share one migration history.
+ * message 5 and 5,000).
+ *
+ * Versions 2, 3 and 5 created tables other plugins own (audit, scheduler, notify), and version
+ * 4 rewrote some of their columns. Each plugin now creates and upgrades its own tables through
+ * `database.migrate(owner, …)`, only when it is enabled; those steps live there. The versions
+ * stay, empty here, so every database keeps one history: one that applied them is unchanged,
+ * and the owners' first migrations take over whatever those tables already hold.
  */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
@@ -54,123 +59,20 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       )`,
     ],
   },
-  {
-    version: 2,
-    name: 'audit',
-    statements: [
-      `CREATE TABLE llm_calls (
-        id INTEGER PRIMARY KEY,
-        session_id TEXT,
-        run_id TEXT,
-        agent TEXT,
-        iteration INTEGER,
-        attempt INTEGER NOT NULL DEFAULT 1,
-        provider TEXT,
-        model TEXT,
-        input_tokens INTEGER,
-        output_tokens INTEGER,
-        latency_ms INTEGER,
-        finish_reason TEXT,
-        status TEXT NOT NULL,
-        error_code TEXT,
-        error TEXT,
-        retried INTEGER,
-        created_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX llm_calls_by_session ON llm_calls (session_id, id)',
-      'CREATE INDEX llm_calls_by_created ON llm_calls (created_at)',
-      `CREATE TABLE tool_invocations (
-        id INTEGER PRIMARY KEY,
-        session_id TEXT,
-        run_id TEXT,
-        agent TEXT,
-        iteration INTEGER,
-        tool_call_id TEXT,
-        tool TEXT NOT NULL,
-        source TEXT,
-        input TEXT,
-        input_chars INTEGER,
-        output TEXT,
-        output_chars INTEGER,
-        status TEXT NOT NULL,
-        denied_reason TEXT,
-        retryable INTEGER NOT NULL DEFAULT 0,
-        duration_ms INTEGER,
-        created_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX tool_invocations_by_session ON tool_invocations (session_id, id)',
-      'CREATE INDEX tool_invocations_by_created ON tool_invocations (created_at)',
-    ],
-  },
-  {
-    version: 3,
-    name: 'scheduler-and-notify',
-    statements: [
-      `CREATE TABLE scheduled_tasks (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        agent TEXT NOT NULL,
-        message TEXT NOT NULL,
-        cron TEXT,
-        interval_ms INTEGER,
-        timezone TEXT,
-        session_id TEXT,
-        notify_channel TEXT,
-        enabled INTEGER NOT NULL DEFAULT 1,
-        next_run_at TEXT,
-        last_run_at TEXT,
-        lease_owner TEXT,
-        lease_expires_at INTEGER,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        CHECK ((cron IS NULL) <> (interval_ms IS NULL))
-      )`,
-      'CREATE INDEX scheduled_tasks_due ON scheduled_tasks (enabled, next_run_at)',
-      `CREATE TABLE task_executions (
-        id INTEGER PRIMARY KEY,
-        task_id TEXT NOT NULL REFERENCES scheduled_tasks (id) ON DELETE CASCADE,
-        scheduled_for TEXT,
-        started_at TEXT NOT NULL,
-        finished_at TEXT,
-        status TEXT NOT NULL,
-        owner TEXT,
-        session_id TEXT,
-        run_id TEXT,
-        answer TEXT,
-        error TEXT,
-        iterations INTEGER,
-        input_tokens INTEGER,
-        output_tokens INTEGER,
-        duration_ms INTEGER
-      )`,
-      'CREATE INDEX task_executions_by_task ON task_executions (task_id, started_at DESC)',
-      `CREATE TABLE notify_channels (
-        name TEXT PRIMARY KEY,
-        kind TEXT NOT NULL DEFAULT 'smtp',
-        host TEXT NOT NULL,
-        port INTEGER NOT NULL,
-        secure INTEGER NOT NULL DEFAULT 0,
-        username TEXT,
-        password_env TEXT,
-        from_address TEXT NOT NULL,
-        to_addresses TEXT NOT NULL,
-        enabled INTEGER NOT NULL DEFAULT 1,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-      )`,
-    ],
-  },
+  // llm_calls and tool_invocations: the audit plugin's migration 1.
+  { version: 2, name: 'audit', statements: [] },
+  // scheduled_tasks, task_executions, notify_channels: the scheduler's and the notify plugin's migration 1.
+  { version: 3, name: 'scheduler-and-notify', statements: [] },
   {
     version: 4,
     name: 'exact-text-and-quarantine',
     statements: [
       // Strings TEXT cannot hold exactly are now stored as tagged BLOBs (see sql-values.ts).
       // Older rows kept a NUL's bytes but every read stopped at it: rewrite those, so the text
-      // after the NUL reads back again. Only columns of user, model or tool content.
+      // after the NUL reads back again. Only columns of user, model or tool content (the other
+      // plugins' columns: in their own first migration).
       ...[
         ['messages', 'content'], ['messages', 'tool_call_id'], ['messages', 'name'], ['sessions', 'title'],
-        ['tool_invocations', 'input'], ['tool_invocations', 'output'], ['tool_invocations', 'denied_reason'], ['llm_calls', 'error'],
-        ['scheduled_tasks', 'message'], ['task_executions', 'answer'], ['task_executions', 'error'],
       ].map(([table, column]) => `UPDATE ${table} SET ${column} = CAST('oryx:s:' || json_quote(${column}) AS BLOB)
         WHERE typeof(${column}) = 'text' AND instr(CAST(${column} AS BLOB), x'00') > 0`),
       // Messages `oryx sessions repair` took out of a session because they could not be read:
@@ -196,31 +98,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       'ALTER TABLE session_leases ADD COLUMN cancel_requested_by TEXT',
     ],
   },
-  {
-    version: 5,
-    name: 'sandbox-events',
-    statements: [
-      // Sandbox decisions that are not tool calls (a denied MCP server start, a scheduler
-      // action) and every connection a confined process makes through the proxy; written by
-      // the audit plugin.
-      `CREATE TABLE sandbox_events (
-        id INTEGER PRIMARY KEY,
-        decision TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        target TEXT NOT NULL,
-        reason TEXT,
-        origin TEXT,
-        agent TEXT,
-        session_id TEXT,
-        run_id TEXT,
-        tool_call_id TEXT,
-        pid INTEGER,
-        process TEXT,
-        created_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX sandbox_events_by_created ON sandbox_events (created_at)',
-    ],
-  },
+  // sandbox_events: the audit plugin's migration 1.
+  { version: 5, name: 'sandbox-events', statements: [] },
 ]);
 
 /** The newest schema version this code knows. */

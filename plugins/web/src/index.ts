@@ -47,6 +47,12 @@ export default function web(options: WebOptions = {}): Plugin {
       const { WebServer } = await import('./server.ts');
       const server = new WebServer(kernel, resolved, VERSION);
       kernel.provide('web', server);
+      // In init, once every plugin is set up: routes for the services other plugins provide.
+      kernel.hooks.init.tapPromise({ name: 'web' }, async () => {
+        const { registerTaskRoutes, schedulerOf } = await import('./task-routes.ts');
+        const scheduler = schedulerOf(kernel);
+        if (scheduler) registerTaskRoutes(server.routes, scheduler);
+      });
       // A high stage sorts last and the kernel runs close taps in reverse, so the server stops
       // (and its runs end) before the plugins it uses, such as the database, close.
       kernel.hooks.close.tapPromise({ name: 'web', stage: STAGE.OBSERVE }, async () => { await server.close({ graceMs: 0 }); });

@@ -9,7 +9,7 @@ import { assertSafeBind, urlFor } from './host.ts';
 import type { OpenApiDocument } from './openapi.ts';
 import type { ResolvedWebOptions } from './options.ts';
 import type { WebEnv } from './request-log.ts';
-import type { RouteSpec } from './routes.ts';
+import type { RouteSpec, RouteTable } from './routes.ts';
 import { Runner } from './runner.ts';
 import { TOKEN_FILE, loadTokenFile } from './token-file.ts';
 
@@ -39,6 +39,8 @@ export class WebServer {
   readonly options: ResolvedWebOptions;
   private readonly doc: () => OpenApiDocument;
   private readonly specs: RouteSpec[];
+  /** Where routes are added: by the plugin's `init` for the services other plugins provide (`/api/tasks`). */
+  readonly routes: RouteTable;
   /** Where the generated token is kept: `<workspace>/web-token`. */
   readonly tokenFile: string;
   private readonly kernel: Kernel;
@@ -59,6 +61,7 @@ export class WebServer {
     this.app = built.app;
     this.doc = built.openapi;
     this.specs = built.routes.specs;
+    this.routes = built.routes;
   }
 
   /** The OpenAPI document `GET /openapi.json` serves. */

@@ -3,6 +3,7 @@ import type { Logger } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/kernel/cli';
 import { webError } from '../errors.ts';
 import '../index.ts';
+import { schedulerOf } from '../task-routes.ts';
 
 export default class Web extends OryxCommand {
   static override summary = 'Serve the agents over HTTP: REST, SSE streaming and an OpenAI-compatible /v1.';
@@ -49,6 +50,12 @@ export default class Web extends OryxCommand {
     }
     const { url } = await web.listen({ host: flags.host, port: flags.port });
     this.log(`oryx web listening on ${url} (docs: ${url}/docs)`);
+    // The scheduler plugin, when enabled, ticks alongside the server (and only under oryx web or oryx schedule start).
+    const scheduler = schedulerOf(kernel);
+    if (scheduler) {
+      await scheduler.start();
+      this.log(`scheduler started: ${(await scheduler.list()).length} task(s), /api/tasks`);
+    }
     const { auth, token, tokenFrom } = web.options;
     if (auth === 'none') this.log('auth: none');
     else if (token !== undefined) this.log(`auth: bearer token from ${tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`);
@@ -59,9 +66,9 @@ export default class Web extends OryxCommand {
     }
     const signal = await stop;
     const grace = flags.grace ?? web.options.shutdownGraceMs;
-    this.log(`${signal}: shutting down (${web.inFlight} run(s) in flight, ${grace} ms grace)`);
-    const report = await web.close({ graceMs: grace });
-    this.log(`stopped: ${report.finished} run(s) finished, ${report.aborted} aborted`);
+    this.log(`${signal}: shutting down (${web.inFlight + (scheduler?.inFlight ?? 0)} run(s) in flight, ${grace} ms grace)`);
+    const [report, scheduled] = await Promise.all([web.close({ graceMs: grace }), scheduler?.stop({ graceMs: grace })]);
+    this.log(`stopped: ${report.finished + (scheduled?.finished ?? 0)} run(s) finished, ${report.aborted + (scheduled?.aborted ?? 0)} aborted`);
     // The kernel (and with it the database) is closed by OryxCommand.finally.
   }
 }

@@ -1,0 +1,24 @@
+import { OryxCommand, table } from '@oryxos/kernel/cli';
+import type { ChannelInfo } from '../../channel.ts';
+import { notifierOf } from '../../cli.ts';
+
+export default class NotifyChannels extends OryxCommand {
+  static override summary = 'List notify channels: server, sender, recipients and where the password comes from (never the password).';
+  static override examples = ['<%= config.bin %> notify channels', '<%= config.bin %> notify channels --json'];
+  static override enableJsonFlag = true;
+
+  async run(): Promise<ChannelInfo[]> {
+    const { kernel } = await this.boot();
+    const channels = await notifierOf(kernel).channels();
+    if (!this.jsonEnabled()) {
+      if (channels.length === 0) this.log('No notify channels. Add one in notify({ channels }) or with `oryx notify add`.');
+      else {
+        this.log(table(channels.map((c) => ({
+          name: c.name, server: `${c.host}:${c.port}${c.secure ? ' (TLS)' : c.requireTLS ? ' (STARTTLS)' : ''}`, user: c.user ?? '', password: c.password,
+          from: c.from, to: c.to.join(', '), source: c.source,
+        }))));
+      }
+    }
+    return channels;
+  }
+}

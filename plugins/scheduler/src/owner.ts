@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ActiveRow } from './queries.ts';
+
+/** `host:pid:instance`: who claimed an execution. One process may run several schedulers (tests do). */
+export function newOwnerId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+function parseOwner(owner: string): { host: string; pid: number } | undefined {
+  const m = /^(.*):(\d+):[^:]+$/.exec(owner);
+  return m ? { host: m[1]!, pid: Number(m[2]) } : undefined;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether an execution's process may still be running it. Our own executions: while we hold
+ * them. Another process on this host: while its pid lives (a SIGKILL is seen at once) and its
+ * heartbeat is fresh. Another host: while its heartbeat is younger than `leaseMs`.
+ *
+ * @example
+ * const live = liveness({ self: owner, held: (id) => running.has(id), leaseMs: 30_000 });
+ * live({ id: 1, slot, status: 'running', owner: 'web-1:4242:ab12cd34', heartbeat_at }, Date.now());
+ */
+export function liveness(opts: { self: string; held(id: number): boolean; leaseMs: number }): (row: ActiveRow, now: number) => boolean {
+  const host = hostname();
+  return (row, now) => {
+    if (row.owner === opts.self) return opts.held(Number(row.id));
+    const who = row.owner ? parseOwner(row.owner) : undefined;
+    if (who && who.host === host && who.pid !== process.pid && !pidAlive(who.pid)) return false;
+    return row.heartbeat_at !== null && Date.parse(row.heartbeat_at) >= now - opts.leaseMs;
+  };
+}
