@@ -50,7 +50,7 @@ try {
 
   const pieces = 200;
   const sse = [chunk({ role: 'assistant', content: '' }), ...Array.from({ length: pieces }, (_, i) => chunk({ content: `tok${i} ` })), chunk({}, 'stop')];
-  const os = await openaiServer(Array.from({ length: 10_000 }, () => ({ sse })));
+  const os = await openaiServer(Array.from({ length: 10_000 }, () => ({ events: sse })));
   const { provider: osp, kernel: osk } = await providerFrom(openai({ baseURL: os.url, apiKey: 'k', defaultModel: 'm' }), dir);
   await time(`openai: provider.stream, ${pieces} text chunks`, Math.ceil(N / 3), async () => { for await (const _ of osp.stream!(request())) { /* drain */ } });
   await osk.close(); await os.close();

@@ -1,4 +1,4 @@
-// Runs every package's uvu suite (kernel/test, plugins/*/test, test/) through tsx, a few
+// Runs every package's uvu suite (kernel/test, kits/*/test, plugins/*/test, test/) through tsx, a few
 // packages at a time, prints each suite's output, then one plain summary line:
 // "N passed, N failed". Exits non-zero when a suite failed or no test ran at all.
 // Usage: node scripts/test.mjs [dir ...]   (default: every package)
@@ -9,7 +9,8 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const uvu = path.join(root, 'node_modules', 'uvu', 'bin.js');
-const all = ['kernel', ...readdirSync(path.join(root, 'plugins')).sort().map((d) => `plugins/${d}`), '.']
+const packages = (folder) => readdirSync(path.join(root, folder)).sort().map((d) => `${folder}/${d}`);
+const all = ['kernel', ...packages('kits'), ...packages('plugins'), '.']
   .map((d) => path.join(d, 'test'))
   .filter((d) => existsSync(path.join(root, d)));
 const wanted = process.argv.slice(2).map((d) => (d.endsWith('test') ? d : path.join(d, 'test')).replace(/^\.\//, ''));

@@ -82,7 +82,7 @@ test('a request path with a line break writes one escaped log line, never a forg
   await fetch(`${p.web.url}/x%0Aweb%20admin-forged%20GET%20/api/info%20200%201ms`);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const lines = p.web.stdout().split('\n');
-  assert.ok(lines.some((l) => /^web \S+ GET \/x%0Aweb%20admin-forged%20GET%20\/api\/info%20200%201ms 401 \d+ms$/.test(l)), p.web.stdout());
+  assert.ok(lines.some((l) => /^web: \S+ GET \/x%0Aweb%20admin-forged%20GET%20\/api\/info%20200%201ms 401 \d+ms$/.test(l)), p.web.stdout());
   assert.not.ok(lines.some((l) => l.startsWith('web admin-forged')));
 });
 

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { type, type Type } from 'arktype';
-import { OryxError, errorMessage, isOryxError } from './errors.ts';
+import { OryxError, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 
@@ -37,6 +35,7 @@ const pluginShape = type({
   version: 'string > 0',
   kernel: 'string > 0',
   'requires?': 'string[]',
+  'provides?': 'string[]',
   setup: type.unknown.narrow((v, ctx) => typeof v === 'function' || ctx.mustBe('a function')),
 });
 
@@ -156,110 +155,22 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
   };
 }
 
-/** The names a config file may have, in the order they are looked for in one folder. */
-export const CONFIG_FILE_NAMES = ['oryx.config.ts', 'oryx.config.mts', 'oryx.config.js', 'oryx.config.mjs'] as const;
-
-/** A folder holding one of these is a project folder: the search for a config stops there. */
-const PROJECT_MARKERS = ['.oryxos', 'package.json', '.git'];
-
-const exists = (p: string) => lstat(p).then(() => true, () => false);
-
 /**
- * The config file for `cwd`: `oryx.config.{ts,mts,js,mjs}` in the working folder or its
- * parents, up to the first folder that holds `.oryxos/`, a `package.json` or `.git` (the
- * project folder). Nothing else is looked at: no `.config/` meta config, no user-level config
- * folder, no folder above the project. Returns undefined when there is none.
+ * A plugin's option error (`ORYX_E_<PLUGIN>_OPTIONS`: its factory's option check, or an
+ * environment variable it validates) as the configuration error it is: `ORYX_E_CONFIG_INVALID`
+ * naming the plugin and the option, the plugin's own code kept in `data.code`. Anything else
+ * comes back as it was.
  *
  * @example
- * await findConfigFile('/proj/src/lib') // '/proj/oryx.config.ts' when /proj holds it (and package.json)
+ * try { await kernel.start(); } catch (error) { throw asConfigError(error, 'oryx.config.ts'); }
  */
-export async function findConfigFile(cwd: string): Promise<string | undefined> {
-  let dir = path.resolve(cwd);
-  for (;;) {
-    for (const name of CONFIG_FILE_NAMES) {
-      const candidate = path.join(dir, name);
-      if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
-    }
-    for (const marker of PROJECT_MARKERS) if (await exists(path.join(dir, marker))) return undefined;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-/**
- * Refuses a config file another user could have written: one owned by another user (root
- * excepted), writable by everyone, or in a folder that is owned by another user or writable by
- * everyone (`/tmp`, even with its sticky bit). The config runs as code with the user's rights,
- * so only a file the user controls may run. POSIX only; elsewhere it passes. `uid` is the user
- * the file must belong to (default: this process's).
- *
- * @example
- * await assertConfigIsYours('/tmp/oryx.config.ts') // throws ORYX_E_CONFIG_UNSAFE
- */
-export async function assertConfigIsYours(file: string, uid = process.getuid?.()): Promise<void> {
-  if (uid === undefined) return;
-  const foreign = (owner: number) => owner !== uid && owner !== 0;
-  const refuse = (why: string) => new OryxError('ORYX_E_CONFIG_UNSAFE', `Refusing to run the config file ${file}: ${why}`, {
-    hint: 'A config file runs as code with your rights, so it must be yours, in a folder only you (or root) can write to. '
-      + 'Move it into your project folder, or fix the owner (chown) or the mode (chmod o-w), then name it with --config.',
-    data: { file },
+export function asConfigError(error: unknown, where = 'oryx.config.ts'): unknown {
+  const area = isOryxError(error) ? /^ORYX_E_([A-Z0-9]+)_OPTIONS$/.exec(error.code)?.[1] : undefined;
+  if (!area || !isOryxError(error)) return error;
+  const plugin = area.toLowerCase();
+  const option = typeof error.data?.field === 'string' ? error.data.field : undefined;
+  return new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${error.message}`, {
+    cause: error, hint: error.hint ?? `Fix the options of ${plugin}() in oryx.config.ts.`,
+    data: { ...error.data, plugin, ...(option ? { option } : {}), code: error.code },
   });
-  const real = await realpath(file);
-  const s = await stat(real);
-  if (foreign(s.uid)) throw refuse(`it is owned by another user (uid ${s.uid})`);
-  if (s.mode & 0o002) throw refuse('every user may write to it');
-  for (const dir of new Set([path.dirname(path.resolve(file)), path.dirname(real)])) {
-    const d = await stat(dir);
-    if (d.mode & 0o002) throw refuse(`its folder ${dir} is writable by every user`);
-    if (foreign(d.uid)) throw refuse(`its folder ${dir} is owned by another user (uid ${d.uid})`);
-  }
-}
-
-/** Runs a config file: TypeScript through jiti, JavaScript through import(). */
-async function importConfig(file: string): Promise<unknown> {
-  if (/\.m?ts$/.test(file)) {
-    const { createJiti } = await import('jiti');
-    // The transpile cache goes next to the project's dependencies (a folder the sandbox
-    // protects), never to a shared temp folder where another user could plant a cached file.
-    const modules = path.join(path.dirname(file), 'node_modules');
-    const fsCache = (await exists(modules)) ? path.join(modules, '.cache', 'oryxos-config') : false;
-    const jiti = createJiti(pathToFileURL(file).href, { fsCache, interopDefault: true });
-    return jiti.import(file, { default: true });
-  }
-  const mod = await import(pathToFileURL(file).href) as { default?: unknown };
-  return mod.default ?? mod;
-}
-
-/**
- * Finds the config file from `cwd` (see {@link findConfigFile}), or takes the one given
- * (`--config`, `ORYX_CONFIG`), checks that it is the user's own ({@link assertConfigIsYours}),
- * runs it and validates it. Returns undefined when there is no config file at all.
- */
-export async function loadConfig(options: { cwd?: string; file?: string } = {}): Promise<ResolvedConfig | undefined> {
-  const cwd = options.cwd ?? process.cwd();
-  let file: string | undefined;
-  if (options.file) {
-    file = path.resolve(cwd, options.file);
-    if (!(await stat(file).then((s) => s.isFile(), () => false))) {
-      throw new OryxError('ORYX_E_CONFIG_NOT_FOUND', `Config file not found: ${options.file}`, {
-        hint: 'Check the --config path (or ORYX_CONFIG), or run `oryx init` to create oryx.config.ts.',
-      });
-    }
-  } else {
-    file = await findConfigFile(cwd);
-    if (!file) return undefined;
-  }
-  await assertConfigIsYours(file);
-  let raw: unknown;
-  try {
-    raw = await importConfig(file);
-  } catch (error) {
-    if (isOryxError(error)) throw error;
-    throw new OryxError('ORYX_E_CONFIG_LOAD', `Could not load ${path.relative(cwd, file) || file}: ${errorMessage(error)}`, {
-      cause: error,
-      hint: 'Fix the error in the config file; the plugins it imports must be installed (npm install).',
-    });
-  }
-  return resolveConfig(raw, path.dirname(file), file);
 }

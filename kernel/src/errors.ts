@@ -69,10 +69,7 @@ export function toOryxError(error: unknown, code: string, options: OryxErrorOpti
  * table against `kernel/README.md`, so the two never drift.
  */
 export const KERNEL_ERROR_CODES = {
-  ORYX_E_CONFIG_NOT_FOUND: 'Run `oryx init`, or pass --config with the path of an oryx.config.ts.',
   ORYX_E_CONFIG_INVALID: 'Fix the field the message names in oryx.config.ts.',
-  ORYX_E_CONFIG_LOAD: 'The config file threw while loading: fix the syntax or import it names.',
-  ORYX_E_CONFIG_UNSAFE: 'The config file is owned by another user or sits in a folder everyone can write to: move it into your project, fix its owner or mode, and name it with --config.',
   ORYX_E_PLUGIN_INVALID: 'A plugin entry must be the object a plugin factory returns: plugins: [sqlite()].',
   ORYX_E_PLUGIN_DUPLICATE: 'Remove the second copy of the plugin from oryx.config.ts.',
   ORYX_E_PLUGIN_MISSING_DEPENDENCY: 'Add the plugin it names to `plugins` in oryx.config.ts.',
@@ -102,6 +99,4 @@ export const KERNEL_ERROR_CODES = {
   ORYX_E_LLM_CONNECTION: 'The connection broke mid-response: retried automatically; check proxies or the server logs if it persists.',
   ORYX_E_LLM_BAD_RESPONSE: 'The answer did not have the shape the provider API returns: check that the provider URL points to the right kind of server.',
   ORYX_E_RUN_ABORTED: 'The run was cancelled; the session keeps every step committed before the abort.',
-  ORYX_E_CLI_USAGE: 'Check the command usage with --help.',
-  ORYX_E_CLI_FAILED: 'An unexpected error in a command; report it with the command you ran.',
 } as const;

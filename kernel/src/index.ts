@@ -1,22 +1,21 @@
+/**
+ * @oryxos/kernel: what plugins and hosts build on. A plugin gets a {@link PluginContext} in
+ * `setup`; a host (the `oryx` CLI, a test, a program embedding OryxOS) creates, starts and
+ * closes a {@link Kernel}. The loop's internals are in `@oryxos/kernel/internal`, the test
+ * helpers in `@oryxos/kernel/testing`.
+ */
 export * from './types.ts';
 export { OryxError, isOryxError, toOryxError, errorMessage, KERNEL_ERROR_CODES, type OryxErrorOptions } from './errors.ts';
-export { causeChain, retryAfterMs, providerLabel, providerAbortError, providerTimeoutError, providerConnectionError, providerStatusError, providerBadResponseError, type LlmErrorCode, type ProviderCall, type ProviderFix } from './provider-errors.ts';
-export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type ProviderCallOptions } from './provider-options.ts';
-export { STAGE, createHooks, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
-export { Kernel, KERNEL_VERSION, type KernelOptions, type Logger } from './kernel.ts';
-export { definePlugin, orderPlugins, type Plugin } from './plugin.ts';
-export { defineConfig, definedOptions, loadConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, resolveConfig, validateOptions, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
-export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES } from './agents.ts';
+export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
+export { type PluginContext, type PluginHook, type PluginHooks, type Logger } from './context.ts';
+export { Kernel, kernelVersion, type KernelOptions } from './kernel.ts';
+export { definePlugin, pluginPackage, readPackageJson, type Plugin, type PluginPackage, type ServiceName } from './plugin.ts';
+export { defineConfig, definedOptions, resolveConfig, validateOptions, asConfigError, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
+export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES, type AgentLoaderOptions } from './agents.ts';
 export { AgentService } from './service.ts';
-export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';
-export { ToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './executor.ts';
-export { enforceAction, prepareExec, describeAction, minimalEnv, MINIMAL_ENV } from './sandbox-gate.ts';
-export { parseFrontmatter, assertMarkdownData, type Frontmatter } from './frontmatter.ts';
-export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenEstimator } from './prompt.ts';
-export { compileToolSchema, checkToolArgs, uncheckedNote, MAX_SCHEMA_CHARS, type ArgsCheck, type CompiledSchema } from './tool-schema.ts';
+export { enforceAction, prepareExec, describeAction, type GateHost } from './sandbox-gate.ts';
+export { compileToolSchema, uncheckedNote, MAX_SCHEMA_CHARS, type ArgsCheck, type CompiledSchema } from './tool-schema.ts';
 export { Secrets, MASK } from './secrets.ts';
 export { escapeControls } from './escape.ts';
 export { matchesToolPattern } from './registry.ts';
 export { closest, didYouMean } from './suggest.ts';
-export { InMemorySessionStore } from './memory-store.ts';
-export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';

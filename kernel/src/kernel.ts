@@ -1,10 +1,12 @@
+import path from 'node:path';
 import { AgentLoader } from './agents.ts';
-import type { ResolvedConfig } from './config.ts';
+import { asConfigError, type ResolvedConfig } from './config.ts';
+import { namedLogger, pluginHooks, type Logger, type PluginContext } from './context.ts';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import { escapeControls } from './escape.ts';
 import { createHooks, type Hooks } from './hooks.ts';
 import { InMemorySessionStore } from './memory-store.ts';
-import { orderPlugins, type Plugin } from './plugin.ts';
+import { orderPlugins, readPackageJson, type Plugin, type ServiceName } from './plugin.ts';
 import { Registry, matchesToolPattern } from './registry.ts';
 import { Secrets } from './secrets.ts';
 import { AgentService } from './service.ts';
@@ -12,32 +14,37 @@ import { didYouMean } from './suggest.ts';
 import { checkToolSchemas } from './tool-schema.ts';
 import type { AgentDefinition, Provider, Sandbox, Services, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
 
-/** The kernel's version; plugins declare the range they support (`kernel: '^1'`). */
-export const KERNEL_VERSION = '1.0.0';
+/** The kernel's version, from its package.json; plugins declare the range they support (`kernel: '^1'`). */
+export function kernelVersion(): string {
+  return readPackageJson(import.meta.url).version;
+}
 
 /** With no sandbox plugin, every action is denied. */
 const denyAll: Sandbox = {
   async enforce(action) {
     return { allow: false, reason: `no sandbox plugin is enabled, so every ${action.kind} action is denied` };
   },
+  async launch() {
+    return { allow: false, reason: 'no sandbox plugin is enabled, so no program may be started' };
+  },
 };
 
-/** A log line sink; the CLI prints warnings, tests collect them. */
-export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-}
+/** Services the kernel provides itself when no plugin does: a `requires` of them is always met. */
+const BUILT_IN_SERVICES = ['sessions', 'sandbox'];
 
 const silent: Logger = { debug() {}, info() {}, warn() {} };
 
+/** How a host (the CLI, a test, an embedding program) creates a kernel. */
 export interface KernelOptions {
   config: ResolvedConfig;
   logger?: Logger;
+  /** A kernel for a command that only reads: plugins see `ctx.readOnly` and create no file. */
+  readOnly?: boolean;
 }
 
 /**
- * Owns the hooks, the registries and the plugin lifecycle. Plugins receive it in `setup`.
+ * Owns the hooks, the registries and the plugin lifecycle; the host that creates it starts and
+ * closes it. Each plugin's `setup` receives its own {@link PluginContext}, never the kernel.
  *
  * @example
  * const kernel = new Kernel({ config: resolveConfig({ plugins: [scriptedProvider([...])] }, dir) });
@@ -46,7 +53,7 @@ export interface KernelOptions {
  * await kernel.close();
  */
 export class Kernel {
-  readonly version = KERNEL_VERSION;
+  readonly version = kernelVersion();
   readonly hooks: Hooks = createHooks();
   readonly config: ResolvedConfig;
   readonly agents: AgentLoader;
@@ -54,15 +61,16 @@ export class Kernel {
   readonly secrets = new Secrets();
   /** The logger given to the kernel; every message has its secrets masked and is one line of inert text. */
   readonly log: Logger;
+  /** Whether plugins were told to create no file ({@link KernelOptions.readOnly}). */
+  readonly readOnly: boolean;
   private readonly registry = new Registry();
   private state: 'new' | 'starting' | 'started' | 'closing' | 'closed' = 'new';
-  private current?: string;
   private started: Plugin[] = [];
-  private closers: { plugin: string; fn: () => Promise<void> }[] = [];
   private service_?: AgentService;
 
   constructor(options: KernelOptions) {
     this.config = options.config;
+    this.readOnly = options.readOnly ?? false;
     const logger = options.logger ?? silent;
     const mask = (m: string) => escapeControls(this.secrets.mask(m), { oneLine: true });
     this.log = { debug: (m) => logger.debug(mask(m)), info: (m) => logger.info(mask(m)), warn: (m) => logger.warn(mask(m)) };
@@ -88,19 +96,17 @@ export class Kernel {
   async start(): Promise<this> {
     if (this.state !== 'new') throw new OryxError('ORYX_E_REGISTRY_FROZEN', 'The kernel has already been started');
     this.state = 'starting';
-    const ordered = orderPlugins(this.config.plugins, KERNEL_VERSION);
+    const ordered = orderPlugins(this.config.plugins, this.version, BUILT_IN_SERVICES);
     try {
       for (const plugin of ordered) {
-        this.current = plugin.name;
         try {
-          await plugin.setup(this);
+          await plugin.setup(this.contextOf(plugin));
         } catch (error) {
-          if (isOryxError(error) && error.code !== 'ORYX_E_PLUGIN_SETUP') throw error;
+          // An option or environment variable the plugin checks in setup is a configuration error.
+          if (isOryxError(error) && error.code !== 'ORYX_E_PLUGIN_SETUP') throw asConfigError(error, this.config.file ? path.basename(this.config.file) : 'oryx.config.ts');
           throw new OryxError('ORYX_E_PLUGIN_SETUP', `Plugin "${plugin.name}" failed in setup: ${errorMessage(error)}`, {
             cause: error, hint: 'Check the options of that plugin in oryx.config.ts.',
           });
-        } finally {
-          this.current = undefined;
         }
         this.started.push(plugin);
       }
@@ -128,16 +134,37 @@ export class Kernel {
     if (errors.length) throw errors[0];
   }
 
-  /** The name of the plugin whose setup is running, for naming taps and tools. */
-  get pluginName(): string | undefined { return this.current; }
-
-  registerProvider(provider: Provider): void { this.registry.addProvider(provider, this.current); }
-  registerTool(tool: Tool): void { this.registry.addTool(tool, this.current); }
-  registerToolProvider(source: ToolProvider): void { this.registry.addToolProvider(source, this.current); }
-
-  /** Offers a named service to other plugins. */
-  provide<K extends keyof Services>(name: K, value: Services[K]): void {
-    this.registry.addService(name, value, this.current);
+  /** What one plugin's `setup` sees: its name on everything it registers and taps. */
+  private contextOf(plugin: Plugin): PluginContext {
+    const { name } = plugin;
+    const { registry } = this;
+    const kernel = this; // the getters below read live state
+    return Object.freeze({
+      name, options: plugin.options, config: this.config, agents: this.agents, secrets: this.secrets, readOnly: this.readOnly, version: this.version,
+      log: namedLogger(this.log, name),
+      hooks: pluginHooks(this.hooks, name),
+      get runs() { return kernel.runs; },
+      get plugins() { return kernel.plugins; },
+      get providerNames() { return kernel.providerNames; },
+      registerProvider: (provider: Provider) => registry.addProvider(provider, name),
+      registerTool: (tool: Tool) => registry.addTool(tool, name),
+      registerToolProvider: (source: ToolProvider) => registry.addToolProvider(source, name),
+      provide<K extends keyof Services>(service: K, value: Services[K]) {
+        if (!plugin.provides?.includes(service as ServiceName)) {
+          throw new OryxError('ORYX_E_PLUGIN_INVALID', `Plugin "${name}" provides the "${String(service)}" service without declaring it`, {
+            hint: `Add provides: ['${String(service)}'] to the plugin object, so the loader can order and check the plugins that require it.`,
+          });
+        }
+        registry.addService(service, value, name);
+      },
+      service: <K extends keyof Services>(service: K) => this.service(service),
+      hasService: (service: keyof Services) => this.hasService(service),
+      serviceOwner: (service: keyof Services) => this.serviceOwner(service),
+      provider: (provider: string) => this.provider(provider),
+      allTools: (agent: AgentDefinition, signal?: AbortSignal) => this.allTools(agent, signal),
+      toolsFor: (agent: AgentDefinition, signal?: AbortSignal) => this.toolsFor(agent, signal),
+      toolSourceStatus: () => this.toolSourceStatus(),
+    });
   }
 
   /** True when some plugin (or the kernel default) provides the service. */

@@ -304,11 +304,10 @@ export interface SandboxContext {
 export interface Sandbox {
   enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision>;
   /**
-   * Checks a whole process launch and returns how to start it (confined by the policy). Without
-   * it, `prepareExec` enforces the exec action and starts the program unconfined with the
-   * minimal environment.
+   * Checks a whole process launch and returns how to start it (confined by the policy, with
+   * only the environment the policy allows). A sandbox that cannot start processes denies.
    */
-  launch?(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision>;
+  launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision>;
   /**
    * Adds files the sandbox must never let an agent write (a plugin's own control files, such
    * as a servers file outside the workspace). It can only narrow the policy.

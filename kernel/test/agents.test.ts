@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AgentLoader, DEFAULT_SETTINGS, parseFrontmatter, type OryxError } from '../src/index.ts';
-import { echoTool, scripted, testKernel, toolsPlugin } from '../src/testing.ts';
+import { AgentLoader, DEFAULT_SETTINGS, type OryxError } from '@oryxos/kernel';
+import { parseFrontmatter } from '@oryxos/kernel/internal';
+import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 let ws: string;
 test.before.each(async () => { ws = await mkdtemp(path.join(tmpdir(), 'oryx-agents-')); });

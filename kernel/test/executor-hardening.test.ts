@@ -3,12 +3,12 @@
 // tool, calls past max_tool_calls_per_step do not run, and secrets are masked.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { escapeControls, STAGE, type Plugin, type Tool, type ToolMessage, type ToolResult } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { escapeControls, STAGE, type Plugin, type Tool, type ToolMessage, type ToolResult } from '@oryxos/kernel';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const schema = { type: 'object', properties: { n: { type: 'number' } } };
 const tool = (name: string, execute: Tool['execute'], extra: Partial<Tool> = {}): Tool => ({ name, description: name, source: 'plugin', inputSchema: schema, execute, ...extra });
-const plugin = (setup: Plugin['setup']): Plugin => ({ name: 'p', version: '1.0.0', kernel: '^1', setup });
+const plugin = (setup: Plugin['setup']): Plugin => ({ name: 'approval', version: '1.0.0', kernel: '^1', setup });
 const toolMessages = (messages: { role: string }[]) => messages.filter((m): m is ToolMessage => m.role === 'tool');
 
 /** Runs `calls` in one response, then a final answer; returns what afterTool saw, the stored messages and the model's second request. */
@@ -18,7 +18,7 @@ async function run(tools: Tool[], calls: { name: string; args?: Record<string, u
   const k = await testKernel({
     plugins: [llm, plugin((kernel) => {
       tools.forEach((t) => kernel.registerTool(t));
-      kernel.hooks.afterTool.tapPromise({ name: 'audit-spy', stage: STAGE.OBSERVE }, async (result, info) => { seen.push({ result, status: info.status }); return result; });
+      kernel.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => { seen.push({ result, status: info.status }); return result; });
       options.setup?.(kernel);
     })],
     agents: { assistant: { tools: ['*'], ...(options.settings ? { settings: options.settings } : {}) } },
@@ -31,7 +31,7 @@ async function run(tools: Tool[], calls: { name: string; args?: Record<string, u
 
 test('a beforeTool tap that throws: an error result the model sees, recorded by afterTool; the loop goes on', async () => {
   const r = await run([tool('t', async () => 'ran')], [{ name: 't', args: {} }], {
-    setup: (k) => k.hooks.beforeTool.tapPromise('approval', async () => { throw new Error('approval service down'); }),
+    setup: (k) => k.hooks.beforeTool.tapPromise(async () => { throw new Error('approval service down'); }),
   });
   assert.is(r.result.stopReason, 'final');
   assert.is(r.seen.length, 1);
@@ -44,7 +44,7 @@ test('an afterTool tap that throws: the failure becomes the result and the obser
   const r = await run([tool('t', async () => 'ran')], [{ name: 't', args: {} }], {
     setup: (k) => {
       let first = true;
-      k.hooks.afterTool.tapPromise('redactor', async (result) => { if (first) { first = false; throw new Error('bad redaction'); } return result; });
+      k.hooks.afterTool.tapPromise(async (result) => { if (first) { first = false; throw new Error('bad redaction'); } return result; });
     },
   });
   assert.is(r.result.stopReason, 'final');

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type Tool, type ToolMessage } from '../src/index.ts';
-import { allowAll, scripted, testKernel } from '../src/testing.ts';
+import { OryxError, type Plugin, type Tool, type ToolMessage } from '@oryxos/kernel';
+import { allowAll, scripted, testKernel } from '@oryxos/kernel/testing';
 
 const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 }, mode: { enum: ['a', 'b'] } }, required: ['n'], additionalProperties: false };
 const tools = (...list: Tool[]): Plugin => ({ name: 'tools', version: '1.0.0', kernel: '^1', setup(k) { list.forEach((t) => k.registerTool(t)); } });

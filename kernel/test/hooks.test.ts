@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, STAGE, createHooks, type Plugin, type Tool } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { OryxError, STAGE, type Plugin, type Tool } from '@oryxos/kernel';
+import { createHooks } from '@oryxos/kernel/internal';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const echo: Tool = {
   name: 'echo', description: 'echo', source: 'plugin', inputSchema: { type: 'object' },
@@ -29,11 +30,11 @@ test('stages order taps whatever the registration order', async () => {
 test('beforePrompt is a waterfall: each tap sees the previous one\'s prompt', async () => {
   const llm = scripted([{ text: 'ok' }]);
   const p = plugin('memoryish', (k) => {
-    k.hooks.beforePrompt.tapPromise({ name: 'memoryish', stage: STAGE.LATE }, async (prompt) => {
+    k.hooks.beforePrompt.tapPromise({ stage: STAGE.LATE }, async (prompt) => {
       prompt.memory.push({ id: 'late', content: `after ${prompt.memory.map((s) => s.id).join(',')}` });
       return prompt;
     });
-    k.hooks.beforePrompt.tapPromise({ name: 'memoryish' }, async (prompt) => ({ ...prompt, memory: [...prompt.memory, { id: 'first', title: 'Facts', content: 'the sky is green' }] }));
+    k.hooks.beforePrompt.tapPromise(async (prompt) => ({ ...prompt, memory: [...prompt.memory, { id: 'first', title: 'Facts', content: 'the sky is green' }] }));
   });
   const t = await testKernel({ plugins: [llm, p] });
   await t.service.process({ agent: 'assistant', message: 'hi' });
@@ -47,7 +48,7 @@ test('beforePrompt is a waterfall: each tap sees the previous one\'s prompt', as
 test('afterLLM is a waterfall that can rewrite the response', async () => {
   const llm = scripted([{ text: 'raw answer' }]);
   const p = plugin('policy', (k) => {
-    k.hooks.afterLLM.tapPromise('policy', async (r) => ({ ...r, message: { ...r.message, content: r.message.content.toUpperCase() } }));
+    k.hooks.afterLLM.tapPromise(async (r) => ({ ...r, message: { ...r.message, content: r.message.content.toUpperCase() } }));
   });
   const t = await testKernel({ plugins: [llm, p] });
   const r = await t.service.process({ agent: 'assistant', message: 'hi' });
@@ -62,10 +63,10 @@ test('beforeTool bails: a returned result replaces execution; undefined passes',
   const seen: string[] = [];
   const guard = plugin('approval', (k) => {
     k.registerTool(counted);
-    k.hooks.beforeTool.tapPromise({ name: 'approval', stage: STAGE.GUARD }, async ({ call }) =>
+    k.hooks.beforeTool.tapPromise({ stage: STAGE.GUARD }, async ({ call }) =>
       call.args.block ? { content: 'refused by approval', isError: true, denied: 'user said no' } : undefined);
-    k.hooks.beforeTool.tapPromise('approval', async ({ call }) => { seen.push(call.id); return undefined; });
-    k.hooks.afterTool.tapPromise({ name: 'approval', stage: STAGE.OBSERVE }, async (result, info) => { seen.push(`${info.call.id}:${info.status}`); return result; });
+    k.hooks.beforeTool.tapPromise(async ({ call }) => { seen.push(call.id); return undefined; });
+    k.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => { seen.push(`${info.call.id}:${info.status}`); return result; });
   });
   const t = await testKernel({ plugins: [llm, guard] });
   await t.service.process({ agent: 'assistant', message: 'go' });
@@ -81,7 +82,7 @@ test('afterTool is a waterfall: redaction reaches the model and the store', asyn
   const llm = scripted([{ toolCalls: [{ name: 'secret' }] }, { text: 'ok' }]);
   const p = plugin('redact', (k) => {
     k.registerTool(secret);
-    k.hooks.afterTool.tapPromise('redact', async (r) => ({ ...r, content: r.content.replace(/sk-\w+/, '[redacted]') }));
+    k.hooks.afterTool.tapPromise(async (r) => ({ ...r, content: r.content.replace(/sk-\w+/, '[redacted]') }));
   });
   const t = await testKernel({ plugins: [llm, p] });
   const r = await t.service.process({ agent: 'assistant', message: 'go' });
@@ -94,7 +95,7 @@ test('afterTool is a waterfall: redaction reaches the model and the store', asyn
 test('a tap that throws is re-raised as ORYX_E_HOOK_FAILED naming plugin and hook', async () => {
   const llm = scripted([{ text: 'ok' }]);
   const bad = plugin('flaky', (k) => {
-    k.hooks.beforePrompt.tapPromise('flaky', async () => { throw new Error('disk full'); });
+    k.hooks.beforePrompt.tapPromise(async () => { throw new Error('disk full'); });
   });
   const t = await testKernel({ plugins: [llm, bad] });
   const r = await t.service.process({ agent: 'assistant', message: 'hi' });
@@ -107,7 +108,7 @@ test('a tap that throws is re-raised as ORYX_E_HOOK_FAILED naming plugin and hoo
 test('a tap throwing an OryxError keeps its code; the message still names plugin and hook', async () => {
   const llm = scripted([{ text: 'ok' }]);
   const bad = plugin('strict', (k) => {
-    k.hooks.afterLLM.tapPromise('strict', async () => { throw new OryxError('ORYX_E_POLICY_BLOCKED', 'answer blocked', { hint: 'ask differently' }); });
+    k.hooks.afterLLM.tapPromise(async () => { throw new OryxError('ORYX_E_POLICY_BLOCKED', 'answer blocked', { hint: 'ask differently' }); });
   });
   const t = await testKernel({ plugins: [llm, bad] });
   const r = await t.service.process({ agent: 'assistant', message: 'hi' });
@@ -117,15 +118,15 @@ test('a tap throwing an OryxError keeps its code; the message still names plugin
 
 test('init runs after every setup; close runs in reverse order, each even if one fails', async () => {
   const log: string[] = [];
-  const mk = (name: string, requires: string[] = [], failClose = false) => ({
+  const mk = (name: string, services: Partial<Plugin>, failClose = false): Plugin => ({
     ...plugin(name, (k) => {
       log.push(`setup ${name}`);
-      k.hooks.init.tapPromise(name, async () => { log.push(`init ${name}`); });
-      k.hooks.close.tapPromise(name, async () => { log.push(`close ${name}`); if (failClose) throw new Error('nope'); });
+      k.hooks.init.tapPromise(async () => { log.push(`init ${name}`); });
+      k.hooks.close.tapPromise(async () => { log.push(`close ${name}`); if (failClose) throw new Error('nope'); });
     }),
-    requires,
+    ...services,
   });
-  const t = await testKernel({ plugins: [mk('audit', ['db']), mk('db', [], true), mk('web', ['db'])] });
+  const t = await testKernel({ plugins: [mk('audit', { requires: ['database'] }), mk('db', { provides: ['database'] }, true), mk('web', { requires: ['database'] })] });
   assert.equal(log, ['setup db', 'setup audit', 'setup web', 'init db', 'init audit', 'init web']);
   log.length = 0;
   try { await t.close(); assert.unreachable(); } catch (e) { assert.is((e as OryxError).code, 'ORYX_E_HOOK_FAILED'); }
@@ -135,7 +136,7 @@ test('init runs after every setup; close runs in reverse order, each even if one
 test('afterRun sees every run with its stop reason', async () => {
   const llm = scripted([{ text: 'fine' }]);
   const reasons: string[] = [];
-  const p = plugin('notify', (k) => { k.hooks.afterRun.tapPromise('notify', async (r) => { reasons.push(`${r.stopReason}:${r.answer}`); }); });
+  const p = plugin('notify', (k) => { k.hooks.afterRun.tapPromise(async (r) => { reasons.push(`${r.stopReason}:${r.answer}`); }); });
   const t = await testKernel({ plugins: [llm, p] });
   await t.service.process({ agent: 'assistant', message: 'hi' });
   assert.equal(reasons, ['final:fine']);

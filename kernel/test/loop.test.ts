@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type RunEvent, type Tool } from '../src/index.ts';
-import { echoTool, scripted, testKernel, toolsPlugin } from '../src/testing.ts';
+import { OryxError, type Plugin, type RunEvent, type Tool } from '@oryxos/kernel';
+import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 const echo = echoTool();
 
@@ -77,7 +77,7 @@ test('max_iterations: an onLimit tap can replace the final response', async () =
   const limiter: Plugin = {
     name: 'limiter', version: '1.0.0', kernel: '^1',
     setup(k) {
-      k.hooks.onLimit.tapPromise('limiter', async ({ last }) => ({ ...last, message: { role: 'assistant', content: `gave up after ${last.message.toolCalls?.length} call(s)` } }));
+      k.hooks.onLimit.tapPromise(async ({ last }) => ({ ...last, message: { role: 'assistant', content: `gave up after ${last.message.toolCalls?.length} call(s)` } }));
     },
   };
   const t = await testKernel({ plugins: [llm, toolsPlugin(echo), limiter], agents: { assistant: { tools: ['*'], settings: { max_iterations: 2 } } } });

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Kernel, KERNEL_VERSION, OryxError, orderPlugins, resolveConfig, type Plugin, type Tool } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { Kernel, kernelVersion, OryxError, STAGE, pluginPackage, resolveConfig, type Plugin, type PluginContext, type Tool } from '@oryxos/kernel';
+import { orderPlugins } from '@oryxos/kernel/internal';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 import { readFileSync } from 'node:fs';
 
 const p = (name: string, extra: Partial<Plugin> = {}): Plugin => ({ name, version: '1.0.0', kernel: '^1', setup() {}, ...extra });
@@ -14,36 +15,87 @@ const codeAsync = async (fn: () => Promise<unknown>): Promise<[string, string]> 
   return ['no error', ''];
 };
 
-test('KERNEL_VERSION matches the kernel package.json', () => {
+test('the kernel version and a plugin package\'s version and range come from their package.json', () => {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  assert.is(KERNEL_VERSION, pkg.version);
+  assert.is(kernelVersion(), pkg.version);
+  const sqlite = JSON.parse(readFileSync(new URL('../../plugins/sqlite/package.json', import.meta.url), 'utf8'));
+  assert.equal(pluginPackage(new URL('../../plugins/sqlite/dist/index.js', import.meta.url).href), { package: '@oryxos/plugin-sqlite', version: sqlite.version, kernel: sqlite.oryx.kernel });
+  assert.is(code(() => pluginPackage(import.meta.url)), 'ORYX_E_PLUGIN_INVALID', 'the kernel package declares no oryx.kernel range');
 });
 
-test('orderPlugins puts required plugins first and keeps config order otherwise', () => {
-  const ordered = orderPlugins([p('audit', { requires: ['sqlite'] }), p('web', { requires: ['sqlite', 'audit'] }), p('sqlite'), p('tools')], '1.0.0');
+test('orderPlugins sets up the provider of a required service first and keeps config order otherwise', () => {
+  const ordered = orderPlugins([
+    p('audit', { requires: ['database'], provides: ['audit'] }), p('web', { requires: ['database', 'audit'] }), p('sqlite', { provides: ['database', 'sessions'] }), p('tools'),
+  ], '1.0.0', ['sessions', 'sandbox']);
   assert.equal(ordered.map((x) => x.name), ['sqlite', 'audit', 'web', 'tools']);
+  assert.is(code(() => orderPlugins([p('mcp', { requires: ['sandbox'] })], '1.0.0', ['sessions', 'sandbox'])), 'no error', 'the kernel provides sandbox and sessions itself');
 });
 
-test('a missing dependency names the plugin to add to oryx.config.ts', () => {
-  try {
-    orderPlugins([p('audit', { requires: ['sqlite'] })], '1.0.0');
-    assert.unreachable();
-  } catch (e) {
-    const err = e as OryxError;
-    assert.is(err.code, 'ORYX_E_PLUGIN_MISSING_DEPENDENCY');
-    assert.match(err.message, 'Plugin "audit" requires plugin "sqlite"');
-    assert.match(err.hint!, 'sqlite()');
-    assert.match(err.hint!, 'oryx.config.ts');
-  }
+test('a required service no plugin provides names the service and the plugin that needs it, before any setup', async () => {
+  let setups = 0;
+  const [c, m] = await codeAsync(() => testKernel({ plugins: [p('audit', { requires: ['database'], setup: () => { setups++; } })] }));
+  assert.is(c, 'ORYX_E_PLUGIN_MISSING_DEPENDENCY');
+  assert.match(m, 'Plugin "audit" requires the "database" service, which no enabled plugin provides');
+  assert.match(m, 'oryx.config.ts');
+  assert.is(setups, 0);
 });
 
-test('duplicates, kernel range mismatches, cycles and non-plugins are refused', () => {
+test('duplicates, two providers of a service, kernel range mismatches, cycles and non-plugins are refused', () => {
   assert.is(code(() => orderPlugins([p('a'), p('a')], '1.0.0')), 'ORYX_E_PLUGIN_DUPLICATE');
+  assert.is(code(() => orderPlugins([p('a', { provides: ['database'] }), p('b', { provides: ['database'] })], '1.0.0')), 'ORYX_E_REGISTRY_DUPLICATE');
   assert.is(code(() => orderPlugins([p('a', { kernel: '^2' })], '1.0.0')), 'ORYX_E_PLUGIN_KERNEL_MISMATCH');
   assert.is(code(() => orderPlugins([p('a', { kernel: '>=1.1' })], '1.0.0')), 'ORYX_E_PLUGIN_KERNEL_MISMATCH');
   assert.is(code(() => orderPlugins([p('a', { kernel: '^1.0.0' })], '1.4.2')), 'no error');
-  assert.is(code(() => orderPlugins([p('a', { requires: ['b'] }), p('b', { requires: ['a'] })], '1.0.0')), 'ORYX_E_PLUGIN_CYCLE');
+  assert.is(code(() => orderPlugins([p('a', { requires: ['audit'], provides: ['database'] }), p('b', { requires: ['database'], provides: ['audit'] })], '1.0.0')), 'ORYX_E_PLUGIN_CYCLE');
   assert.is(code(() => orderPlugins([{ name: 'x' } as unknown as Plugin], '1.0.0')), 'ORYX_E_PLUGIN_INVALID');
+});
+
+test('a kernel range mismatch names the plugin, its package, the range it needs and this kernel', () => {
+  try {
+    orderPlugins([p('acme', { kernel: '^2', version: '3.1.0', package: 'oryx-plugin-acme' })], '1.4.0');
+    assert.unreachable();
+  } catch (e) {
+    const err = e as OryxError;
+    assert.is(err.code, 'ORYX_E_PLUGIN_KERNEL_MISMATCH');
+    assert.is(err.message, 'Plugin "acme"@3.1.0 (oryx-plugin-acme) needs kernel ^2, but this is kernel 1.4.0');
+  }
+});
+
+test('the plugin context: its name on every tap, tool and service; options, config and a named logger; no start or close', async () => {
+  let seen: PluginContext | undefined;
+  const order: string[] = [];
+  const tool: Tool = { name: 'mine', description: '', source: 'plugin', inputSchema: {}, async execute() { return ''; } };
+  const mine = p('mine', {
+    options: { greeting: 'hi' }, provides: ['memory'],
+    setup(ctx) {
+      seen = ctx;
+      ctx.registerTool(tool);
+      ctx.log.warn('careful');
+      ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async () => { order.push('observe'); });
+      ctx.hooks.afterRun.tapPromise(async () => { throw new Error('boom'); });
+    },
+  });
+  const llm = scripted([{ text: 'ok' }]);
+  const t = await testKernel({ plugins: [llm, mine] });
+  assert.is(seen!.name, 'mine');
+  assert.equal(seen!.options, { greeting: 'hi' });
+  assert.is(seen!.config.root, t.dir);
+  assert.is(seen!.version, kernelVersion());
+  assert.equal(t.warnings, ['mine: careful']);
+  assert.not.ok('start' in seen! || 'close' in seen!);
+  assert.equal(Object.keys(seen!.hooks.afterRun), ['tapPromise']);
+  assert.is((await t.kernel.allTools((await t.kernel.agents.list())[0]!)).find((x) => x.name === 'mine')?.plugin, 'mine');
+  const r = await t.service.process({ agent: 'assistant', message: 'hi' }).catch((e: OryxError) => e);
+  assert.match((r as OryxError).message, 'Plugin "mine" failed in hook "afterRun": boom');
+  await t.close();
+});
+
+test('a service a plugin did not declare in provides is refused, naming it', async () => {
+  const sneaky = p('sneaky', { setup: (ctx) => ctx.provide('memory', {} as never) });
+  const [c, m] = await codeAsync(() => testKernel({ plugins: [sneaky] }));
+  assert.is(c, 'ORYX_E_PLUGIN_INVALID');
+  assert.match(m, 'Plugin "sneaky" provides the "memory" service without declaring it');
+  assert.match(m, "provides: ['memory']");
 });
 
 test('registries: duplicate tool and provider names are errors', async () => {
@@ -57,11 +109,12 @@ test('registries: duplicate tool and provider names are errors', async () => {
   assert.is(c3, 'ORYX_E_PLUGIN_INVALID');
 });
 
-test('after start the registries are frozen', async () => {
-  const t = await testKernel({ plugins: [scripted([])] });
+test('after start the registries are frozen: a context kept past setup cannot register', async () => {
+  let kept: PluginContext | undefined;
+  const t = await testKernel({ plugins: [scripted([]), p('keeper', { provides: ['sandbox'], setup: (ctx) => { kept = ctx; } })] });
   const tool: Tool = { name: 'late', description: '', source: 'plugin', inputSchema: {}, async execute() { return ''; } };
-  assert.is(code(() => t.kernel.registerTool(tool)), 'ORYX_E_REGISTRY_FROZEN');
-  assert.is(code(() => t.kernel.provide('sandbox', { async enforce() { return { allow: true }; } })), 'ORYX_E_REGISTRY_FROZEN');
+  assert.is(code(() => kept!.registerTool(tool)), 'ORYX_E_REGISTRY_FROZEN');
+  assert.is(code(() => kept!.provide('sandbox', { async enforce() { return { allow: true }; }, async launch() { return { allow: false, reason: 'no' }; } })), 'ORYX_E_REGISTRY_FROZEN');
   await t.close();
 });
 
@@ -77,7 +130,7 @@ test('services: provided by name; a missing one says what to enable; defaults fo
 
 test('a plugin that throws in setup is named, and plugins already set up are closed', async () => {
   const closed: string[] = [];
-  const first = p('first', { setup: (k) => { k.hooks.close.tapPromise('first', async () => { closed.push('first'); }); } });
+  const first = p('first', { setup: (k) => { k.hooks.close.tapPromise(async () => { closed.push('first'); }); } });
   const broken = p('broken', { setup: () => { throw new Error('bad option'); } });
   const [c, m] = await codeAsync(() => testKernel({ plugins: [first, broken] }));
   assert.is(c, 'ORYX_E_PLUGIN_SETUP');

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cutText, groupTurns, repairHistory, type Message, type Plugin, type PromptReport, type Tool, type TrimInfo } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { type Message, type Plugin, type PromptReport, type Tool, type TrimInfo } from '@oryxos/kernel';
+import { cutText, groupTurns, repairHistory } from '@oryxos/kernel/internal';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const u = (content: string): Message => ({ role: 'user', content });
 const a = (content: string, ids: string[] = []): Message => ({ role: 'assistant', content, ...(ids.length ? { toolCalls: ids.map((id) => ({ id, name: 't', args: {} })) } : {}) });
@@ -31,7 +32,7 @@ test('cutText keeps head and tail and says how much was cut', () => {
 
 const trims = (kernel: { hooks: { trimContext: { tapPromise: Function } } }) => {
   const seen: TrimInfo[] = [];
-  kernel.hooks.trimContext.tapPromise('test', async (info: TrimInfo) => { seen.push(info); });
+  kernel.hooks.trimContext.tapPromise('observer', async (info: TrimInfo) => { seen.push(info); });
   return seen;
 };
 

@@ -2,12 +2,12 @@
 // caller's context, and every denial reaches the audit service without code in the caller.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { enforceAction, isOryxError, minimalEnv, prepareExec, type Plugin, type SandboxEvent, type Tool } from '../src/index.ts';
-import { allowAll, scripted, testKernel, toolsPlugin } from '../src/testing.ts';
+import { enforceAction, isOryxError, prepareExec, type ExecLaunch, type Plugin, type SandboxContext, type SandboxEvent, type Tool } from '@oryxos/kernel';
+import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 /** An audit service that keeps what it is given. */
 function auditProbe(events: SandboxEvent[]): Plugin {
-  return { name: 'audit-probe', version: '1.0.0', kernel: '^1', setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); } }); } };
+  return { name: 'audit-probe', version: '1.0.0', kernel: '^1', provides: ['audit'], setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); } }); } };
 }
 
 test('a denial outside a tool call is audited with what asked, and thrown as ORYX_E_SANDBOX_DENIED', async () => {
@@ -45,20 +45,23 @@ test('a denial inside a tool call carries the run, the agent and the tool call',
   }
 });
 
-test('a sandbox without launch(): the program starts unconfined with the minimal environment plus the launcher\'s', async () => {
-  const t = await testKernel({ plugins: [allowAll()] });
+test('prepareExec hands back the launch the sandbox decided on, asked with the caller\'s context', async () => {
+  const asked: { command: string; ctx?: SandboxContext }[] = [];
+  const launch: ExecLaunch = { file: '/usr/bin/bwrap', args: ['--', '/bin/ls'], cwd: '/p', env: { PATH: '/bin' }, program: '/bin/ls', confined: true, started() {}, async done() {} };
+  const sandbox: Plugin = {
+    name: 'sandbox', version: '1.0.0', kernel: '^1', provides: ['sandbox'],
+    setup(k) {
+      k.provide('sandbox', {
+        async enforce() { return { allow: true }; },
+        async launch(request, ctx) { asked.push({ command: request.command, ctx }); return { allow: true, launch }; },
+      });
+    },
+  };
+  const t = await testKernel({ plugins: [sandbox] });
   try {
-    process.env.ORYX_GATE_SECRET = 'not for children';
-    const launch = await prepareExec(t.kernel, { command: 'ls', args: ['-a'], env: { LANG: 'C' } });
-    assert.is(launch.confined, false);
-    assert.match(launch.file, /\/ls$/);
-    assert.is(launch.file, launch.program);
-    assert.equal(launch.args, ['-a']);
-    assert.is(launch.cwd, t.dir);
-    assert.equal(launch.env, { ...minimalEnv(), LANG: 'C' });
-    assert.is(launch.env.ORYX_GATE_SECRET, undefined);
+    assert.is(await prepareExec(t.kernel, { command: 'ls', args: [] }, { origin: 'scheduler task nightly' }), launch);
+    assert.equal(asked, [{ command: 'ls', ctx: { origin: 'scheduler task nightly', agent: undefined } }]);
   } finally {
-    delete process.env.ORYX_GATE_SECRET;
     await t.close();
   }
 });

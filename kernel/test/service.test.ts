@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type RunContext } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { OryxError, type Plugin, type RunContext } from '@oryxos/kernel';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 test('the kernel owns one AgentService: every door gets the same instance', async () => {
   const t = await testKernel({ plugins: [scripted([])] });
@@ -36,7 +36,7 @@ test('the run context carries the user the run acts for', async () => {
   const seen: (string | undefined)[] = [];
   const spy: Plugin = {
     name: 'spy', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.afterRun.tapPromise('spy', async (_r, run: RunContext) => { seen.push(run.user); }); },
+    setup(k) { k.hooks.afterRun.tapPromise(async (_r, run: RunContext) => { seen.push(run.user); }); },
   };
   const t = await testKernel({ plugins: [scripted([{ text: 'a' }, { text: 'b' }]), spy] });
   await t.service.process({ agent: 'assistant', message: 'hi', user: 'alice' });

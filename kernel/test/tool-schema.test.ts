@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileToolSchema, isOryxError, MAX_SCHEMA_CHARS, type Plugin, type Tool, type ToolMessage } from '../src/index.ts';
-import { scripted, testKernel } from '../src/testing.ts';
+import { compileToolSchema, isOryxError, MAX_SCHEMA_CHARS, type Plugin, type Tool, type ToolMessage } from '@oryxos/kernel';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const plugin = (...list: Tool[]): Plugin => ({ name: 'third-party', version: '1.0.0', kernel: '^1', setup(k) { list.forEach((t) => k.registerTool(t)); } });
 const tool = (name: string, inputSchema: Record<string, unknown>): Tool => ({ name, description: name, source: 'plugin', inputSchema, async execute(args) { return `ran ${JSON.stringify(args)}`; } });

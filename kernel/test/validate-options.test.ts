@@ -1,7 +1,7 @@
 import { type } from 'arktype';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError, validateOptions, type OryxError } from '../src/index.ts';
+import { isOryxError, validateOptions, type OryxError } from '@oryxos/kernel';
 
 const shape = type({
   'url?': 'string > 0',

@@ -8,7 +8,7 @@
  * import audit from '@oryxos/plugin-audit';
  * export default defineConfig({ plugins: [sqlite(), audit()] });
  */
-export { default, default as audit, PLUGIN_VERSION } from './plugin.ts';
+export { default, default as audit } from './plugin.ts';
 export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';

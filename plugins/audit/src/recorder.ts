@@ -109,7 +109,7 @@ export class AuditRecorder {
     try {
       await this.db().execute(sql, params);
     } catch (error) {
-      this.log.warn(`audit: ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
+      this.log.warn(`ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
     }
   }
 }

@@ -208,9 +208,9 @@ test('the async driver (@libsql/client on a file: URL) records the same rows', a
 
 test('audit needs the database service (whatever plugin provides it, listed before or after), and validates its options at once', async () => {
   const missing = await rejection(() => testKernel({ plugins: [scripted([]), audit()] }));
-  assert.is(missing.code, 'ORYX_E_SERVICE_MISSING');
-  assert.match(missing.message, 'audit');
-  assert.match(missing.hint, 'sqlite()');
+  assert.is(missing.code, 'ORYX_E_PLUGIN_MISSING_DEPENDENCY');
+  assert.match(missing.message, 'Plugin "audit" requires the "database" service');
+  assert.match(missing.hint, '@oryxos/plugin-audit');
   const after = await testKernel({ plugins: [scripted([]), audit(), sqlite()] });
   try {
     const owners = await after.kernel.service('database').query<{ owner: string }>("SELECT owner FROM schema_migrations WHERE owner = 'audit'");
@@ -233,7 +233,7 @@ test('a database without the audit tables is refused at start with ORYX_E_AUDIT_
   const { dir, cleanup } = await tempDir();
   const db = await openDatabase({ kind: 'file', path: path.join(dir, 'bare.db') }, { driver: 'libsql', busyTimeoutMs: 1000 });
   // a stand-in "sqlite" plugin whose database never ran the migrations
-  const bare: Plugin = { name: 'sqlite', version: '1.0.0', kernel: '^1', setup(k) { k.provide('database', Object.assign(db, { migrate: async () => [] as number[] })); } };
+  const bare: Plugin = { name: 'sqlite', version: '1.0.0', kernel: '^1', provides: ['database'], setup(k) { k.provide('database', Object.assign(db, { migrate: async () => [] as number[] })); } };
   try {
     const error = await rejection(() => testKernel({ plugins: [scripted([]), bare, audit()], dir }));
     assert.is(error.cause?.code, 'ORYX_E_AUDIT_SCHEMA');

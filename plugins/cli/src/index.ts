@@ -1,7 +1,14 @@
 /**
- * The terminal channel of OryxOS: `oryx init`, `oryx run`, `oryx chat`, `oryx agents` and
- * `oryx tools`, as oclif commands on the kernel's AgentService. Other plugins add their own
- * commands (sessions, audit, memory, mcp, web) from their packages.
+ * The terminal channel of OryxOS: `oryx init`, `run`, `chat`, `agents`, `tools`, `doctor`,
+ * `version` and the `plugins` commands, as oclif commands on the kernel's AgentService; and the
+ * host side every command shares, whichever package it comes from: {@link OryxCommand} (boots
+ * a kernel from `oryx.config.ts`), finding and running the config file, the installation's
+ * packages and versions.
  */
+export { OryxCommand, defaultPlugins, readStdin, DEFAULT_PLUGIN_PACKAGES, type BaseFlags } from './command.ts';
+export { table } from './format.ts';
+export { loadConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from './config-file.ts';
+export { importAliases, packageEntries, findPackage } from './config-imports.ts';
+export { installedPackages, pluginSources, versions, type InstalledPackage } from './installation.ts';
 export { scaffold } from './scaffold.ts';
 export { ERROR_CODES } from './errors.ts';

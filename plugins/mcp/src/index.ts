@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { STAGE, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
 import { loadServers } from './config-file.ts';
 import { McpManager } from './manager.ts';
 import { DEFAULTS, validateOptions, type McpOptions } from './options.ts';
-import { VERSION } from './version.ts';
 
 export { ERROR_CODES, type McpErrorCode } from './errors.ts';
 export { McpManager } from './manager.ts';
@@ -13,7 +12,6 @@ export { toToolResult, type McpCallResult } from './content.ts';
 export { exposedName, serverMayMatch } from './names.ts';
 export { expandString } from './env.ts';
 export { loadServers, type ServerEntry, type LoadedServers } from './config-file.ts';
-export { VERSION } from './version.ts';
 
 declare module '@oryxos/kernel' {
   interface Services {
@@ -36,18 +34,20 @@ declare module '@oryxos/kernel' {
  */
 export default function mcp(options: McpOptions = {}): Plugin {
   const opts = validateOptions(options);
+  const pkg = pluginPackage(import.meta.url);
   return {
+    ...pkg,
     name: 'mcp',
-    version: VERSION,
-    kernel: '^1',
-    async setup(kernel) {
-      const loaded = await loadServers({ options: opts, root: kernel.config.root, workspaceDir: kernel.config.workspaceDir });
-      for (const secret of loaded.secrets) kernel.secrets.add(secret);
+    provides: ['mcp'],
+    options: opts,
+    async setup(ctx) {
+      const loaded = await loadServers({ options: opts, root: ctx.config.root, workspaceDir: ctx.config.workspaceDir });
+      for (const secret of loaded.secrets) ctx.secrets.add(secret);
       for (const name of loaded.overridden) {
-        kernel.log.info(`mcp: server "${name}" is declared in both ${loaded.file} and the mcp() options; the options entry is used`);
+        ctx.log.info(`server "${name}" is declared in both ${loaded.file} and the mcp() options; the options entry is used`);
       }
       const manager = new McpManager(loaded.servers, {
-        kernel,
+        ctx,
         timeoutMs: opts.timeoutMs ?? DEFAULTS.timeoutMs,
         connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
         baseDelayMs: opts.reconnect?.baseDelayMs ?? DEFAULTS.baseDelayMs,
@@ -55,24 +55,24 @@ export default function mcp(options: McpOptions = {}): Plugin {
         maxTools: opts.limits?.maxTools ?? DEFAULTS.maxTools,
         maxToolListChars: opts.limits?.maxToolListChars ?? DEFAULTS.maxToolListChars,
         maxMessageBytes: opts.limits?.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
-        logDir: path.join(kernel.config.workspaceDir, 'logs'),
-        clientVersion: VERSION,
+        logDir: path.join(ctx.config.workspaceDir, 'logs'),
+        clientVersion: pkg.version,
       }, loaded.file);
-      kernel.provide('mcp', manager);
-      kernel.registerToolProvider({
+      ctx.provide('mcp', manager);
+      ctx.registerToolProvider({
         name: 'mcp',
         list: ({ agent, signal }) => manager.toolsForAgent(agent, signal),
         status: async () => manager.status().map((s) => ({ name: s.name, ok: s.ok, tools: s.tools, ...(s.reason ? { reason: s.reason } : {}) })),
       });
       // If the process exits without close (an uncaught error), no server may outlive it.
       const onExit = () => manager.killSync();
-      kernel.hooks.init.tapPromise({ name: 'mcp', stage: STAGE.DEFAULT }, async () => {
+      ctx.hooks.init.tapPromise({ stage: STAGE.DEFAULT }, async () => {
         // The servers file says which programs OryxOS starts: no agent may write it.
-        if (loaded.file) kernel.service('sandbox').protect?.(loaded.file, 'it lists the programs OryxOS starts');
+        if (loaded.file) ctx.service('sandbox').protect?.(loaded.file, 'it lists the programs OryxOS starts');
         process.on('exit', onExit);
         if (opts.eager) await manager.connectAll();
       });
-      kernel.hooks.close.tapPromise({ name: 'mcp', stage: STAGE.DEFAULT }, async () => {
+      ctx.hooks.close.tapPromise({ stage: STAGE.DEFAULT }, async () => {
         process.off('exit', onExit);
         await manager.close();
       });

@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { OryxError, compileToolSchema, enforceAction, errorMessage, isOryxError, prepareExec, uncheckedNote } from '@oryxos/kernel';
-import type { ExecLaunch, JsonSchema, Kernel, SandboxAction, ToolResult } from '@oryxos/kernel';
+import type { ExecLaunch, JsonSchema, PluginContext, SandboxAction, ToolResult } from '@oryxos/kernel';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerEntry } from './config-file.ts';
@@ -57,7 +57,7 @@ export interface McpToolInfo {
 }
 
 export interface ServerDeps {
-  kernel: Kernel;
+  ctx: PluginContext;
   timeoutMs: number;
   connectTimeoutMs: number;
   baseDelayMs: number;
@@ -125,14 +125,14 @@ export class McpServerConnection {
    */
   get command(): string {
     const command = this.entry.config.command!;
-    return /[\\/]/.test(command) && !path.isAbsolute(command) ? path.resolve(this.deps.kernel.config.root, command) : command;
+    return /[\\/]/.test(command) && !path.isAbsolute(command) ? path.resolve(this.deps.ctx.config.root, command) : command;
   }
 
   /** What the sandbox is asked before the server is started or reached: the whole launch for a stdio server. */
   get action(): SandboxAction {
     const c = this.entry.config;
     if (this.kind === 'http') return { kind: 'http', url: c.url!, method: 'POST' };
-    return { kind: 'exec', command: this.command, args: c.args ?? [], cwd: path.resolve(this.deps.kernel.config.root, c.cwd ?? '.'), ...(c.env ? { env: c.env } : {}) };
+    return { kind: 'exec', command: this.command, args: c.args ?? [], cwd: path.resolve(this.deps.ctx.config.root, c.cwd ?? '.'), ...(c.env ? { env: c.env } : {}) };
   }
 
   /** What asks the sandbox, for the audit trail. */
@@ -146,7 +146,7 @@ export class McpServerConnection {
     return {
       name: this.name,
       transport: this.kind,
-      target: this.deps.kernel.secrets.mask(this.kind === 'http' ? c.url! : [this.command, ...(c.args ?? [])].join(' ')),
+      target: this.deps.ctx.secrets.mask(this.kind === 'http' ? c.url! : [this.command, ...(c.args ?? [])].join(' ')),
       origin: this.entry.origin,
       state: this.state,
       ok,
@@ -292,7 +292,7 @@ export class McpServerConnection {
       this.state = 'failed';
       this.error = failure;
       this.reason = failure.message;
-      this.deps.kernel.log.warn(`mcp: server "${this.name}" is unavailable: ${failure.message}`);
+      this.deps.ctx.log.warn(`server "${this.name}" is unavailable: ${failure.message}`);
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -308,10 +308,10 @@ export class McpServerConnection {
     const stale = () => attempt !== this.attempt || this.shuttingDown;
     const abandoned = () => new OryxError('ORYX_E_MCP_UNAVAILABLE', `the start of MCP server "${this.name}" was abandoned`);
     let launch: ExecLaunch | undefined;
-    if (this.kind === 'http') await enforceAction(this.deps.kernel, this.action, { origin: this.origin });
+    if (this.kind === 'http') await enforceAction(this.deps.ctx, this.action, { origin: this.origin });
     else {
       const { kind: _, ...request } = this.action as Extract<SandboxAction, { kind: 'exec' }>;
-      launch = await prepareExec(this.deps.kernel, request, { origin: this.origin });
+      launch = await prepareExec(this.deps.ctx, request, { origin: this.origin });
     }
     const [{ Client }, { transport, log }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
@@ -344,7 +344,7 @@ export class McpServerConnection {
     this.log = log;
     this.stderrTail = [];
     client.onclose = () => { void this.lost(client, undefined); };
-    client.onerror = (error) => this.deps.kernel.log.debug(`mcp: server "${this.name}": ${errorMessage(error)}`);
+    client.onerror = (error) => this.deps.ctx.log.debug(`server "${this.name}": ${errorMessage(error)}`);
     const guard = new GuardedTransport(transport, this.deps, () => {
       const pid = (transport as StdioTransport).pid;
       if (pid) sendSignal([pid], 'SIGKILL');
@@ -373,8 +373,8 @@ export class McpServerConnection {
     const [{ StdioClientTransport }, { LinearReadBuffer }] = await Promise.all([import('@modelcontextprotocol/sdk/client/stdio.js'), import('./read-buffer.ts')]);
     await mkdir(this.deps.logDir, { recursive: true });
     const log = createWriteStream(this.logFile, { flags: 'a' });
-    log.on('error', (error) => this.deps.kernel.log.debug(`mcp: cannot write ${this.logFile}: ${errorMessage(error)}`));
-    const mask = (text: string) => this.deps.kernel.secrets.mask(text);
+    log.on('error', (error) => this.deps.ctx.log.debug(`cannot write ${this.logFile}: ${errorMessage(error)}`));
+    const mask = (text: string) => this.deps.ctx.secrets.mask(text);
     log.write(mask(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`));
     // Exactly what the sandbox returned: the program (under bubblewrap when confined) with the
     // minimal environment plus what exec.env allows. The SDK adds HOME, LOGNAME, PATH, SHELL,
@@ -409,16 +409,16 @@ export class McpServerConnection {
       if (!toolAllowed(this.entry.config.tools, t.name)) continue;
       try {
         const { unchecked } = await compileToolSchema(t.inputSchema, `tool "${t.name}" of MCP server "${this.name}"`);
-        if (unchecked.length) this.deps.kernel.log.warn(`mcp: server "${this.name}": ${uncheckedNote(t.name, unchecked)}`);
+        if (unchecked.length) this.deps.ctx.log.warn(`server "${this.name}": ${uncheckedNote(t.name, unchecked)}`);
       } catch (error) {
         refused.push(errorMessage(error));
-        this.deps.kernel.log.warn(`mcp: server "${this.name}": ${errorMessage(error)}; the tool is left out`);
+        this.deps.ctx.log.warn(`server "${this.name}": ${errorMessage(error)}; the tool is left out`);
         continue;
       }
       if (performance.now() - slice > 10) { await new Promise((resolve) => setImmediate(resolve)); slice = performance.now(); }
       const name = exposedName(this.name, t.name);
       if (exposed.has(name)) {
-        this.deps.kernel.log.warn(`mcp: server "${this.name}" has tools "${exposed.get(name)!.name}" and "${t.name}", which both become ${name}; only the first is offered`);
+        this.deps.ctx.log.warn(`server "${this.name}" has tools "${exposed.get(name)!.name}" and "${t.name}", which both become ${name}; only the first is offered`);
         continue;
       }
       exposed.set(name, t);
@@ -438,7 +438,7 @@ export class McpServerConnection {
     this.retryAt = Date.now() + this.backoff();
     this.reason = `${error ? errorMessage(error) : this.guard?.oversize ?? 'the server closed the connection'}${this.tail()}`;
     this.error = new OryxError('ORYX_E_MCP_UNAVAILABLE', `MCP server "${this.name}" went away: ${this.reason}`, { retryable: true });
-    this.deps.kernel.log.warn(`mcp: server "${this.name}" went away (${this.reason}); it is restarted on next use`);
+    this.deps.ctx.log.warn(`server "${this.name}" went away (${this.reason}); it is restarted on next use`);
     await this.teardown();
   }
 

@@ -26,7 +26,7 @@ function observer(seen: { name: string; source?: string; status: string; result:
   return {
     name: 'observer', version: '1.0.0', kernel: '^1',
     setup(k) {
-      k.hooks.afterTool.tapPromise('observer', async (result, info) => {
+      k.hooks.afterTool.tapPromise(async (result, info) => {
         seen.push({ name: info.call.name, source: info.tool?.source, status: info.status, result });
         return result;
       });

@@ -1,22 +1,17 @@
-// The package's promises about itself: README error table, version, lazy heavy imports.
+// The package's promises about itself: README error table, lazy heavy imports.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readmeErrorCodes } from '@oryxos/kernel/testing';
-import { ERROR_CODES, VERSION } from '../src/index.ts';
+import { ERROR_CODES } from '../src/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 test('the README lists exactly the codes of ERROR_CODES, each with its fix', async () => {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
   assert.equal(readmeErrorCodes(readme), { ...ERROR_CODES });
-});
-
-test('VERSION matches package.json', async () => {
-  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
-  assert.is(VERSION, pkg.version);
 });
 
 test('no module loaded by the entry point imports the MCP SDK or yaml at the top level', async () => {

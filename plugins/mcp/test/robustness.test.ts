@@ -33,7 +33,7 @@ test('through the kernel: the model gets a retryable timeout result and the run 
   t = await mcpKernel({ servers: { slow: { ...fixture(), timeoutMs: 300 } } }, {
     plugins: [llm, {
       name: 'observer', version: '1.0.0', kernel: '^1',
-      setup(k) { k.hooks.afterTool.tapPromise('observer', async (r, info) => { seen.push({ retryable: r.retryable, source: info.tool?.source }); return r; }); },
+      setup(k) { k.hooks.afterTool.tapPromise(async (r, info) => { seen.push({ retryable: r.retryable, source: info.tool?.source }); return r; }); },
     }],
   });
   const run = await t.service.process({ agent: 'assistant', message: 'sleep' });

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Plugin, SandboxAction, SandboxDecision } from '@oryxos/kernel';
+import type { Plugin, SandboxAction, SandboxContext, SandboxDecision } from '@oryxos/kernel';
+import { minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import mcp from '../src/index.ts';
 import { FIXTURE, NODE, fixture } from './helpers.ts';
@@ -14,12 +15,21 @@ test.after.each(async () => { await t?.close(); t = undefined; });
 /** A sandbox service with a rule function, recording what it was asked (the kernel's Sandbox interface). */
 function ruleSandbox(rule: (action: SandboxAction, agent?: string) => SandboxDecision, asked: { action: SandboxAction; agent?: string }[]): Plugin {
   return {
-    name: 'sandbox', version: '1.0.0', kernel: '^1',
+    name: 'sandbox', version: '1.0.0', kernel: '^1', provides: ['sandbox'],
     setup(k) {
+      const enforce = async (action: SandboxAction, ctx?: SandboxContext) => {
+        asked.push({ action, agent: ctx?.agent?.name });
+        return rule(action, ctx?.agent?.name);
+      };
       k.provide('sandbox', {
-        async enforce(action, ctx) {
-          asked.push({ action, agent: ctx?.agent?.name });
-          return rule(action, ctx?.agent?.name);
+        enforce,
+        // An allowed program starts unconfined, with the minimal environment and the server's own.
+        async launch(request, ctx) {
+          const decision = await enforce({ kind: 'exec', ...request }, ctx);
+          if (!decision.allow) return decision;
+          const cwd = path.resolve(k.config.root, request.cwd ?? '.');
+          const file = (await resolveExecutable(request.command, cwd)) ?? request.command;
+          return { allow: true, launch: { file, args: request.args, cwd, env: { ...minimalEnv(), ...request.env }, program: file, confined: false, started() {}, async done() {} } };
         },
       });
     },
@@ -74,7 +84,7 @@ test('each call is checked again with the calling agent, and a denial is a denie
       ruleSandbox((_a, agent) => (agent === 'restricted' ? { allow: false, reason: 'restricted agents may not use fx' } : { allow: true }), asked),
       mcp({ servers: { fx: fixture() } }),
       llm,
-      { name: 'observer', version: '1.0.0', kernel: '^1', setup(k) { k.hooks.afterTool.tapPromise('observer', async (r, i) => { statuses.push(i.status); return r; }); } },
+      { name: 'observer', version: '1.0.0', kernel: '^1', setup(k) { k.hooks.afterTool.tapPromise(async (r, i) => { statuses.push(i.status); return r; }); } },
     ],
     agents: { restricted: { tools: ['fx__*'] } },
   });

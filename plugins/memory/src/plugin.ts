@@ -3,8 +3,8 @@ import { rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type } from 'arktype';
-import { OryxError, STAGE, errorMessage, validateOptions } from '@oryxos/kernel';
-import type { Kernel, Plugin, RunContext } from '@oryxos/kernel';
+import { OryxError, STAGE, errorMessage, pluginPackage, validateOptions } from '@oryxos/kernel';
+import type { PluginContext, Plugin, RunContext } from '@oryxos/kernel';
 import { checkpointItems } from './checkpoint.ts';
 import { DEFAULT_ROTATE_BYTES, FileMemoryStore } from './file-store.ts';
 import { migrateCheckpoints } from './migrate.ts';
@@ -85,20 +85,21 @@ const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${tool
 export default function memory(options: MemoryOptions = {}): Plugin {
   const opts = validate(options);
   return {
+    ...pluginPackage(import.meta.url),
     name: 'memory',
     agentKeys: ['memory'],
-    version: '0.1.0',
-    kernel: '^1',
-    setup(kernel: Kernel) {
+    provides: ['memory'],
+    options: opts,
+    setup(ctx: PluginContext) {
       const store = new FileMemoryStore({
-        workspaceDir: kernel.config.workspaceDir,
+        workspaceDir: ctx.config.workspaceDir,
         coreMaxChars: opts.coreMaxChars,
         rotateBytes: opts.rotateBytes,
         lockTimeoutMs: opts.lockTimeoutMs,
         staleLockMs: opts.staleLockMs,
       });
-      kernel.provide('memory', store);
-      const sessionExists = async (id: string) => (await kernel.service('sessions').get(id)) !== undefined;
+      ctx.provide('memory', store);
+      const sessionExists = async (id: string) => (await ctx.service('sessions').get(id)) !== undefined;
 
       // Tools see a ToolContext, which does not say who the run acts for: remember each
       // memory call's run from beforeTool until afterTool.
@@ -108,18 +109,18 @@ export default function memory(options: MemoryOptions = {}): Plugin {
         // Fail closed: without its run, a call could land in a wider scope than it should.
         if (!run) {
           throw new OryxError('ORYX_E_MEMORY_NO_RUN', `${ctx.toolCallId}: a memory tool was called outside an agent run, so whose memory it is cannot be told`, {
-            hint: 'Call memory tools through an agent run (kernel.runs.process), or use the memory service with an explicit scope.',
+            hint: 'Call memory tools through an agent run (ctx.runs.process), or use the memory service with an explicit scope.',
           });
         }
         return runMemory(run);
       };
-      kernel.registerTool(saveMemoryTool(store, memoryOf));
-      kernel.registerTool(recallMemoryTool(store, memoryOf));
-      kernel.hooks.beforeTool.tapPromise({ name: 'memory', stage: STAGE.LATE }, async ({ run, call, tool }) => {
+      ctx.registerTool(saveMemoryTool(store, memoryOf));
+      ctx.registerTool(recallMemoryTool(store, memoryOf));
+      ctx.hooks.beforeTool.tapPromise({ stage: STAGE.LATE }, async ({ run, call, tool }) => {
         if (tool && MEMORY_TOOLS.has(tool.name)) calls.set(callKey(run.sessionId, call.id), run);
         return undefined;
       });
-      kernel.hooks.afterTool.tapPromise({ name: 'memory', stage: STAGE.OBSERVE }, async (result, { run, call }) => {
+      ctx.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, { run, call }) => {
         calls.delete(callKey(run.sessionId, call.id));
         return result;
       });
@@ -134,30 +135,30 @@ export default function memory(options: MemoryOptions = {}): Plugin {
         if (!pending && !failed.has(agent)) {
           pending = migrateCheckpoints(store, agent, sessionExists).then((m) => {
             if (m.moved) {
-              kernel.log.info(`memory: moved ${m.moved} checkpoint(s) of conversations out of the MEMORY.md of agent ${agent}`
+              ctx.log.info(`moved ${m.moved} checkpoint(s) of conversations out of the MEMORY.md of agent ${agent}`
                 + ` (to ${m.sessions} session(s)${m.keptPath ? `; ${m.kept} of deleted sessions kept in ${m.keptPath}` : ''})`);
             }
           }, (error) => {
             failed.add(agent);
-            kernel.log.warn(`memory: could not move the checkpoints out of the MEMORY.md of agent ${agent} (prompts leave them out): ${errorMessage(error)}`);
+            ctx.log.warn(`could not move the checkpoints out of the MEMORY.md of agent ${agent} (prompts leave them out): ${errorMessage(error)}`);
           }).finally(() => migrating.delete(agent));
           migrating.set(agent, pending);
         }
         return pending ?? Promise.resolve();
       };
 
-      const prompt = memoryPrompt(kernel, store, { budgetChars: opts.budgetChars });
-      kernel.hooks.beforePrompt.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (p, run) =>
+      const prompt = memoryPrompt(ctx, store, { budgetChars: opts.budgetChars });
+      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.DEFAULT }, async (p, run) =>
         prompt(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
 
       if (opts.checkpoint) {
-        kernel.hooks.trimContext.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async (info) => {
+        ctx.hooks.trimContext.tapPromise({ stage: STAGE.DEFAULT }, async (info) => {
           const items = checkpointItems(info);
           try {
             await store.checkpoint(info.run.sessionId, items);
           } catch (error) {
             // Losing the checkpoint must not lose the run; the warning says what was not kept.
-            kernel.log.warn(`memory: could not checkpoint ${items.length} turn(s) leaving the prompt (${info.reason}): ${errorMessage(error)}`);
+            ctx.log.warn(`could not checkpoint ${items.length} turn(s) leaving the prompt (${info.reason}): ${errorMessage(error)}`);
           }
         });
       }
@@ -169,25 +170,25 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       let ephemeral = false;
       let lastSweep = 0;
       let sweeping: Promise<void> | undefined;
-      kernel.hooks.init.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
-        if (kernel.serviceOwner('sessions') !== 'kernel') return;
+      ctx.hooks.init.tapPromise({ stage: STAGE.DEFAULT }, async () => {
+        if (ctx.serviceOwner('sessions') !== 'kernel') return;
         ephemeral = true;
         store.sessionsDir = path.join(tmpdir(), `oryx-memory-sessions-${process.pid}-${randomBytes(4).toString('hex')}`);
       });
-      kernel.hooks.afterRun.tapPromise({ name: 'memory', stage: STAGE.OBSERVE }, async () => {
+      ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async () => {
         if (ephemeral || sweeping || Date.now() - lastSweep < SWEEP_INTERVAL_MS) return;
         lastSweep = Date.now();
         sweeping = sweepIfDue(store, sessionExists).then((removed) => {
-          if (removed.length) kernel.log.info(`memory: removed the memory of ${removed.length} deleted session(s)`);
-        }, (error) => kernel.log.warn(`memory: could not sweep the memory of deleted sessions: ${errorMessage(error)}`))
+          if (removed.length) ctx.log.info(`removed the memory of ${removed.length} deleted session(s)`);
+        }, (error) => ctx.log.warn(`could not sweep the memory of deleted sessions: ${errorMessage(error)}`))
           .finally(() => { sweeping = undefined; });
       });
-      kernel.hooks.close.tapPromise({ name: 'memory', stage: STAGE.DEFAULT }, async () => {
+      ctx.hooks.close.tapPromise({ stage: STAGE.DEFAULT }, async () => {
         await sweeping;
         await Promise.allSettled(migrating.values());
         if (ephemeral) {
           await rm(store.sessionsDir, { recursive: true, force: true })
-            .catch((error) => kernel.log.warn(`memory: could not remove the session memories in ${store.sessionsDir}: ${errorMessage(error)}`));
+            .catch((error) => ctx.log.warn(`could not remove the session memories in ${store.sessionsDir}: ${errorMessage(error)}`));
         }
       });
     },

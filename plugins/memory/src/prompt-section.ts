@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorMessage, matchesToolPattern } from '@oryxos/kernel';
-import type { Kernel, Prompt, RunContext } from '@oryxos/kernel';
+import type { PluginContext, Prompt, RunContext } from '@oryxos/kernel';
 import { Lru } from './cache.ts';
 import type { FileMemoryStore, MemorySource } from './file-store.ts';
 import { memorySection, type MemorySection } from './inject.ts';
@@ -31,7 +31,7 @@ function describe(sources: MemorySource[], relative: (file: string) => string): 
  * const build = memoryPrompt(kernel, store, { budgetChars: 4000 });
  * prompt = await build(prompt, run, { user: 'ana', session: run.sessionId }, () => migrateCheckpoints(store, 'assistant', exists));
  */
-export function memoryPrompt(kernel: Kernel, store: FileMemoryStore, options: { budgetChars: number }) {
+export function memoryPrompt(kernel: PluginContext, store: FileMemoryStore, options: { budgetChars: number }) {
   const sections = new Lru<string, MemorySection | null>(SECTIONS_KEPT);
   const warned = new Set<string>();
   const relative = (file: string) => path.relative(kernel.config.root, file) || file;

@@ -15,7 +15,7 @@ const promptSpy = () => {
   const prompts: Prompt[] = [];
   const plugin: Plugin = {
     name: 'spy', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.beforePrompt.tapPromise({ name: 'spy', stage: STAGE.OBSERVE }, async (p) => { prompts.push(p); return p; }); },
+    setup(k) { k.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (p) => { prompts.push(p); return p; }); },
   };
   return { plugin, prompts };
 };

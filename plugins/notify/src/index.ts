@@ -9,7 +9,7 @@
  */
 import type { Notifier } from './notifier.ts';
 
-export { default, default as notify, VERSION } from './plugin.ts';
+export { default, default as notify } from './plugin.ts';
 export { ERROR_CODES, type NotifyErrorCode } from './errors.ts';
 export { resolveOptions, type NotifyOptions, type ResolvedNotifyOptions, type RetryOptions } from './options.ts';
 export { env, isSecretRef, type SecretRef } from './secret.ts';

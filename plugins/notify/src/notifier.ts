@@ -1,4 +1,4 @@
-import { enforceAction, isOryxError, type Kernel, type SandboxAction } from '@oryxos/kernel';
+import { enforceAction, isOryxError, type PluginContext, type SandboxAction } from '@oryxos/kernel';
 import { channelInfo, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
 import type { RetryOptions } from './options.ts';
@@ -50,7 +50,7 @@ export class Notifier {
   private readonly configured: Map<string, Channel>;
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: PluginContext,
     private readonly store: NotifyStore,
     config: readonly Channel[],
     private readonly options: { retry: RetryOptions; timeoutMs: number },
@@ -133,7 +133,7 @@ export class Notifier {
       const text = scrub(`channel ${channel.name}: ${r.message}`);
       if (!r.temporary || attempts >= max || message.signal?.aborted) return fail('failed', r.code, attempts > 1 ? `${text} (after ${attempts} attempts)` : text);
       const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
-      this.kernel.log.debug(`notify: ${text}; attempt ${attempts + 1} of ${max} in ${Math.round(delay)} ms`);
+      this.kernel.log.debug(`${text}; attempt ${attempts + 1} of ${max} in ${Math.round(delay)} ms`);
       if (!await sleep(delay, message.signal)) return fail('failed', r.code, `${text} (gave up after ${attempts} attempts: aborted)`);
     }
   }

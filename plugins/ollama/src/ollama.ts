@@ -1,7 +1,6 @@
-import type { Plugin } from '@oryxos/kernel';
+import { pluginPackage, type Plugin } from '@oryxos/kernel';
 import { resolveSettings, validateOptions, type OllamaOptions } from './options.ts';
 import { createOllamaProvider } from './provider.ts';
-import { VERSION } from './version.ts';
 
 /**
  * An LLM provider for a local (or remote) Ollama server through the `ollama` SDK: tools,
@@ -20,13 +19,13 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
   const name = validated.name ?? 'ollama';
   return {
     name: name === 'ollama' ? 'ollama' : `ollama:${name}`,
-    version: VERSION,
-    kernel: '^1',
-    setup(kernel) {
+    options: validated,
+    ...pluginPackage(import.meta.url),
+    setup(ctx) {
       const settings = resolveSettings(validated, process.env);
       // Credentials for a proxy in front of Ollama are masked wherever OryxOS writes text.
-      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) kernel.secrets.add(value);
-      kernel.registerProvider(createOllamaProvider(settings));
+      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);
+      ctx.registerProvider(createOllamaProvider(settings));
     },
   };
 }

@@ -1,9 +1,9 @@
+import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/kernel';
 import {
-  OryxError, causeChain, isOryxError, providerAbortError, providerBadResponseError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
-  type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
-} from '@oryxos/kernel';
+  causeChain, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  type ProviderCall, type ProviderFix,
+} from '@oryxos/provider-kit';
 import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
-import { providerCallCapError } from './call-cap.ts';
 import { LLM_HINTS } from './errors.ts';
 import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
 import type { OllamaSettings } from './options.ts';

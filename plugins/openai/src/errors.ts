@@ -1,4 +1,4 @@
-import type { LlmErrorCode } from '@oryxos/kernel';
+import type { LlmErrorCode } from '@oryxos/provider-kit';
 
 /**
  * Every error code this package throws, with how to fix it. The README lists the same

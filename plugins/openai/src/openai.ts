@@ -1,7 +1,6 @@
-import type { Plugin } from '@oryxos/kernel';
+import { pluginPackage, type Plugin } from '@oryxos/kernel';
 import { validateOptions, resolveSettings, type OpenAIOptions } from './options.ts';
 import { createOpenAIProvider } from './provider.ts';
-import { VERSION } from './version.ts';
 
 /**
  * An LLM provider for any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek,
@@ -24,14 +23,14 @@ export default function openai(options: OpenAIOptions = {}): Plugin {
   return {
     // Unique per instance, so the loader accepts several providers from this package.
     name: name === 'openai' ? 'openai' : `openai:${name}`,
-    version: VERSION,
-    kernel: '^1',
-    setup(kernel) {
+    options: validated,
+    ...pluginPackage(import.meta.url),
+    setup(ctx) {
       const settings = resolveSettings(validated, process.env);
       // The key (and credential headers for a proxy) are masked wherever OryxOS writes text.
-      kernel.secrets.add(settings.apiKey);
-      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) kernel.secrets.add(value);
-      kernel.registerProvider(createOpenAIProvider(settings));
+      ctx.secrets.add(settings.apiKey);
+      for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);
+      ctx.registerProvider(createOpenAIProvider(settings));
     },
   };
 }

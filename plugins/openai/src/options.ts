@@ -1,4 +1,5 @@
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, validateOptions as validate, type ProviderCallOptions, type RetryPolicy } from '@oryxos/kernel';
+import { validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 import { type } from 'arktype';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */

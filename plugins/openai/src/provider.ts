@@ -1,13 +1,13 @@
+import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/kernel';
 import {
-  OryxError, causeChain, isOryxError, providerAbortError, providerBadResponseError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
-  type ChatRequest, type ChatResponse, type Provider, type ProviderCall, type ProviderFix, type StreamEvent,
-} from '@oryxos/kernel';
+  callCap, causeChain, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
+  type ProviderCall, type ProviderFix,
+} from '@oryxos/provider-kit';
 import type OpenAI from 'openai';
 import { ERROR_CODES, LLM_HINTS } from './errors.ts';
 import { fromCompletion, toRequestBody } from './mapping.ts';
 import type { OpenAISettings } from './options.ts';
 import { ChunkAssembler } from './stream.ts';
-import { callCap, providerCallCapError } from './call-cap.ts';
 
 type Sdk = typeof import('openai');
 interface Client { sdk: Sdk; client: OpenAI }

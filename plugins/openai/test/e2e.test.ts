@@ -64,7 +64,7 @@ test('oryx run against the loopback OpenAI server: several tool-calling iteratio
 });
 
 test('oryx run --stream prints tokens as they come', async () => {
-  const server = await openaiServer([{ sse: textStream(['Hello', ' from', ' the stream']) }]);
+  const server = await openaiServer([{ events: textStream(['Hello', ' from', ' the stream']) }]);
   const dir = await tempProject('openai-e2e-');
   try {
     await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url));
@@ -80,7 +80,7 @@ test('oryx run --stream prints tokens as they come', async () => {
 });
 
 test('oryx run --stream, the stream cut after tokens: the error says it was not retried, the session keeps the message', async () => {
-  const server = await openaiServer([{ sse: [chunk({ role: 'assistant', content: 'Half' })], cut: true }]);
+  const server = await openaiServer([{ events: [chunk({ role: 'assistant', content: 'Half' })], cut: true }]);
   const dir = await tempProject('openai-e2e-');
   try {
     await writeFile(path.join(dir, 'oryx.config.ts'), config(server.url)

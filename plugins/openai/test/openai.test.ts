@@ -1,33 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STAGE, isOryxError, type OryxError, type RunEvent } from '@oryxos/kernel';
-import { echoTool, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
-import openai from '../src/index.ts';
-import { LLM_HINTS } from '../src/errors.ts';
+import type { RunEvent } from '@oryxos/kernel';
+import { providerWireSuite, wireKernel, type ScriptEntry } from '@oryxos/provider-kit/testing';
 import type { OpenAIOptions } from '../src/options.ts';
-import { openaiServer, completion, chunk, usageChunk, textStream, type OpenAIServer, type Reply } from './helpers/openai-server.ts';
-
-interface Attempt { code: string; attempt: number; willRetry: boolean; retryable: boolean; retryAfterMs?: number; message: string; hint?: string; status?: unknown }
+import { completion, chunk, openaiDialect, usageChunk, textStream, type Reply } from './helpers/openai-server.ts';
 
 /** A kernel with the openai plugin pointed at a loopback server, an echo tool, and a log of failed attempts. */
-async function setup(script: Reply[], options: OpenAIOptions = {}) {
-  const server = await openaiServer(script);
-  const tools = echoTool();
-  const attempts: Attempt[] = [];
-  const observer = {
-    name: 'observer', version: '1.0.0', kernel: '^1',
-    setup(k: TestKernel['kernel']) {
-      k.hooks.llmError.tapPromise({ name: 'observer', stage: STAGE.OBSERVE }, async (e: OryxError, info) => {
-        attempts.push({ code: e.code, attempt: info.attempt, willRetry: info.willRetry, retryable: e.retryable, retryAfterMs: e.retryAfterMs, message: e.message, hint: e.hint, status: e.data?.status });
-      });
-    },
-  };
-  const t = await testKernel({
-    plugins: [openai({ baseURL: server.url, apiKey: 'sk-test', defaultModel: 'm', retryBaseDelayMs: 1, ...options }), toolsPlugin(tools), observer],
-  });
-  const cleanup = async () => { await t.close(); await server.close(); };
-  return { server, tools, attempts, t, cleanup };
-}
+const setup = (script: ScriptEntry[], options: OpenAIOptions = {}) => wireKernel(openaiDialect, script, options as Record<string, unknown>);
+
+// The tests every provider passes (errors, retries, aborts, time limits) come from the provider kit.
+providerWireSuite(test, openaiDialect);
 
 const call = (id: string, text: string) => ({ id, name: 'echo', args: { text } });
 
@@ -43,7 +25,7 @@ test('tool calls with ids round-trip over several iterations, usage summed', asy
     assert.is(r.answer, 'done');
     assert.is(r.iterations, 3);
     assert.equal(r.usage, { inputTokens: 61, outputTokens: 9 });
-    assert.equal(s.tools.calls, [{ text: 'one' }, { text: 'two' }]);
+    assert.equal(s.echo.calls, [{ text: 'one' }, { text: 'two' }]);
     assert.is(s.server.requests.length, 3);
     const first = s.server.requests[0]!;
     assert.is(first.path, '/v1/chat/completions');
@@ -78,7 +60,7 @@ test('several tool calls in one response run in order and go back with their ids
   try {
     const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
     assert.is(r.answer, 'ok');
-    assert.equal(s.tools.calls, [{ text: 'x' }, { text: 'y' }]);
+    assert.equal(s.echo.calls, [{ text: 'x' }, { text: 'y' }]);
     const tools = s.server.requests[1]!.body.messages.filter((m: any) => m.role === 'tool');
     assert.equal(tools.map((m: any) => m.tool_call_id), ['c1', 'c2', 'c3']);
     assert.equal(tools.map((m: any) => m.content).slice(0, 2), ['echo: x', 'echo: y']);
@@ -89,7 +71,7 @@ test('several tool calls in one response run in order and go back with their ids
 
 test('streaming: text deltas as tokens, tool-call argument fragments reassembled, usage captured', async () => {
   const s = await setup([
-    { sse: [
+    { events: [
       chunk({ role: 'assistant', content: 'Let me ' }),
       chunk({ content: 'check.' }),
       chunk({ tool_calls: [{ index: 0, id: 'call_s1', type: 'function', function: { name: 'echo', arguments: '' } }] }),
@@ -101,14 +83,14 @@ test('streaming: text deltas as tokens, tool-call argument fragments reassembled
       chunk({}, 'tool_calls'),
       usageChunk(40, 12),
     ] },
-    { sse: textStream(['All ', 'done', '.'], [50, 5]) },
+    { events: textStream(['All ', 'done', '.'], [50, 5]) },
   ]);
   try {
     const events: RunEvent[] = [];
     const r = await s.t.service.process({ agent: 'assistant', message: 'go', stream: true, onEvent: (e) => events.push(e) });
     assert.is(r.answer, 'All done.');
     assert.equal(r.usage, { inputTokens: 90, outputTokens: 17 });
-    assert.equal(s.tools.calls, [{ text: 'alpha' }, { text: 'beta' }]);
+    assert.equal(s.echo.calls, [{ text: 'alpha' }, { text: 'beta' }]);
     assert.equal(events.filter((e) => e.type === 'token').map((e) => (e as { text: string }).text), ['Let me ', 'check.', 'All ', 'done', '.']);
     const req = s.server.requests[0]!.body;
     assert.is(req.stream, true);
@@ -120,42 +102,6 @@ test('streaming: text deltas as tokens, tool-call argument fragments reassembled
         { id: 'call_s2', type: 'function', function: { name: 'echo', arguments: '{"text":"beta"}' } },
       ],
     });
-  } finally { await s.cleanup(); }
-});
-
-test('429 with retry-after is retried after the server\'s wait, then succeeds', async () => {
-  const s = await setup([
-    { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'Slow down', type: 'rate_limit_exceeded' } } },
-    { json: completion({ content: 'fine' }) },
-  ]);
-  try {
-    const retries: RunEvent[] = [];
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go', onEvent: (e) => { if (e.type === 'retry') retries.push(e); } });
-    assert.is(r.answer, 'fine');
-    assert.is(s.server.requests.length, 2);
-    assert.is(s.attempts.length, 1);
-    assert.is(s.attempts[0]!.code, 'ORYX_E_LLM_RATE_LIMIT');
-    assert.is(s.attempts[0]!.willRetry, true);
-    assert.is(s.attempts[0]!.retryAfterMs, 1000);
-    assert.is(s.attempts[0]!.status, 429);
-    assert.match(s.attempts[0]!.message, 'Slow down');
-    assert.is(retries.length, 1);
-    assert.ok((retries[0] as { delayMs: number }).delayMs >= 1000, 'the wait honours retry-after');
-  } finally { await s.cleanup(); }
-});
-
-test('500 on every attempt: 3 attempts, then a clear final error', async () => {
-  const fail: Reply = { status: 500, json: { error: { message: 'The server had an error', type: 'server_error' } } };
-  const s = await setup([fail, fail, fail, { json: completion({ content: 'never' }) }]);
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.stopReason, 'error');
-    assert.is(r.error?.code, 'ORYX_E_LLM_SERVER');
-    assert.match(r.error!.message, 'provider "openai" (model m)');
-    assert.match(r.error!.message, 'HTTP 500');
-    assert.match(r.error!.message, 'The server had an error');
-    assert.is(s.server.requests.length, 3);
-    assert.equal(s.attempts.map((a) => [a.attempt, a.willRetry]), [[1, true], [2, true], [3, false]]);
   } finally { await s.cleanup(); }
 });
 
@@ -200,133 +146,15 @@ test('400 and 404 are final, with their own codes', async () => {
   } finally { await n.cleanup(); }
 });
 
-test('timeout: a server that never answers fails with ORYX_E_LLM_TIMEOUT after retrying', async () => {
-  const s = await setup([{ hang: true }, { hang: true }], { timeoutMs: 150, maxRetries: 1 });
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.error?.code, 'ORYX_E_LLM_TIMEOUT');
-    assert.match(r.error!.message, s.server.url);
-    assert.match(r.error!.hint!, 'timeoutMs');
-    assert.is(s.server.requests.length, 2);
-    assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_TIMEOUT', true], ['ORYX_E_LLM_TIMEOUT', false]]);
-  } finally { await s.cleanup(); }
-});
-
-test('a connection reset is retried and the next attempt succeeds', async () => {
-  const s = await setup([{ destroy: true }, { json: completion({ content: 'back' }) }]);
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.answer, 'back');
-    assert.is(s.server.requests.length, 2);
-    assert.is(s.attempts.length, 1);
-    assert.is(s.attempts[0]!.code, 'ORYX_E_LLM_CONNECTION');
-    assert.is(s.attempts[0]!.willRetry, true);
-  } finally { await s.cleanup(); }
-});
-
-test('abort mid-stream cancels the HTTP request: the server sees the connection close', async () => {
-  const s = await setup([{ sse: [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' })], hold: true }]);
-  try {
-    const controller = new AbortController();
-    const tokens: string[] = [];
-    const r = await s.t.service.process({
-      agent: 'assistant', message: 'go', stream: true, signal: controller.signal,
-      onEvent: (e) => { if (e.type === 'token') { tokens.push(e.text); if (tokens.length === 2) controller.abort(); } },
-    });
-    assert.is(r.stopReason, 'aborted');
-    assert.equal(tokens, ['Hel', 'lo']);
-    await s.server.closedEarlyOnce;
-    assert.is(s.server.closedEarly, 1);
-    assert.is(s.server.requests.length, 1);
-    assert.ok(s.attempts.every((a) => !a.willRetry));
-  } finally { await s.cleanup(); }
-});
-
-test('a stream that goes silent for timeoutMs is cut with ORYX_E_LLM_TIMEOUT (not retried: tokens were shown)', async () => {
-  const s = await setup([{ sse: [chunk({ role: 'assistant', content: 'Hel' })], hold: true }], { timeoutMs: 200 });
-  try {
-    const tokens: string[] = [];
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go', stream: true, onEvent: (e) => { if (e.type === 'token') tokens.push(e.text); } });
-    assert.is(r.error?.code, 'ORYX_E_LLM_TIMEOUT');
-    assert.match(r.error!.message, 'went silent');
-    assert.equal(tokens, ['Hel']);
-    assert.is(s.server.requests.length, 1);
-    assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_TIMEOUT', false]]);
-    await s.server.closedEarlyOnce;
-  } finally { await s.cleanup(); }
-});
-
-test('abort of a non-streamed call cancels the HTTP request too', async () => {
-  const s = await setup([{ hang: true }]);
-  try {
-    const controller = new AbortController();
-    const pending = s.t.service.process({ agent: 'assistant', message: 'go', signal: controller.signal });
-    while (s.server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    controller.abort();
-    const r = await pending;
-    assert.is(r.stopReason, 'aborted');
-    await s.server.closedEarlyOnce;
-    assert.is(s.server.closedEarly, 1);
-    assert.is(s.server.requests.length, 1, 'an abort is not retried');
-  } finally { await s.cleanup(); }
-});
-
-test('malformed tool arguments become an error tool result and the loop goes on', async () => {
-  const s = await setup([
-    { json: completion({ toolCalls: [{ id: 'bad1', name: 'echo', args: '{"text": "oops' }] }) },
-    { json: completion({ toolCalls: [{ id: 'good1', name: 'echo', args: '{"text":"fixed"}' }] }) },
-    { json: completion({ content: 'recovered' }) },
-  ]);
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.stopReason, 'final');
-    assert.is(r.answer, 'recovered');
-    assert.equal(s.tools.calls, [{ text: 'fixed' }], 'the tool never ran with the broken arguments');
-    const messages = s.server.requests[1]!.body.messages;
-    const assistant = messages.find((m: any) => m.role === 'assistant');
-    assert.equal(assistant.tool_calls[0], { id: 'bad1', type: 'function', function: { name: 'echo', arguments: '{}' } });
-    const result = messages.find((m: any) => m.role === 'tool');
-    assert.is(result.tool_call_id, 'bad1');
-    assert.match(result.content, 'not valid JSON');
-    assert.match(result.content, '{"text": "oops');
-  } finally { await s.cleanup(); }
-});
-
-test('an unreachable endpoint names the URL and how to fix it', async () => {
-  const gone = await openaiServer([]);
-  const url = gone.url;
-  await gone.close();
-  const s = await setup([], { baseURL: url, maxRetries: 0 });
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.error?.code, 'ORYX_E_LLM_UNREACHABLE');
-    assert.match(r.error!.message, `could not reach ${url}`);
-    assert.match(r.error!.message, 'ECONNREFUSED');
-    assert.match(r.error!.hint!, 'baseURL');
-  } finally { await s.cleanup(); }
-});
-
 test('a stream that stops before a finish reason is an error, retried when no token was shown', async () => {
   const s = await setup([
-    { sse: [chunk({ role: 'assistant' })], done: false },
-    { sse: textStream(['ok']) },
+    { events: [chunk({ role: 'assistant' })], done: false },
+    { events: textStream(['ok']) },
   ]);
   try {
     const r = await s.t.service.process({ agent: 'assistant', message: 'go', stream: true });
     assert.is(r.answer, 'ok');
     assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_CONNECTION', true]]);
-  } finally { await s.cleanup(); }
-});
-
-test('an answer that is not a chat completion is ORYX_E_LLM_BAD_RESPONSE', async () => {
-  const s = await setup([{ json: { hello: 'world' } }]);
-  try {
-    const r = await s.t.service.process({ agent: 'assistant', message: 'go' });
-    assert.is(r.error?.code, 'ORYX_E_LLM_BAD_RESPONSE');
-    assert.match(r.error!.message, s.server.url);
-    assert.match(r.error!.message, /^provider "openai" \(model m\): an answer with no choices from /);
-    assert.is(r.error!.hint, LLM_HINTS.ORYX_E_LLM_BAD_RESPONSE);
-    assert.equal(s.attempts.map((a) => [a.code, a.willRetry]), [['ORYX_E_LLM_BAD_RESPONSE', false]], 'final: not retried');
   } finally { await s.cleanup(); }
 });
 

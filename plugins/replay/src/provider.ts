@@ -3,7 +3,7 @@ import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   OryxError, errorMessage,
-  type ChatRequest, type ChatResponse, type Kernel, type Provider, type StreamEvent,
+  type ChatRequest, type ChatResponse, type PluginContext, type Provider, type StreamEvent,
 } from '@oryxos/kernel';
 import {
   conversationKey, describe, divergence, findEntry, messageKey, parseCassette, recordResponse,
@@ -114,7 +114,7 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
  * the request's key and the response as one JSON line. Failed calls are not recorded; the
  * target's errors pass through unchanged, so the kernel retries them as usual.
  */
-export function recordProvider(settings: ReplaySettings & { target: string }, kernel: Kernel): Provider {
+export function recordProvider(settings: ReplaySettings & { target: string }, kernel: PluginContext): Provider {
   let writing: Promise<void> = Promise.resolve();
   const target = () => kernel.provider(settings.target);
 

@@ -1,7 +1,6 @@
-import { OryxError, type Plugin } from '@oryxos/kernel';
+import { OryxError, pluginPackage, type Plugin } from '@oryxos/kernel';
 import { cassettePath, validateOptions, type ReplayOptions } from './options.ts';
 import { recordProvider, replayProvider } from './provider.ts';
-import { VERSION } from './version.ts';
 
 /**
  * Record and replay model traffic. In `record` mode it registers a provider that forwards to
@@ -26,27 +25,27 @@ export default function replay(options: ReplayOptions): Plugin {
   const opts = validateOptions(options);
   const pluginName = opts.name === 'replay' ? 'replay' : `replay:${opts.name}`;
   return {
+    ...pluginPackage(import.meta.url),
     name: pluginName,
-    version: VERSION,
-    kernel: '^1',
-    setup(kernel) {
+    options: opts,
+    setup(ctx) {
       const settings = {
-        name: opts.name, cassette: opts.cassette, file: cassettePath(opts.cassette, kernel.config),
+        name: opts.name, cassette: opts.cassette, file: cassettePath(opts.cassette, ctx.config),
         target: opts.target, defaultModel: opts.defaultModel,
       };
       if (opts.mode === 'replay') {
         const provider = replayProvider(settings);
-        kernel.registerProvider(provider);
-        kernel.hooks.init.tapPromise({ name: pluginName }, () => provider.preload());
+        ctx.registerProvider(provider);
+        ctx.hooks.init.tapPromise(() => provider.preload());
         return;
       }
       const target = opts.target!;
-      kernel.registerProvider(recordProvider({ ...settings, target }, kernel));
+      ctx.registerProvider(recordProvider({ ...settings, target }, ctx));
       // Providers are all registered once every setup has run: check the target then.
-      kernel.hooks.init.tapPromise({ name: pluginName }, async () => {
-        if (!kernel.providerNames.includes(target)) {
+      ctx.hooks.init.tapPromise(async () => {
+        if (!ctx.providerNames.includes(target)) {
           throw new OryxError('ORYX_E_REPLAY_TARGET_MISSING', `replay "${opts.name}" records provider "${target}", which is not enabled`, {
-            hint: `Enable the provider named "${target}" in oryx.config.ts (e.g. openai()), or set target to one of: ${kernel.providerNames.filter((n) => n !== opts.name).join(', ') || '(none enabled)'}.`,
+            hint: `Enable the provider named "${target}" in oryx.config.ts (e.g. openai()), or set target to one of: ${ctx.providerNames.filter((n) => n !== opts.name).join(', ') || '(none enabled)'}.`,
           });
         }
       });

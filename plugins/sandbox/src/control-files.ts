@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { atomicTempTarget } from '@oryxos/kernel';
+import { atomicTempTarget } from '@oryxos/plugin-kit';
 import { isWithin } from './paths.ts';
 
 /** A protected file or folder (everything below a folder is protected too). */

@@ -1,4 +1,4 @@
-import { resolveExecutable } from '@oryxos/kernel';
+import { resolveExecutable } from '@oryxos/plugin-kit';
 
 /** Resource limits of a confined process. */
 export interface Limits { cpuSeconds?: number; memoryMb?: number; processes?: number }

@@ -1,4 +1,4 @@
-import { STAGE, validateOptions, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { STAGE, pluginPackage, validateOptions, type Plugin, type SandboxEvent } from '@oryxos/kernel';
 import { probe, type Mechanism } from './confine.ts';
 import { sandboxError } from './errors.ts';
 import { optionsShape, parseRules, type SandboxOptions } from './options.ts';
@@ -10,8 +10,6 @@ export type { SandboxOptions, ExecAllowEntry, ExecLimits } from './options.ts';
 export { AllowListSandbox } from './sandbox.ts';
 export { sandboxWarnings, type SandboxPlace } from './warnings.ts';
 export { PROTECTED_NAMES } from './control-files.ts';
-
-const VERSION = '0.1.0';
 
 /**
  * Deny-by-default sandbox: provides the kernel's `sandbox` service from allow-lists for
@@ -39,35 +37,36 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
     });
   }
   return {
+    ...pluginPackage(import.meta.url),
     name: 'sandbox',
-    version: VERSION,
-    kernel: '^1',
-    async setup(kernel) {
+    provides: ['sandbox'],
+    options: parsed.rules,
+    async setup(ctx) {
       // Roots are resolved once, here, before any other plugin's init can ask for a decision.
-      const { root, workspaceDir, file } = kernel.config;
+      const { root, workspaceDir, file } = ctx.config;
       const built = await buildPolicy(parsed.rules, { root, workspaceDir, configFile: file });
-      for (const warning of built.warnings) kernel.log.warn(`sandbox: ${warning}`);
+      for (const warning of built.warnings) ctx.log.warn(`${warning}`);
       const { bwrap, socat, prlimit } = built.tools;
       let mechanism: Promise<Mechanism | string> | undefined;
       const record = (event: SandboxEvent) => {
-        if (!kernel.hasService('audit')) return;
-        kernel.service('audit').sandboxEvent(event).catch((error: Error) => kernel.log.warn(`sandbox: could not audit ${event.target}: ${error.message}`));
+        if (!ctx.hasService('audit')) return;
+        ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit ${event.target}: ${error.message}`));
       };
       const service = new AllowListSandbox(built.policy, {
-        root: built.policy.root, log: kernel.log, record,
+        root: built.policy.root, log: ctx.log, record,
         confinement: () => (mechanism ??= bwrap ? probe(bwrap, { socat, prlimit }) : Promise.resolve('bubblewrap (bwrap) was not found on PATH')),
       });
-      kernel.provide('sandbox', service);
-      kernel.hooks.init.tapPromise({ name: 'sandbox', stage: STAGE.LATE }, async () => {
+      ctx.provide('sandbox', service);
+      ctx.hooks.init.tapPromise({ stage: STAGE.LATE }, async () => {
         // The database is a control file wherever its plugin keeps it.
-        if (!kernel.hasService('database')) return;
+        if (!ctx.hasService('database')) return;
         let url: string | undefined;
-        try { url = kernel.service('database').url; } catch { return; }
+        try { url = ctx.service('database').url; } catch { return; }
         if (!url?.startsWith('file:')) return;
         const db = url.slice('file:'.length);
         for (const suffix of ['', '-wal', '-shm', '-journal']) service.protect(`${db}${suffix}`, 'it is the database (sessions and the audit trail)');
       });
-      kernel.hooks.close.tapPromise({ name: 'sandbox' }, () => service.close());
+      ctx.hooks.close.tapPromise(() => service.close());
     },
   };
 }

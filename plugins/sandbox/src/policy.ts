@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { absolutePath, canonicalPath, resolveExecutable, type ExecAction, type SandboxAction } from '@oryxos/kernel';
+import type { ExecAction, SandboxAction } from '@oryxos/kernel';
+import { absolutePath, canonicalPath, resolveExecutable } from '@oryxos/plugin-kit';
 import { ControlFiles, type Guard } from './control-files.ts';
 import { envProblem } from './env-rule.ts';
 import { matchExec, type ExecEntry, type Limits } from './exec-rule.ts';

@@ -1,7 +1,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { minimalEnv } from '@oryxos/plugin-kit';
 import {
-  describeAction, minimalEnv,
+  describeAction,
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
   type SandboxContext, type SandboxDecision, type SandboxEvent,
 } from '@oryxos/kernel';
@@ -50,7 +51,7 @@ export class AllowListSandbox implements Sandbox {
 
   async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
     const reason = await this.decide(action, ctx?.agent);
-    this.log?.debug(`sandbox: ${reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`}`);
+    this.log?.debug(reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`);
     return reason ? { allow: false, reason } : { allow: true };
   }
 
@@ -77,7 +78,7 @@ export class AllowListSandbox implements Sandbox {
         if (typeof plan === 'string') return { allow: false, reason: policy === narrowed ? this.narrowedReason(plan, ctx!.agent!) : plan };
         plans.push(plan);
       }
-      this.log?.debug(`sandbox: allow ${describeAction(action)}`);
+      this.log?.debug(`allow ${describeAction(action)}`);
       const [plan] = plans as [ExecPlan];
       const env = { ...minimalEnv(), ...inherited(plans), ...request.env };
       if (!this.global.confine) {

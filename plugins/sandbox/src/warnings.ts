@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveExecutable } from '@oryxos/kernel';
+import { resolveExecutable } from '@oryxos/plugin-kit';
 import { projectGuards } from './control-files.ts';
 import { sandboxError } from './errors.ts';
 import { parseRules, type Rules, type SandboxOptions } from './options.ts';

@@ -14,7 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AgentLoader, Kernel, loadConfig, prepareExec, resolveConfig, type ExecRequest, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { AgentLoader, Kernel, prepareExec, resolveConfig, type ExecRequest, type Plugin, type SandboxEvent } from '@oryxos/kernel';
+import { loadConfig } from '@oryxos/plugin-cli';
 import { scripted, writeAgents, type TestAgent } from '@oryxos/kernel/testing';
 import tools from '@oryxos/plugin-tools';
 import sandbox, { type SandboxOptions } from '../src/index.ts';
@@ -176,7 +177,7 @@ test('control files: every attack is refused, and nothing happens on the next st
 
 test('an environment that changes what an allowed program does is refused, and audited', async () => {
   const events: SandboxEvent[] = [];
-  const audit: Plugin = { name: 'audit-probe', version: '1.0.0', kernel: '^1', setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); } }); } };
+  const audit: Plugin = { name: 'audit-probe', version: '1.0.0', kernel: '^1', provides: ['audit'], setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); } }); } };
   const fsmonitor = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${p.marker}` };
   const attempts: [ExecRequest, SandboxOptions, RegExp][] = [
     [{ command: 'git', args: ['status'], env: fsmonitor }, policy(), /environment variable GIT_CONFIG_COUNT is not allowed for \/\S+\/git: GIT_\* variables can change what a program does/],

@@ -159,7 +159,7 @@ export function afterToolProbe(seen: { status: ToolResultInfo['status']; name: s
   return {
     name: 'probe', version: '1.0.0', kernel: '^1',
     setup(kernel) {
-      kernel.hooks.afterTool.tapPromise({ name: 'probe', stage: STAGE.OBSERVE }, async (result, info) => {
+      kernel.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => {
         seen.push({ status: info.status, name: info.call.name, result });
         return result;
       });

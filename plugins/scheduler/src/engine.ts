@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type Bree from 'bree';
-import { errorMessage, type Kernel, type RunContext } from '@oryxos/kernel';
+import { errorMessage, type PluginContext, type RunContext } from '@oryxos/kernel';
 import { notifyPort } from './notify-port.ts';
 import { liveness, newOwnerId } from './owner.ts';
 import type { ActiveRow, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
@@ -82,7 +82,7 @@ export class SchedulerEngine {
   private heartbeatTimer?: NodeJS.Timeout;
   private readonly isLive: (row: ActiveRow) => boolean;
 
-  constructor(private readonly kernel: Kernel, private readonly store: TaskStore, private readonly options: EngineOptions) {
+  constructor(private readonly kernel: PluginContext, private readonly store: TaskStore, private readonly options: EngineOptions) {
     const live = liveness({ self: this.owner, held: (id) => !this.lost.has(id), leaseMs: options.leaseMs });
     this.isLive = (row) => live(row, Date.now());
   }
@@ -106,12 +106,12 @@ export class SchedulerEngine {
       const log = this.kernel.log;
       const bree = new BreeClass({
         root: false, doRootCheck: false, jobs: [],
-        logger: { info: (m: unknown) => log.debug(`scheduler: bree: ${String(m)}`), warn: (m: unknown) => log.debug(`scheduler: bree: ${String(m)}`), error: (m: unknown) => log.warn(`scheduler: bree: ${errorMessage(m)}`) },
+        logger: { info: (m: unknown) => log.debug(`bree: ${String(m)}`), warn: (m: unknown) => log.debug(`bree: ${String(m)}`), error: (m: unknown) => log.warn(`bree: ${errorMessage(m)}`) },
         workerMessageHandler: ({ message }: { message: unknown }) => {
           const tick = message as { task?: string; slot?: number };
           if (typeof tick?.task === 'string' && typeof tick.slot === 'number') void this.fire(tick.task, tick.slot);
         },
-        errorHandler: (error: unknown, meta: { name?: string } | undefined) => log.warn(`scheduler: the tick worker of ${meta?.name} failed: ${errorMessage(error)}`),
+        errorHandler: (error: unknown, meta: { name?: string } | undefined) => log.warn(`the tick worker of ${meta?.name} failed: ${errorMessage(error)}`),
       } as unknown as Bree.BreeOptions);
       bree.on('worker deleted', (job: string) => void this.forget(job));
       bree.on('job past', (job: string) => { const task = this.taskOf(job); if (task) void this.fire(task); });
@@ -122,7 +122,7 @@ export class SchedulerEngine {
       this.refreshTimer = setInterval(() => {
         if (refreshing) return;
         refreshing = true;
-        void this.refresh().catch((e) => log.warn(`scheduler: refresh failed: ${errorMessage(e)}`)).finally(() => { refreshing = false; });
+        void this.refresh().catch((e) => log.warn(`refresh failed: ${errorMessage(e)}`)).finally(() => { refreshing = false; });
       }, this.options.refreshMs);
       this.beat();
       this.state = 'started';
@@ -201,7 +201,7 @@ export class SchedulerEngine {
     const from = Math.max(Date.parse(row.active_since), latest ? slotTime(latest) : -Infinity);
     const settled = Date.now() - SETTLE_MS;
     const { slots, omitted } = slotsBetween(def.schedule, from, settled, MISSED_LIMIT);
-    if (omitted) this.kernel.log.warn(`scheduler: task ${def.name}: more than ${MISSED_LIMIT} slots were missed; only the newest ${MISSED_LIMIT} are recorded`);
+    if (omitted) this.kernel.log.warn(`task ${def.name}: more than ${MISSED_LIMIT} slots were missed; only the newest ${MISSED_LIMIT} are recorded`);
     this.handled.set(row.name, Math.max(from, settled));
     await this.dispatch(def, slots, 'start');
     await this.tick(row.name);
@@ -210,7 +210,7 @@ export class SchedulerEngine {
   /** A Bree tick (or a lost one found by the refresh): handle the slots due, arm the next. */
   private fire(task: string, slot?: number): Promise<void> {
     return this.serial(task, () => this.tick(task, slot)).catch((error) => {
-      this.kernel.log.warn(`scheduler: task ${task}: ${errorMessage(error)}`);
+      this.kernel.log.warn(`task ${task}: ${errorMessage(error)}`);
     });
   }
 
@@ -226,7 +226,7 @@ export class SchedulerEngine {
     this.handled.set(task, Math.max(after, now));
     // Armed before the slots due now are claimed, so a slow claim never delays the next timer;
     // a task that could not be armed is fired again by the refresh.
-    await this.arm(task, def, now).catch((error) => this.kernel.log.warn(`scheduler: task ${task}: could not arm its next slot: ${errorMessage(error)}`));
+    await this.arm(task, def, now).catch((error) => this.kernel.log.warn(`task ${task}: could not arm its next slot: ${errorMessage(error)}`));
     await this.dispatch(def, slots, 'tick');
   }
 
@@ -248,7 +248,7 @@ export class SchedulerEngine {
     }
     if (mode === 'tick') runs.push({ slot: slots.at(-1)!, firedBy: 'schedule' });
     const recorded = await this.store.insertMissed(def.name, skip.map(iso), this.owner, iso(Date.now()));
-    if (recorded) this.kernel.log.info(`scheduler: task ${def.name}: ${recorded} slot(s) missed (catchUp: ${def.catchUp})`);
+    if (recorded) this.kernel.log.info(`task ${def.name}: ${recorded} slot(s) missed (catchUp: ${def.catchUp})`);
     // Caught-up slots run one after the other, whatever overlap says.
     for (const r of runs) await this.launch(def, r.slot, r.firedBy, r.firedBy === 'catch-up' ? 'queue' : def.overlap);
   }
@@ -264,7 +264,7 @@ export class SchedulerEngine {
     await bree.add({ name: job, path: TICK_WORKER, date: new Date(next), worker: { workerData: { task, slot: next }, execArgv: [] } } as Bree.JobOptions);
     this.armed.set(task, { job, slot: next });
     await bree.start(job);
-    this.kernel.log.debug(`scheduler: task ${task} (${describeSchedule(def.schedule)}) next at ${iso(next)}`);
+    this.kernel.log.debug(`task ${task} (${describeSchedule(def.schedule)}) next at ${iso(next)}`);
   }
 
   private async disarm(task: string): Promise<void> {
@@ -321,11 +321,11 @@ export class SchedulerEngine {
     if (firedBy !== 'manual' && !this.started) return { kind: 'other' };
     const claim = await this.store.claim({ task: def.name, slot, firedBy, owner: this.owner, now: iso(Date.now()), overlap, isLive: this.isLive });
     if (claim.taken) {
-      this.kernel.log.debug(`scheduler: task ${def.name} slot ${slot} is claimed by another process`);
+      this.kernel.log.debug(`task ${def.name} slot ${slot} is claimed by another process`);
       return { kind: 'other' };
     }
     if (claim.status === 'skipped') {
-      this.kernel.log.info(`scheduler: task ${def.name} slot ${slot} skipped: the run of slot ${claim.blockedBy?.slot} is still going`);
+      this.kernel.log.info(`task ${def.name} slot ${slot} skipped: the run of slot ${claim.blockedBy?.slot} is still going`);
       return { kind: 'other', id: claim.id };
     }
     const held: Held = { id: claim.id, task: def.name, slot, queued: claim.status === 'queued', controller: new AbortController(), done: undefined! };
@@ -341,12 +341,12 @@ export class SchedulerEngine {
         h.queued = false;
         const { outcome, answer } = await this.runAgent(h, def);
         await this.store.finish(h.id, outcome);
-        this.kernel.log.info(`scheduler: task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`);
+        this.kernel.log.info(`task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`);
         if (def.notify) await this.notify(h, def, outcome, answer);
       }
     } catch (error) {
       this.lost.add(h.id);
-      this.kernel.log.warn(`scheduler: task ${def.name} slot ${h.slot}: could not record its outcome: ${errorMessage(error)}`);
+      this.kernel.log.warn(`task ${def.name} slot ${h.slot}: could not record its outcome: ${errorMessage(error)}`);
     } finally {
       this.held.delete(h.id);
       if (h.sessionId) this.runIds.delete(h.sessionId);
@@ -439,10 +439,10 @@ export class SchedulerEngine {
       if (!port) throw new Error('the notify plugin is not enabled');
       const sent = await port.send({ channel: def.notify!, subject, body, origin: `scheduler task ${def.name}`, sessionId: h.sessionId, runId: outcome.runId });
       await this.store.setNotify(h.id, sent.status, sent.id);
-      if (sent.status !== 'sent') this.kernel.log.warn(`scheduler: task ${def.name}: the result mail to channel ${def.notify} ${sent.status}: ${sent.error?.code} ${sent.error?.message}`);
+      if (sent.status !== 'sent') this.kernel.log.warn(`task ${def.name}: the result mail to channel ${def.notify} ${sent.status}: ${sent.error?.code} ${sent.error?.message}`);
     } catch (error) {
       await this.store.setNotify(h.id, 'failed', undefined);
-      this.kernel.log.warn(`scheduler: task ${def.name}: could not send the result to channel ${def.notify}: ${errorMessage(error)}`);
+      this.kernel.log.warn(`task ${def.name}: could not send the result to channel ${def.notify}: ${errorMessage(error)}`);
     }
   }
 
@@ -452,7 +452,7 @@ export class SchedulerEngine {
     if (needed && !this.heartbeatTimer) {
       const every = Math.max(250, Math.floor(this.options.leaseMs / 3));
       this.heartbeatTimer = setInterval(() => {
-        void this.store.heartbeat(this.owner, iso(Date.now())).catch((e) => this.kernel.log.warn(`scheduler: heartbeat failed: ${errorMessage(e)}`));
+        void this.store.heartbeat(this.owner, iso(Date.now())).catch((e) => this.kernel.log.warn(`heartbeat failed: ${errorMessage(e)}`));
       }, every);
       this.heartbeatTimer.unref();
     } else if (!needed && this.heartbeatTimer) {

@@ -9,7 +9,7 @@
  */
 import type { TaskScheduler } from './service.ts';
 
-export { default, default as scheduler, VERSION } from './plugin.ts';
+export { default, default as scheduler } from './plugin.ts';
 export { ERROR_CODES, type SchedulerErrorCode } from './errors.ts';
 export { resolveOptions, type SchedulerOptions, type ResolvedSchedulerOptions } from './options.ts';
 export { MIGRATIONS, OWNER } from './migrations.ts';

@@ -1,4 +1,4 @@
-import type { Kernel } from '@oryxos/kernel';
+import type { PluginContext } from '@oryxos/kernel';
 
 /**
  * What the scheduler needs from the `notify` service (the notify plugin provides it). Declared
@@ -11,7 +11,7 @@ export interface NotifyPort {
 }
 
 /** The notify service when a plugin provides it. */
-export function notifyPort(kernel: Kernel): NotifyPort | undefined {
-  const name = 'notify' as Parameters<Kernel['hasService']>[0];
+export function notifyPort(kernel: PluginContext): NotifyPort | undefined {
+  const name = 'notify' as Parameters<PluginContext['hasService']>[0];
   return kernel.hasService(name) ? kernel.service(name) as unknown as NotifyPort : undefined;
 }

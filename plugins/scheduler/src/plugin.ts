@@ -1,12 +1,9 @@
-import { OryxError, STAGE, type Kernel, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
 import { SchedulerEngine } from './engine.ts';
 import { MIGRATIONS, OWNER } from './migrations.ts';
 import { resolveOptions, type SchedulerOptions } from './options.ts';
 import { TaskStore } from './queries.ts';
 import { TaskScheduler } from './service.ts';
-
-/** The plugin's version; a test checks it against package.json. */
-export const VERSION = '0.1.0';
 
 /**
  * Scheduled agent runs. Provides the `scheduler` service; its tables live in the `database`
@@ -23,29 +20,26 @@ export const VERSION = '0.1.0';
 export default function scheduler(options: SchedulerOptions = {}): Plugin {
   const opts = resolveOptions(options);
   return {
+    ...pluginPackage(import.meta.url),
     name: 'scheduler',
-    version: VERSION,
-    kernel: '^1',
-    setup(kernel: Kernel) {
-      const store = new TaskStore(() => kernel.service('database'));
-      const engine = new SchedulerEngine(kernel, store, opts);
-      kernel.provide('scheduler', new TaskScheduler(kernel, store, engine, opts.tasks));
+    requires: ['database'],
+    provides: ['scheduler'],
+    options: opts,
+    setup(ctx: PluginContext) {
+      const store = new TaskStore(() => ctx.service('database'));
+      const engine = new SchedulerEngine(ctx, store, opts);
+      ctx.provide('scheduler', new TaskScheduler(ctx, store, engine, opts.tasks));
 
-      // In init, not setup: every plugin is set up by then, in whatever order the config lists them.
-      kernel.hooks.init.tapPromise({ name: 'scheduler' }, async () => {
-        if (!kernel.hasService('database')) {
-          throw new OryxError('ORYX_E_SERVICE_MISSING', 'The scheduler keeps its tasks in the "database" service, and no plugin provides it', {
-            hint: 'Add sqlite() from @oryxos/plugin-sqlite (or another database plugin) to `plugins` in oryx.config.ts.',
-          });
-        }
-        await kernel.service('database').migrate(OWNER, MIGRATIONS);
+      // In init: the database plugin opens its database and migrates its own tables first.
+      ctx.hooks.init.tapPromise(async () => {
+        await ctx.service('database').migrate(OWNER, MIGRATIONS);
       });
-      kernel.hooks.beforePrompt.tapPromise({ name: 'scheduler', stage: STAGE.GUARD }, async (prompt, run) => {
+      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.GUARD }, async (prompt, run) => {
         engine.noteRun(run);
         return prompt;
       });
       // A high stage sorts last and close taps run in reverse: the engine stops before the database closes.
-      kernel.hooks.close.tapPromise({ name: 'scheduler', stage: STAGE.OBSERVE }, async () => { await engine.stop({ graceMs: 0 }); });
+      ctx.hooks.close.tapPromise({ stage: STAGE.OBSERVE }, async () => { await engine.stop({ graceMs: 0 }); });
     },
   };
 }

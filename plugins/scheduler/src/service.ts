@@ -1,4 +1,4 @@
-import type { Kernel } from '@oryxos/kernel';
+import type { PluginContext } from '@oryxos/kernel';
 import type { SchedulerEngine, StopReport } from './engine.ts';
 import { schedulerError } from './errors.ts';
 import { notifyPort } from './notify-port.ts';
@@ -23,7 +23,7 @@ export class TaskScheduler {
   private readonly configNames: Set<string>;
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: PluginContext,
     private readonly store: TaskStore,
     private readonly engine: SchedulerEngine,
     private readonly configTasks: readonly TaskDefinition[],
@@ -145,14 +145,14 @@ export class TaskScheduler {
         await this.store.insertTask(def, 'config', iso(now));
         continue;
       }
-      if (row.source !== 'config') this.kernel.log.warn(`scheduler: the task "${def.name}" added at run time is replaced by the one declared in oryx.config.ts`);
+      if (row.source !== 'config') this.kernel.log.warn(`the task "${def.name}" added at run time is replaced by the one declared in oryx.config.ts`);
       const restart = !sameSchedule(old!, def) || (!old!.enabled && def.enabled);
       await this.store.updateTask(def, 'config', iso(now), restart ? iso(now) : undefined);
     }
     for (const row of stored.values()) {
       if (row.source === 'config' && !this.configNames.has(row.name)) {
         await this.store.deleteTask(row.name);
-        this.kernel.log.info(`scheduler: task "${row.name}" is no longer in oryx.config.ts and was removed (its executions are kept)`);
+        this.kernel.log.info(`task "${row.name}" is no longer in oryx.config.ts and was removed (its executions are kept)`);
       }
     }
   }

@@ -6,7 +6,7 @@
  * import sqlite from '@oryxos/plugin-sqlite';
  * export default defineConfig({ plugins: [sqlite()] });
  */
-export { default, default as sqlite, PLUGIN_VERSION, type SqliteDatabaseService } from './plugin.ts';
+export { default, default as sqlite, type SqliteDatabaseService } from './plugin.ts';
 export { ERROR_CODES, type SqliteErrorCode } from './errors.ts';
 export { resolveOptions, DEFAULT_URL, type SqliteOptions } from './options.ts';
 export { openDatabase, enableWal, type OpenDatabase, type OpenOptions } from './database.ts';

@@ -90,7 +90,7 @@ export class SessionLeases {
       if (!holder) continue; // released between the two statements
       if (holder.host === this.host && Number(holder.pid) !== process.pid && !processAlive(Number(holder.pid))) {
         await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [sessionId, holder.owner]);
-        this.log.warn(`sqlite: took over the lease on session ${sessionId} from process ${holder.pid}, which is gone`);
+        this.log.warn(`took over the lease on session ${sessionId} from process ${holder.pid}, which is gone`);
         continue;
       }
       return holder;
@@ -105,14 +105,14 @@ export class SessionLeases {
         [Date.now() + this.options.leaseMs, sessionId, owner]);
       const entry = this.held.get(owner);
       if (!row && entry) {
-        this.log.warn(`sqlite: lost the lease on session ${sessionId} (another process took it after it expired)`);
+        this.log.warn(`lost the lease on session ${sessionId} (another process took it after it expired)`);
       }
       if (row?.cancel_requested_by && entry && !entry.cancelled) {
         entry.cancelled = true;
         this.options.onCancelRequested?.(sessionId, row.cancel_requested_by);
       }
     } catch (error) {
-      this.log.warn(`sqlite: could not renew the lease on session ${sessionId}: ${errorMessage(error)}`);
+      this.log.warn(`could not renew the lease on session ${sessionId}: ${errorMessage(error)}`);
     }
   }
 
@@ -125,7 +125,7 @@ export class SessionLeases {
       await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [entry.sessionId, owner]);
     } catch (error) {
       // it expires on its own; the next run waits at most leaseMs
-      this.log.warn(`sqlite: could not release the lease on session ${entry.sessionId}: ${errorMessage(error)}`);
+      this.log.warn(`could not release the lease on session ${entry.sessionId}: ${errorMessage(error)}`);
     }
   }
 }

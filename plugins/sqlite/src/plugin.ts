@@ -1,4 +1,4 @@
-import { STAGE, type Database, type Kernel, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Database, type Plugin, type PluginContext } from '@oryxos/kernel';
 import { enableWal, openDatabase, type OpenDatabase } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
@@ -6,8 +6,6 @@ import { assertKnownVersion, migrate, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
 import { SqliteSessionStore } from './session-store.ts';
 import { resolveTarget } from './url.ts';
-
-export const PLUGIN_VERSION = '0.1.0';
 
 /**
  * The `database` service this plugin provides: the kernel's `Database`, plus `check()`, SQLite's
@@ -35,21 +33,22 @@ export interface SqliteDatabaseService extends Database {
 export default function sqlite(options: SqliteOptions = {}): Plugin {
   const opts = resolveOptions(options);
   return {
+    ...pluginPackage(import.meta.url),
     name: 'sqlite',
-    version: PLUGIN_VERSION,
-    kernel: '^1',
-    async setup(kernel: Kernel) {
-      const target = resolveTarget(opts.url, kernel.config.root);
+    provides: ['sessions', 'database'],
+    options: opts,
+    async setup(ctx: PluginContext) {
+      const target = resolveTarget(opts.url, ctx.config.root);
       let db: OpenDatabase | undefined;
       const current = (): OpenDatabase => {
         if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
         return db;
       };
       const store = new SqliteSessionStore(current, {
-        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log,
+        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: ctx.log,
         onCancelRequested(sessionId, by) {
-          kernel.log.warn(`sqlite: ${by} is deleting session ${sessionId}; aborting its run in this process`);
-          void kernel.runs.abortSession(sessionId, 'session-deleted');
+          ctx.log.warn(`${by} is deleting session ${sessionId}; aborting its run in this process`);
+          void ctx.runs.abortSession(sessionId, 'session-deleted');
         },
       });
       // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
@@ -62,10 +61,10 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         migrate: (owner, migrations) => migrate(current(), migrations, owner),
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
       };
-      kernel.provide('sessions', store);
-      kernel.provide('database', service);
+      ctx.provide('sessions', store);
+      ctx.provide('database', service);
 
-      kernel.hooks.close.tapPromise({ name: 'sqlite' }, async () => {
+      ctx.hooks.close.tapPromise(async () => {
         const open = db;
         if (!open) return;
         await store.close().catch(() => {});
@@ -84,10 +83,10 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       db = opened;
 
       // First of all init taps: other plugins' init taps may already query the database.
-      kernel.hooks.init.tapPromise({ name: 'sqlite', stage: STAGE.GUARD }, async () => {
+      ctx.hooks.init.tapPromise({ stage: STAGE.GUARD }, async () => {
         await enableWal(current());
         const applied = await migrate(current());
-        if (applied.length) kernel.log.debug(`sqlite: applied migrations ${applied.join(', ')} to ${current().url}`);
+        if (applied.length) ctx.log.debug(`applied migrations ${applied.join(', ')} to ${current().url}`);
       });
     },
   };

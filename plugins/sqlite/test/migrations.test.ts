@@ -71,7 +71,7 @@ const NOTES: Migration[] = [
 function notes(migrations: readonly Migration[] = NOTES): Plugin {
   return {
     name: 'notes', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.init.tapPromise('notes', async () => { await k.service('database').migrate('notes', migrations); }); },
+    setup(k) { k.hooks.init.tapPromise(async () => { await k.service('database').migrate('notes', migrations); }); },
   };
 }
 

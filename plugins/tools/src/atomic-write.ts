@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { atomicTempPath, type ToolContext } from '@oryxos/kernel';
+import type { ToolContext } from '@oryxos/kernel';
+import { atomicTempPath } from '@oryxos/plugin-kit';
 
 /**
  * Writes `content` to `target` (a canonical path the sandbox allowed) all at once: a temp

@@ -1,5 +1,6 @@
-import { absolutePath, canonicalPath, type ToolContext } from '@oryxos/kernel';
-import type { ToolEnv } from './define-tool.ts';
+import type { ToolContext } from '@oryxos/kernel';
+import { absolutePath, canonicalPath } from '@oryxos/plugin-kit';
+import type { ToolEnv } from './builtin.ts';
 
 /**
  * Resolves a path the model gave (relative to the project) to the real path and enforces

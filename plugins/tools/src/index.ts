@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import type { Plugin, Tool } from '@oryxos/kernel';
-import type { ToolEnv } from './define-tool.ts';
+import { pluginPackage, type Plugin, type Tool } from '@oryxos/kernel';
+import type { ToolEnv } from './builtin.ts';
 import { resolveOptions, type ToolName, type ToolsOptions } from './options.ts';
 import { currentTimeTool } from './tools/current-time.ts';
 import { editFileTool } from './tools/edit-file.ts';
@@ -12,9 +12,7 @@ import { writeFileTool } from './tools/write-file.ts';
 
 export { ERROR_CODES, type ToolsErrorCode } from './errors.ts';
 export { TOOL_NAMES, type ToolName, type ToolsOptions } from './options.ts';
-export { defineTool, type ToolDefinition, type ToolEnv } from './define-tool.ts';
-
-const VERSION = '0.1.0';
+export type { ToolEnv } from './builtin.ts';
 
 const FACTORIES: Record<ToolName, (env: ToolEnv) => Tool> = {
   read_file: readFileTool,
@@ -39,12 +37,12 @@ const FACTORIES: Record<ToolName, (env: ToolEnv) => Tool> = {
 export default function tools(options: ToolsOptions = {}): Plugin {
   const resolved = resolveOptions(options);
   return {
+    ...pluginPackage(import.meta.url),
     name: 'tools',
-    version: VERSION,
-    kernel: '^1',
-    async setup(kernel) {
-      const env: ToolEnv = { root: await realpath(kernel.config.root), options: resolved };
-      for (const name of resolved.tools) kernel.registerTool(FACTORIES[name](env));
+    options: resolved,
+    async setup(ctx) {
+      const env: ToolEnv = { root: await realpath(ctx.config.root), options: resolved };
+      for (const name of resolved.tools) ctx.registerTool(FACTORIES[name](env));
     },
   };
 }

@@ -26,7 +26,7 @@ export async function run(dir: string, calls: Call[], options: { sandbox?: Sandb
   const probe: Plugin = {
     name: 'probe', version: '1.0.0', kernel: '^1',
     setup(k) {
-      k.hooks.afterTool.tapPromise({ name: 'probe', stage: STAGE.OBSERVE }, async (result, info) => {
+      k.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => {
         seen.push({ status: info.status, content: result.content, result });
         return result;
       });

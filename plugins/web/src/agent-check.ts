@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, type Kernel } from '@oryxos/kernel';
+import { OryxError, type PluginContext } from '@oryxos/kernel';
 import { asOryxError } from './errors.ts';
 
 /**
@@ -9,7 +9,7 @@ import { asOryxError } from './errors.ts';
  * pays for the kernel's full load, whose error (with the known agents) is the one thrown.
  * `field` names the request field for the error (`model` on /v1).
  */
-export async function assertAgentExists(kernel: Kernel, name: string, field?: string): Promise<void> {
+export async function assertAgentExists(kernel: PluginContext, name: string, field?: string): Promise<void> {
   if (/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
     try {
       await access(path.join(kernel.agents.agentsDir, name, 'AGENT.md'));

@@ -214,7 +214,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
       const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
-        kernel.log.info(`web ${requestIdOf(c)} run aborted (${outcome.aborted})`);
+        kernel.log.info(`${requestIdOf(c)} run aborted (${outcome.aborted})`);
         return;
       }
       const result = outcome.result!;
@@ -223,7 +223,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     }, {
       onError(error, channel) {
         const e = asOryxError(error);
-        kernel.log.warn(`web ${requestIdOf(c)} stream failed: ${e.code} ${e.message}`);
+        kernel.log.warn(`${requestIdOf(c)} stream failed: ${e.code} ${e.message}`);
         channel.send('error', errorBody(e).error);
       },
     });

@@ -1,10 +1,10 @@
-import type { Kernel } from '@oryxos/kernel';
+import type { PluginContext } from '@oryxos/kernel';
 import type { ResolvedWebOptions } from './options.ts';
 import type { Runner } from './runner.ts';
 
 /** What the route modules share. */
 export interface WebContext {
-  kernel: Kernel;
+  kernel: PluginContext;
   options: ResolvedWebOptions;
   runner: Runner;
   /** The plugin's version, for `/api/info` and the OpenAPI document. */

@@ -1,4 +1,4 @@
-import { STAGE, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
 import { resolveOptions, type WebOptions } from './options.ts';
 import type { WebServer } from './server.ts';
 
@@ -15,9 +15,6 @@ declare module '@oryxos/kernel' {
     web: WebServer;
   }
 }
-
-/** The plugin's version; a test checks it against package.json. */
-export const VERSION = '0.1.0';
 
 /**
  * The web channel: a Hono REST server with SSE streaming, bearer auth, limits, an OpenAPI
@@ -39,23 +36,25 @@ export const VERSION = '0.1.0';
  */
 export default function web(options: WebOptions = {}): Plugin {
   const resolved = resolveOptions(options);
+  const pkg = pluginPackage(import.meta.url);
   return {
+    ...pkg,
     name: 'web',
-    version: VERSION,
-    kernel: '^1',
-    async setup(kernel) {
+    provides: ['web'],
+    options: resolved,
+    async setup(ctx) {
       const { WebServer } = await import('./server.ts');
-      const server = new WebServer(kernel, resolved, VERSION);
-      kernel.provide('web', server);
+      const server = new WebServer(ctx, resolved, pkg.version);
+      ctx.provide('web', server);
       // In init, once every plugin is set up: routes for the services other plugins provide.
-      kernel.hooks.init.tapPromise({ name: 'web' }, async () => {
+      ctx.hooks.init.tapPromise(async () => {
         const { registerTaskRoutes, schedulerOf } = await import('./task-routes.ts');
-        const scheduler = schedulerOf(kernel);
+        const scheduler = schedulerOf(ctx);
         if (scheduler) registerTaskRoutes(server.routes, scheduler);
       });
       // A high stage sorts last and the kernel runs close taps in reverse, so the server stops
       // (and its runs end) before the plugins it uses, such as the database, close.
-      kernel.hooks.close.tapPromise({ name: 'web', stage: STAGE.OBSERVE }, async () => { await server.close({ graceMs: 0 }); });
+      ctx.hooks.close.tapPromise({ stage: STAGE.OBSERVE }, async () => { await server.close({ graceMs: 0 }); });
     },
   };
 }

@@ -117,7 +117,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
       });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send(undefined, errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs), { openai: true }));
-        else kernel.log.info(`web ${requestIdOf(c)} run aborted (disconnect)`);
+        else kernel.log.info(`${requestIdOf(c)} run aborted (disconnect)`);
       } else if (outcome.result!.stopReason === 'error') {
         channel.send(undefined, errorBody(runError(outcome.result!), { openai: true }));
       } else {
@@ -131,7 +131,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
       headers: { 'x-session-id': sessionId },
       onError(error, channel) {
         const e = asOryxError(error);
-        kernel.log.warn(`web ${requestIdOf(c)} stream failed: ${e.code} ${e.message} (status ${statusOf(e)})`);
+        kernel.log.warn(`${requestIdOf(c)} stream failed: ${e.code} ${e.message} (status ${statusOf(e)})`);
         channel.send(undefined, errorBody(e, { openai: true }));
         channel.send(undefined, '[DONE]');
       },

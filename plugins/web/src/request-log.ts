@@ -19,7 +19,7 @@ export function requestIdOf(c: { get(key: 'requestId'): string }): string {
 /**
  * Gives every request an id (an incoming `x-request-id` is honoured when it is a plain token),
  * returns it in the `x-request-id` response header and writes one log line per request:
- * `web <id> <METHOD> <path> <status> <ms>ms`. The path is logged as it came, percent-encoded
+ * `web: <id> <METHOD> <path> <status> <ms>ms` (the plugin's logger names it). The path is logged as it came, percent-encoded
  * (`/x%0Aweb…`), never decoded, with any control character escaped: a request cannot forge a
  * second line.
  */
@@ -32,7 +32,7 @@ export function requestLog(log: Logger): MiddlewareHandler<WebEnv> {
     await next();
     c.res.headers.set('x-request-id', id);
     const ms = Math.round(performance.now() - started);
-    const line = escapeControls(`web ${id} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${ms}ms`, { oneLine: true });
+    const line = escapeControls(`${id} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${ms}ms`, { oneLine: true });
     if (c.res.status >= 500) log.warn(line);
     else log.info(line);
   };

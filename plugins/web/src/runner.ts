@@ -1,4 +1,4 @@
-import { type AgentService, type Kernel, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { type AgentService, type PluginContext, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 
 /** Why a run was aborted by the web channel. */
@@ -32,7 +32,7 @@ export class Runner {
   private idle?: () => void;
   closing = false;
 
-  constructor(private readonly kernel: Kernel, private readonly timeoutMs: number) {
+  constructor(private readonly kernel: PluginContext, private readonly timeoutMs: number) {
     this.service = kernel.runs;
   }
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { RequestListener, Server } from 'node:http';
 import path from 'node:path';
-import type { Kernel } from '@oryxos/kernel';
+import type { PluginContext } from '@oryxos/kernel';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { webError } from './errors.ts';
@@ -43,13 +43,13 @@ export class WebServer {
   readonly routes: RouteTable;
   /** Where the generated token is kept: `<workspace>/web-token`. */
   readonly tokenFile: string;
-  private readonly kernel: Kernel;
+  private readonly kernel: PluginContext;
   private server?: Server;
   private listeningUrl?: string;
   private boundHost?: string;
   private fileToken?: Promise<string>;
 
-  constructor(kernel: Kernel, options: ResolvedWebOptions, version: string) {
+  constructor(kernel: PluginContext, options: ResolvedWebOptions, version: string) {
     this.kernel = kernel;
     this.options = options;
     this.tokenFile = path.join(kernel.config.workspaceDir, TOKEN_FILE);
@@ -109,7 +109,7 @@ export class WebServer {
   private async readTokenFile(rotate: boolean): Promise<string> {
     try {
       const { token, tightened } = await loadTokenFile(this.tokenFile, { rotate });
-      if (tightened) this.kernel.log.warn(`web: ${this.tokenFile} was readable by other users; its mode is now 0600. Rotate the token with \`oryx web --new-token\` if it may have been seen.`);
+      if (tightened) this.kernel.log.warn(`${this.tokenFile} was readable by other users; its mode is now 0600. Rotate the token with \`oryx web --new-token\` if it may have been seen.`);
       return token;
     } catch (error) {
       this.fileToken = undefined; // the next request tries again, once the file is fixed

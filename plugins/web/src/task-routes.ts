@@ -1,4 +1,4 @@
-import { isOryxError, type Kernel } from '@oryxos/kernel';
+import { isOryxError, type PluginContext } from '@oryxos/kernel';
 import { type } from 'arktype';
 import type { Context } from 'hono';
 import { errorBody, webError } from './errors.ts';
@@ -22,8 +22,8 @@ export interface SchedulerPort {
 }
 
 /** The scheduler service, when a plugin provides it. */
-export function schedulerOf(kernel: Kernel): SchedulerPort | undefined {
-  const name = 'scheduler' as Parameters<Kernel['hasService']>[0];
+export function schedulerOf(kernel: Pick<PluginContext, 'service' | 'hasService'>): SchedulerPort | undefined {
+  const name = 'scheduler' as Parameters<PluginContext['hasService']>[0];
   return kernel.hasService(name) ? kernel.service(name) as unknown as SchedulerPort : undefined;
 }
 

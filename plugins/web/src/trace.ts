@@ -1,4 +1,4 @@
-import type { AuditLog, Kernel } from '@oryxos/kernel';
+import type { AuditLog, PluginContext } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { LlmEntry, SessionTrace, ToolEntry, TraceRun, TraceTotals } from './trace-types.ts';
 
@@ -28,7 +28,7 @@ export interface AuditTraceSource {
 }
 
 /** The audit service as a trace source; ORYX_E_WEB_NO_AUDIT when there is none, or it cannot answer. */
-export function traceSource(kernel: Kernel): AuditTraceSource {
+export function traceSource(kernel: PluginContext): AuditTraceSource {
   const audit = kernel.hasService('audit') ? kernel.service('audit') as AuditLog & Partial<AuditTraceSource> : undefined;
   if (typeof audit?.sessionTrace !== 'function') {
     throw webError('ORYX_E_WEB_NO_AUDIT', 'No audit trail that can be read is enabled, so there is no run timeline to show');

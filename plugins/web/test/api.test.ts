@@ -35,7 +35,7 @@ test('an incoming x-request-id is honoured and appears in the log line; a malfor
 test('a request path with a line break or escape is logged as it came (percent-encoded): one line, nothing forged', () => withWeb({}, async (h) => {
   await fetch(`${h.url}/x%0Aweb%20admin-forged%20GET%20/api/info%20200%201ms%1B%5B2K`);
   const line = h.logs.find((l) => l.includes('admin-forged'))!;
-  assert.match(line, /^web [0-9a-f-]{36} GET \/x%0Aweb%20admin-forged%20GET%20\/api\/info%20200%201ms%1B%5B2K 401 \d+ms$/);
+  assert.match(line, /^web: [0-9a-f-]{36} GET \/x%0Aweb%20admin-forged%20GET%20\/api\/info%20200%201ms%1B%5B2K 401 \d+ms$/);
   assert.not.ok(h.logs.some((l) => /[\n\x1b]/.test(l) || l.startsWith('web admin-forged')), h.logs.join('\n'));
 }));
 

@@ -154,7 +154,7 @@ test("a configured cors origin may call through oryx web, others may not; auth: 
   await writeFile(path.join(dir, 'oryx.config.ts'), config("{ auth: 'none' }"));
   for (let i = 0; i < 2; i++) {
     const open = await serve();
-    assert.match(open.stderr(), "warning: web({ auth: 'none' }): this server has no token");
+    assert.match(open.stderr(), "warning: web: web({ auth: 'none' }): this server has no token");
     assert.match(open.stdout(), /^auth: none$/m);
     assert.is(open.token, undefined);
     assert.is((await fetch(`${open.url}/api/info`)).status, 200);

@@ -28,7 +28,7 @@ export interface Harness {
 function runRecorder(runs: RunResult[]): Plugin {
   return {
     name: 'run-recorder', version: '1.0.0', kernel: '^1',
-    setup(kernel) { kernel.hooks.afterRun.tapPromise('run-recorder', async (r) => { runs.push(r); }); },
+    setup(kernel) { kernel.hooks.afterRun.tapPromise(async (r) => { runs.push(r); }); },
   };
 }
 
@@ -138,5 +138,5 @@ export function memoryService(zones: Record<string, { core: MemoryEntry[]; archi
     async save(_agent, text) { return { date: '2026-01-01', text }; },
     async recall() { return []; },
   };
-  return { name: 'memory-stub', version: '1.0.0', kernel: '^1', setup(k) { k.provide('memory', store); } };
+  return { name: 'memory-stub', version: '1.0.0', kernel: '^1', provides: ['memory'], setup(k) { k.provide('memory', store); } };
 }

@@ -14,7 +14,7 @@ import { memoryService, newSession, post, startWeb, type Harness } from './helpe
 function userRecorder(users: (string | undefined)[]): Plugin {
   return {
     name: 'user-recorder', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.beforePrompt.tapPromise({ name: 'user-recorder', stage: STAGE.OBSERVE }, async (p, run) => { users.push(run.user); return p; }); },
+    setup(k) { k.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (p, run) => { users.push(run.user); return p; }); },
   };
 }
 
@@ -63,7 +63,7 @@ function scopedMemory(): Plugin {
     async save(_a: string, text: string) { return { date: '2026-01-01', text }; },
     async recall() { return []; },
   } as LongTermMemoryStore;
-  return { name: 'memory-scoped', version: '1.0.0', kernel: '^1', setup(k) { k.provide('memory', store); } };
+  return { name: 'memory-scoped', version: '1.0.0', kernel: '^1', provides: ['memory'], setup(k) { k.provide('memory', store); } };
 }
 
 test("GET /api/agents/:name/memory?user=U: that user's memory; the agent's without it; a store without users is refused", async () => {

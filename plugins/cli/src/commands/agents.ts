@@ -1,4 +1,5 @@
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand } from '../command.ts';
+import { table } from '../format.ts';
 
 export default class Agents extends OryxCommand {
   static override summary = 'List the agents in .oryxos/agents.';

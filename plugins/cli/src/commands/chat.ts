@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
 import { errorMessage, isOryxError } from '@oryxos/kernel';
 import type { RunEvent } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '../command.ts';
 import { assertText } from '../text.ts';
 
 export default class Chat extends OryxCommand {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import { ERROR_CODES } from '../errors.ts';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '../command.ts';
 import { scaffold } from '../scaffold.ts';
 
 export default class Init extends OryxCommand {

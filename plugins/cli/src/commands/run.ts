@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import type { RunEvent, RunResult } from '@oryxos/kernel';
-import { OryxCommand, readStdin } from '@oryxos/kernel/cli';
+import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
 export default class Run extends OryxCommand {

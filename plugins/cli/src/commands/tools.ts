@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand } from '../command.ts';
+import { table } from '../format.ts';
 
 export default class Tools extends OryxCommand {
   static override summary = 'List tools: all registered ones, or those an agent may use.';

@@ -1,86 +1,18 @@
 /**
- * A loopback HTTP server that speaks Ollama's /api/chat wire protocol (JSON and NDJSON),
- * answering each request with the next scripted reply, so tests exercise the real SDK.
+ * Ollama's /api/chat wire for tests: the provider kit's loopback server with NDJSON framing,
+ * builders for what the server sends, and the dialect the shared wire suite runs the ollama
+ * plugin with.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Plugin } from '@oryxos/kernel';
+import { wireServer, type ScriptEntry, type WireDialect, type WireServer } from '@oryxos/provider-kit/testing';
+import ollama from '../../src/index.ts';
 
-export type Reply =
-  | { json: unknown; status?: number; headers?: Record<string, string> }
-  /** Plain text (a proxy's error page). */
-  | { text: string; status: number }
-  /** Newline-delimited JSON; `hold` keeps the response open after the lines, `cut` breaks the connection. */
-  | { ndjson: unknown[]; hold?: boolean; cut?: boolean }
-  /** One NDJSON line every `everyMs`, until the client goes away. */
-  | { trickle: unknown; everyMs: number }
-  | { hang: true }
-  | { destroy: true };
+export type { Reply, RecordedRequest } from '@oryxos/provider-kit/testing';
+export type OllamaServer = WireServer;
 
-export interface RecordedRequest { method: string; path: string; headers: IncomingMessage['headers']; body: any }
-
-export interface OllamaServer {
-  /** Base URL, e.g. http://127.0.0.1:PORT (what `host` takes). */
-  url: string;
-  requests: RecordedRequest[];
-  closedEarly: number;
-  closedEarlyOnce: Promise<void>;
-  close(): Promise<void>;
-}
-
-export async function ollamaServer(script: (Reply | ((body: any, index: number) => Reply))[]): Promise<OllamaServer> {
-  const requests: RecordedRequest[] = [];
-  let signalClosed!: () => void;
-  const state = { closedEarly: 0, closedEarlyOnce: new Promise<void>((resolve) => { signalClosed = resolve; }) };
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: any = text;
-    try { body = JSON.parse(text); } catch { /* keep the text */ }
-    const index = requests.length;
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-    res.on('close', () => { if (!res.writableFinished) { state.closedEarly++; signalClosed(); } });
-    const entry = script[index];
-    const reply = typeof entry === 'function' ? entry(body, index) : entry;
-    send(res, reply ?? { status: 500, json: { error: `test server: no reply scripted for request ${index + 1}` } });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    get closedEarly() { return state.closedEarly; },
-    get closedEarlyOnce() { return state.closedEarlyOnce; },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if ('hang' in reply) return;
-  if ('destroy' in reply) { res.socket?.destroy(); return; }
-  if ('json' in reply) {
-    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
-    res.end(JSON.stringify(reply.json));
-    return;
-  }
-  if ('text' in reply) {
-    res.writeHead(reply.status, { 'content-type': 'text/plain' });
-    res.end(reply.text);
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  if ('trickle' in reply) {
-    const timer = setInterval(() => res.write(`${JSON.stringify(reply.trickle)}\n`), reply.everyMs);
-    res.on('close', () => clearInterval(timer));
-    return;
-  }
-  for (const line of reply.ndjson) res.write(`${JSON.stringify(line)}\n`);
-  // Once what was written has reached the socket, so the client sees the parts first.
-  if (reply.cut) { res.write('', () => res.socket?.destroy()); return; }
-  if (!reply.hold) res.end();
+/** A loopback server speaking Ollama's protocol; `url` is what `host` takes. */
+export function ollamaServer(script: ScriptEntry[]): Promise<OllamaServer> {
+  return wireServer(script, { framing: 'ndjson' });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -116,3 +48,17 @@ export function part(content: string, toolCalls?: WireCall[]) {
 export function donePart(usage: [number, number], doneReason = 'stop') {
   return { ...chatResponse({ usage, doneReason }), message: { role: 'assistant', content: '' } };
 }
+
+/** How the Ollama wire speaks, for the provider kit's shared wire suite. */
+export const ollamaDialect: WireDialect = {
+  provider: 'ollama',
+  framing: 'ndjson',
+  plugin: (url, options): Plugin => ollama({ host: url, defaultModel: 'm', ...options }),
+  // Before the first byte Ollama allows firstByteTimeoutMs (model loading), then timeoutMs between parts.
+  idleTimeout: (ms) => ({ timeoutMs: ms, firstByteTimeoutMs: ms }),
+  answer: (input) => chatResponse({ content: input.content, toolCalls: input.toolCalls?.map((c) => ({ name: c.name, args: c.args })), usage: input.usage }),
+  stream: (pieces, usage) => [...pieces.map((p) => part(p)), donePart(usage)],
+  piece: (text) => part(text),
+  error: (message) => ({ error: message }),
+  urlOption: 'OLLAMA_HOST',
+};

@@ -1,10 +1,10 @@
 import { type } from 'arktype';
 import type { Tool } from '@oryxos/kernel';
-import { defineTool, failure } from '../define-tool.ts';
+import { builtinTool, failure } from '../builtin.ts';
 
 /** `current_time {timezone?}`: the time now, in UTC and in a time zone. No sandbox action. */
 export function currentTimeTool(): Tool {
-  return defineTool({
+  return builtinTool({
     name: 'current_time',
     description: 'The current date and time: ISO 8601 in UTC, and the local date, time, weekday and UTC offset in a time zone.',
     args: type({ 'timezone?': 'string > 0', '+': 'reject' }),

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { type } from 'arktype';
 import type { Tool } from '@oryxos/kernel';
 import { writeAtomic } from '../atomic-write.ts';
-import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
 import { fsProblem } from '../fs-paths.ts';
 
@@ -50,7 +50,7 @@ function lineNumbers(text: string, offsets: number[]): number[] {
 
 /** `edit_file {path, old, new}`: replaces one exact, unique occurrence of `old`. */
 export function editFileTool(env: ToolEnv): Tool {
-  return defineTool({
+  return builtinTool({
     name: 'edit_file',
     description: 'Replace one exact occurrence of `old` with `new` in a text file. `old` must match the file exactly (whitespace included) and occur exactly once; otherwise nothing changes and the result says how many matches there were.',
     args: type({ path: 'string > 0', old: 'string > 0', new: 'string', '+': 'reject' }),

@@ -1,7 +1,8 @@
 import { type } from 'arktype';
 import type { Tool, ToolResult } from '@oryxos/kernel';
 import { Capture } from '../cap.ts';
-import { defineTool, failure, isSandboxDenial, stringRecord, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
+import { stringRecord } from '@oryxos/plugin-kit';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -24,7 +25,7 @@ function normalized(url: string): string {
  */
 export function httpRequestTool(env: ToolEnv): Tool {
   const o = env.options;
-  return defineTool({
+  return builtinTool({
     name: 'http_request',
     description: `Send an HTTP(S) request and return the status, headers and body (text bodies up to ${o.maxOutputChars} characters, with the full length). `
       + `Follows up to ${o.maxRedirects} redirects, each checked by the sandbox. Status 400 and above is an error result. Times out after ${o.httpTimeoutMs} ms.`,

@@ -3,7 +3,7 @@ import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type } from 'arktype';
 import type { Tool, ToolContext } from '@oryxos/kernel';
-import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
 import { display, fsProblem } from '../fs-paths.ts';
 
@@ -12,7 +12,7 @@ const MAX_DEPTH = 10;
 /** `list_dir {path, depth?}`: folders and files below a folder; symlinks shown, never followed. */
 export function listDirTool(env: ToolEnv): Tool {
   const { maxListEntries, maxOutputChars } = env.options;
-  return defineTool({
+  return builtinTool({
     name: 'list_dir',
     description: `List a folder: one entry per line, paths relative to the project folder, folders ending in "/", file sizes in bytes, symbolic links as "name -> target" (not followed). Goes depth levels down (default 1, at most ${MAX_DEPTH}); at most ${maxListEntries} entries.`,
     args: type({ path: 'string > 0', 'depth?': '1 <= number.integer <= 10', '+': 'reject' }),

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { type } from 'arktype';
 import type { Tool } from '@oryxos/kernel';
-import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
 import { fsProblem } from '../fs-paths.ts';
 import { binaryType } from '../sniff.ts';
@@ -11,7 +11,7 @@ import { binaryType } from '../sniff.ts';
 /** `read_file {path, offset?, limit?}`: text of a file, a window of lines, cut to maxOutputChars. */
 export function readFileTool(env: ToolEnv): Tool {
   const max = env.options.maxOutputChars;
-  return defineTool({
+  return builtinTool({
     name: 'read_file',
     description: `Read a text file. Returns lines exactly as stored, from line offset+1, at most limit lines (default ${env.options.maxReadLines}) and ${max} characters; a note at the end says when more follows and which offset to continue from.`,
     args: type({ path: 'string > 0', 'offset?': 'number.integer >= 0', 'limit?': 'number.integer >= 1', '+': 'reject' }),

@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { type } from 'arktype';
-import { absolutePath, resolveExecutable, type Tool } from '@oryxos/kernel';
+import type { Tool } from '@oryxos/kernel';
+import { absolutePath, resolveExecutable } from '@oryxos/plugin-kit';
 import { Capture, section } from '../cap.ts';
-import { defineTool, failure, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, type ToolEnv } from '../builtin.ts';
 import { fsProblem } from '../fs-paths.ts';
 import type { ResolvedToolsOptions } from '../options.ts';
 import { isPathLike } from '../which.ts';
@@ -14,7 +15,7 @@ import { isPathLike } from '../which.ts';
  */
 export function shellTool(env: ToolEnv): Tool {
   const o = env.options;
-  return defineTool({
+  return builtinTool({
     name: 'shell',
     description: `Run one program with a list of arguments. There is no shell: ; && | $() backticks * ~ $VAR and > are passed to the program as plain text, so run one program per call. `
       + `Returns the exit code, stdout and stderr (each cut to ${o.maxOutputChars} characters, with the full length). A non-zero exit code is an error result. `

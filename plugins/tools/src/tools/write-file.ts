@@ -1,13 +1,13 @@
 import { type } from 'arktype';
 import type { Tool } from '@oryxos/kernel';
 import { writeAtomic } from '../atomic-write.ts';
-import { defineTool, failure, isSandboxDenial, type ToolEnv } from '../define-tool.ts';
+import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
 import { fsProblem } from '../fs-paths.ts';
 
 /** `write_file {path, content}`: creates or replaces a file atomically (temp file + rename). */
 export function writeFileTool(env: ToolEnv): Tool {
-  return defineTool({
+  return builtinTool({
     name: 'write_file',
     description: 'Create or replace a text file with the given content (missing parent folders are created). The file is replaced all at once; to change part of a file, use edit_file.',
     args: type({ path: 'string > 0', content: 'string', '+': 'reject' }),

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { listSandboxEvents, type SandboxEventRow } from '../../queries.ts';
 

@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortTime } from '../../flags.ts';
 import { summarize, type SessionSummary } from '../../queries.ts';
 

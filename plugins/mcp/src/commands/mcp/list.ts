@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpServerStatus } from '../../server.ts';
 

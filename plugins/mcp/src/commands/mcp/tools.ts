@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpToolInfo } from '../../server.ts';
 

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { MemoryEntry } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '@oryxos/plugin-cli';
 import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '@oryxos/plugin-cli';
 import type { MemoryZones } from '@oryxos/kernel';
 import { renderZones, scopedStore, sessionFlag, storeFor, targetOf, userFlag } from '../../cli.ts';
 

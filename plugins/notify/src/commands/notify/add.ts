@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '@oryxos/plugin-cli';
 import type { ChannelInfo } from '../../channel.ts';
 import { notifierOf } from '../../cli.ts';
 

@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import type { ChannelInfo } from '../../channel.ts';
 import { notifierOf } from '../../cli.ts';
 

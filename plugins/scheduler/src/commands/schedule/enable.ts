@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '@oryxos/plugin-cli';
 import { schedulerOf } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
 

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
 

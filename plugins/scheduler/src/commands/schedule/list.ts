@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
 

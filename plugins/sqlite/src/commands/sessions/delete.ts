@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { SessionStore } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/kernel/cli';
+import { OryxCommand } from '@oryxos/plugin-cli';
 import { resolveSession } from '../../resolve-session.ts';
 import type { SqliteSessionStore } from '../../session-store.ts';
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Page, SessionInfo } from '@oryxos/kernel';
-import { OryxCommand, table } from '@oryxos/kernel/cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli';
 
 export default class Sessions extends OryxCommand {
   static override summary = 'List stored sessions, most recently active first.';

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './types.ts';
+import type { RetryPolicy } from '@oryxos/kernel';
 
 /**
  * The timeout and retry options every provider plugin takes, so they read, validate and

@@ -1,4 +1,4 @@
-import { escapeControls } from '../escape.ts';
+import { escapeControls } from '@oryxos/kernel';
 
 /**
  * Renders rows as aligned columns for people (scripts use --json). Whitespace in a cell becomes

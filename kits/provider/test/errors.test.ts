@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type } from 'arktype';
+import { KERNEL_ERROR_CODES, definedOptions } from '@oryxos/kernel';
 import {
-  KERNEL_ERROR_CODES, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, causeChain, definedOptions, providerAbortError, providerBadResponseError,
+  PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, causeChain, providerAbortError, providerBadResponseError,
   providerConnectionError, providerLabel, providerStatusError, retryAfterMs, retryPolicy, type ProviderCall, type ProviderFix,
 } from '../src/index.ts';
 

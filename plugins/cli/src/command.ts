@@ -1,30 +1,33 @@
 import { format } from 'node:util';
 import { Command, Flags, ux, type Interfaces } from '@oclif/core';
-import { loadConfig, resolveConfig, type ResolvedConfig } from '../config.ts';
-import { OryxError, isOryxError, errorMessage } from '../errors.ts';
-import { escapeControls } from '../escape.ts';
-import { Kernel, type Logger } from '../kernel.ts';
-import type { Plugin } from '../plugin.ts';
-import type { AgentService } from '../service.ts';
+import {
+  Kernel, OryxError, escapeControls, errorMessage, isOryxError, resolveConfig,
+  type AgentService, type Logger, type Plugin, type ResolvedConfig,
+} from '@oryxos/kernel';
+import { loadConfig } from './config-file.ts';
+import { pluginSources } from './installation.ts';
 
 /**
  * Plugins used when there is no oryx.config.ts at all, so the CLI still works on the
- * embedded default database. Loaded by package name, only if installed: the kernel never
- * imports a plugin statically.
+ * embedded default database. Loaded by package name, only if installed: the CLI imports no
+ * plugin statically.
  */
 export const DEFAULT_PLUGIN_PACKAGES = ['@oryxos/plugin-sqlite', '@oryxos/plugin-audit'];
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof OryxCommand)['baseFlags'] & T['flags']>;
 
 /**
- * Base of every `oryx` command, in the kernel and in plugins: `--config`, booting the kernel
+ * Base of every `oryx` command, whichever package it comes from: `--config`, booting the kernel
  * from the config, closing it afterwards, and errors printed as code, message and hint.
  * Everything a command prints goes through {@link forPeople}: the kernel's secrets masked,
  * control characters made visible (`--json` escapes them too), whoever wrote the text.
+ * A command that only reads sets `static readOnly = true`: its kernel tells plugins to create
+ * no file, so a read never leaves a database behind.
  *
  * @example
  * export default class Hello extends OryxCommand {
  *   static summary = 'Say hello';
+ *   static readOnly = true;
  *   async run() { const { kernel } = await this.boot(); this.log(kernel.version); }
  * }
  */
@@ -33,18 +36,26 @@ export abstract class OryxCommand extends Command {
     config: Flags.string({ char: 'c', summary: 'Path to oryx.config.ts (default: searched from the working directory up).', env: 'ORYX_CONFIG', helpGroup: 'GLOBAL' }),
   };
 
+  /** True for a command that only reads: plugins create no file (no database, no log). */
+  static readOnly = false;
+
   private kernel?: Kernel;
 
-  /** Loads the config (or the defaults without one) and starts a kernel on it. */
-  protected async boot(options: { logger?: Logger } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
+  /**
+   * Loads the config (or the defaults without one) and starts a kernel on it, read-only when
+   * the command is ({@link OryxCommand.readOnly}) or `options.readOnly` says so.
+   */
+  protected async boot(options: { logger?: Logger; readOnly?: boolean } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
     const { flags } = await this.parse(this.constructor as typeof OryxCommand);
-    const config = (await loadConfig({ file: (flags as { config?: string }).config })) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+    const config = (await loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config) }))
+      ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
     const logger: Logger = options.logger ?? {
       debug: () => {},
       info: () => {},
       warn: (m) => this.logToStderr(`warning: ${m}`), // one line already: the kernel escapes log messages
     };
-    this.kernel = new Kernel({ config, logger });
+    const readOnly = options.readOnly ?? (this.constructor as typeof OryxCommand).readOnly;
+    this.kernel = new Kernel({ config, logger, readOnly });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
   }

@@ -1,4 +1,5 @@
-import { OryxError, providerLabel, type ProviderCall } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/kernel';
+import { providerLabel, type ProviderCall } from './errors.ts';
 
 /** A timer that aborts one call attempt at `ms`, however steadily the server sends. */
 export interface CallCap {
@@ -26,8 +27,12 @@ export function callCap(ms: number): CallCap {
 }
 
 /**
- * The call went on past its cap (`callTimeoutMs`) and was cut. Final, not retried: a retry
- * would most likely take as long again.
+ * The call went on past its cap (`callTimeoutMs`) and was cut: final `ORYX_E_LLM_TIMEOUT`, not
+ * retried, since a retry would most likely take as long again. `option` names where the user
+ * raises it, e.g. `openai({ callTimeoutMs })`.
+ *
+ * @example
+ * if (cap.fired) throw providerCallCapError({ provider: 'my', model, url }, 180_000, 'my({ callTimeoutMs })', error);
  */
 export function providerCallCapError(ctx: ProviderCall, ms: number, option: string, cause?: unknown): OryxError {
   return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: the call to ${ctx.url} was still going after callTimeoutMs (${ms} ms) and was cut`, {

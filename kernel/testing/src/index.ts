@@ -13,12 +13,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
-import { resolveConfig } from './config.ts';
-import { OryxError } from './errors.ts';
-import { Kernel, type Logger } from './kernel.ts';
-import type { Plugin } from './plugin.ts';
-import type { AgentService } from './service.ts';
-import type { ChatRequest, ChatResponse, Provider, Sandbox, StreamEvent, Tool, ToolCall, Usage } from './types.ts';
+import {
+  Kernel, OryxError, resolveConfig,
+  type AgentService, type ChatRequest, type ChatResponse, type Logger, type Plugin, type Provider, type Sandbox, type StreamEvent, type Tool, type ToolCall, type Usage,
+} from '@oryxos/kernel';
 
 /** One scripted model turn. */
 export interface ScriptStep {
@@ -85,14 +83,26 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
   };
   return {
     name: `provider-${provider.name}`, version: '1.0.0', kernel: '^1', provider, requests,
-    setup(kernel) { kernel.registerProvider(provider); },
+    setup(ctx) { ctx.registerProvider(provider); },
   };
 }
 
-/** A sandbox plugin that allows everything: for tests of plugins that are not the sandbox. */
+/**
+ * A sandbox plugin that allows everything, for tests of plugins that are not the sandbox:
+ * every action passes, and a program starts unconfined with the given environment on top of
+ * PATH and HOME.
+ */
 export function allowAll(): Plugin {
-  const sandbox: Sandbox = { async enforce() { return { allow: true }; } };
-  return { name: 'sandbox', version: '1.0.0', kernel: '^1', setup(kernel) { kernel.provide('sandbox', sandbox); } };
+  let root = process.cwd();
+  const sandbox: Sandbox = {
+    async enforce() { return { allow: true }; },
+    async launch(request) {
+      const cwd = path.resolve(root, request.cwd ?? '.');
+      const env: Record<string, string> = { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...(process.env.HOME ? { HOME: process.env.HOME } : {}), ...request.env };
+      return { allow: true, launch: { file: request.command, args: request.args, cwd, env, program: request.command, confined: false, started() {}, async done() {} } };
+    },
+  };
+  return { name: 'sandbox', version: '1.0.0', kernel: '^1', provides: ['sandbox'], setup(ctx) { root = ctx.config.root; ctx.provide('sandbox', sandbox); } };
 }
 
 /**
@@ -102,7 +112,7 @@ export function allowAll(): Plugin {
  * const t = await testKernel({ plugins: [llm, toolsPlugin(echoTool(), myTool)] });
  */
 export function toolsPlugin(...tools: Tool[]): Plugin {
-  return { name: 'test-tools', version: '1.0.0', kernel: '^1', setup(kernel) { for (const t of tools) kernel.registerTool(t); } };
+  return { name: 'test-tools', version: '1.0.0', kernel: '^1', setup(ctx) { for (const t of tools) ctx.registerTool(t); } };
 }
 
 /**
@@ -173,15 +183,15 @@ export interface TestKernel {
 /**
  * Starts a kernel on a fresh temp project with the given plugins and agents. `configFile`
  * names the project's config file, as if the config had been loaded from it (the sandbox
- * protects it).
+ * protects it); `readOnly` starts it as a command that only reads would.
  */
-export async function testKernel(options: { plugins: Plugin[]; agents?: Record<string, TestAgent | string>; dir?: string; defaultProvider?: string; configFile?: string }): Promise<TestKernel> {
+export async function testKernel(options: { plugins: Plugin[]; agents?: Record<string, TestAgent | string>; dir?: string; defaultProvider?: string; configFile?: string; readOnly?: boolean }): Promise<TestKernel> {
   const dir = options.dir ?? await mkdtemp(path.join(tmpdir(), 'oryx-test-'));
   const config = resolveConfig({ plugins: options.plugins, defaultProvider: options.defaultProvider }, dir, options.configFile);
   await writeAgents(config.workspaceDir, options.agents ?? { assistant: { tools: ['*'] } });
   const warnings: string[] = [];
   const logger: Logger = { debug() {}, info() {}, warn: (m) => warnings.push(m) };
-  const kernel = await new Kernel({ config, logger }).start();
+  const kernel = await new Kernel({ config, logger, readOnly: options.readOnly }).start();
   return {
     kernel, service: kernel.runs, dir, warnings,
     async close({ keep = false } = {}) {

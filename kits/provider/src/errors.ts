@@ -1,4 +1,4 @@
-import { KERNEL_ERROR_CODES, OryxError, errorMessage } from './errors.ts';
+import { KERNEL_ERROR_CODES, OryxError, errorMessage } from '@oryxos/kernel';
 
 /** The kernel's codes for a failed model call, shared by every provider plugin. */
 export type LlmErrorCode = 'ORYX_E_LLM_AUTH' | 'ORYX_E_LLM_BAD_REQUEST' | 'ORYX_E_LLM_NOT_FOUND' | 'ORYX_E_LLM_RATE_LIMIT'

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertConfigIsYours, findConfigFile, loadConfig, resolveConfig, type OryxError } from '../src/index.ts';
-import { tempProject } from '../src/testing.ts';
+import { resolveConfig, type OryxError } from '@oryxos/kernel';
+import { tempProject } from '@oryxos/kernel/testing';
+import { assertConfigIsYours, findConfigFile, loadConfig } from '../src/index.ts';
 
 let dir: string;
 test.before.each(async () => { dir = await tempProject('config-'); });

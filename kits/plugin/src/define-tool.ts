@@ -1,18 +1,12 @@
 import { type, type Type } from 'arktype';
-import { OryxError, isOryxError, type JsonSchema, type SandboxAction, type Tool, type ToolContext, type ToolResult } from '@oryxos/kernel';
-import type { ResolvedToolsOptions } from './options.ts';
+import { OryxError, type JsonSchema, type SandboxAction, type Tool, type ToolContext, type ToolResult, type ToolSource } from '@oryxos/kernel';
 
-/** What every built-in tool is built with. */
-export interface ToolEnv {
-  /** The folder of oryx.config.ts: relative paths resolve against it. */
-  root: string;
-  options: ResolvedToolsOptions;
-}
-
-/** A built-in tool, typed by its arktype argument definition. */
+/** A tool typed by its arktype argument definition. */
 export interface ToolDefinition<A extends Type<object>> {
   name: string;
   description: string;
+  /** Where it comes from, as `oryx tools` shows it. Default `plugin`; the built-in tools say `builtin`. */
+  source?: ToolSource;
   /** The arguments. The model's JSON Schema and the validation both come from it. */
   args: A;
   /** What each argument means, for the model; every key must be a property of `args`. */
@@ -25,9 +19,12 @@ export interface ToolDefinition<A extends Type<object>> {
 /**
  * Turns a definition into a kernel `Tool`: the JSON Schema is generated from the arktype
  * type (`toJsonSchema()`) and `validate` runs the same type, so what the model is told and
- * what is checked never drift.
+ * what is checked never drift. An argument with a predicate JSON Schema cannot express, or a
+ * `describe` key that names no argument, is `ORYX_E_PLUGIN_INVALID` naming the tool.
  *
  * @example
+ * import { type } from 'arktype';
+ * import { defineTool } from '@oryxos/plugin-kit';
  * const echo = defineTool({
  *   name: 'echo', description: 'Echo text', args: type({ text: 'string', '+': 'reject' }),
  *   describe: { text: 'What to echo' }, async execute({ text }) { return text; },
@@ -36,8 +33,8 @@ export interface ToolDefinition<A extends Type<object>> {
 export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool {
   const schema = def.args.toJsonSchema({
     fallback: {
-      // JSON Schema cannot carry a predicate. The one predicate we use says what
-      // `type: "object"` already says in JSON Schema; any other would drift, so it throws.
+      // JSON Schema cannot carry a predicate. The one predicate allowed ({@link stringRecord}'s)
+      // says what `type: "object"` already says in JSON Schema; any other would drift, so it throws.
       predicate: (ctx) => {
         if (ctx.predicate === notArray) return ctx.base;
         throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: an argument has a predicate that JSON Schema cannot express`);
@@ -54,7 +51,7 @@ export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool
   return {
     name: def.name,
     description: def.description,
-    source: 'builtin',
+    source: def.source ?? 'plugin',
     inputSchema: schema,
     timeoutMs: def.timeoutMs,
     validate(args) {
@@ -71,15 +68,11 @@ function notArray(value: unknown, ctx: { mustBe(expected: string): false }): boo
   return !Array.isArray(value) || ctx.mustBe('an object of names to strings');
 }
 
-/** `{name: value}` with string values, not an array: the same in validation and in JSON Schema. */
+/**
+ * `{name: value}` with string values, not an array: the same in validation and in JSON Schema
+ * (arktype's object types accept arrays, JSON Schema's `object` does not).
+ *
+ * @example
+ * const args = type({ url: 'string', 'headers?': stringRecord, '+': 'reject' });
+ */
 export const stringRecord = type('Record<string, string>').narrow(notArray);
-
-/** An error result the model sees and can act on. */
-export function failure(content: string, retryable = false): ToolResult {
-  return { content, isError: true, retryable };
-}
-
-/** True for the sandbox's denial, which must reach the kernel unchanged (it records the reason). */
-export function isSandboxDenial(error: unknown): boolean {
-  return isOryxError(error) && error.code === 'ORYX_E_SANDBOX_DENIED';
-}

@@ -1,0 +1,138 @@
+/**
+ * Finding, vetting and running `oryx.config.ts` for the `oryx` CLI. The kernel validates a
+ * config object; finding the file on disk, refusing one another user could have written, and
+ * resolving what it imports (the project's own packages first, then this OryxOS installation,
+ * then the plugins installed with `oryx plugins install`) is the host's job.
+ */
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { OryxError, asConfigError, errorMessage, isOryxError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
+import { importAliases } from './config-imports.ts';
+
+/** The names a config file may have, in the order they are looked for in one folder. */
+export const CONFIG_FILE_NAMES = ['oryx.config.ts', 'oryx.config.mts', 'oryx.config.js', 'oryx.config.mjs'] as const;
+
+/** A folder holding one of these is a project folder: the search for a config stops there. */
+const PROJECT_MARKERS = ['.oryxos', 'package.json', '.git'];
+
+const exists = (p: string) => lstat(p).then(() => true, () => false);
+
+/**
+ * The config file for `cwd`: `oryx.config.{ts,mts,js,mjs}` in the working folder or its
+ * parents, up to the first folder that holds `.oryxos/`, a `package.json` or `.git` (the
+ * project folder). Nothing else is looked at: no `.config/` meta config, no user-level config
+ * folder, no folder above the project. Returns undefined when there is none.
+ *
+ * @example
+ * await findConfigFile('/proj/src/lib') // '/proj/oryx.config.ts' when /proj holds it (and package.json)
+ */
+export async function findConfigFile(cwd: string): Promise<string | undefined> {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    for (const name of CONFIG_FILE_NAMES) {
+      const candidate = path.join(dir, name);
+      if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    }
+    for (const marker of PROJECT_MARKERS) if (await exists(path.join(dir, marker))) return undefined;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * Refuses a config file another user could have written: one owned by another user (root
+ * excepted), writable by everyone, or in a folder that is owned by another user or writable by
+ * everyone (`/tmp`, even with its sticky bit). The config runs as code with the user's rights,
+ * so only a file the user controls may run. POSIX only; elsewhere it passes. `uid` is the user
+ * the file must belong to (default: this process's).
+ *
+ * @example
+ * await assertConfigIsYours('/tmp/oryx.config.ts') // throws ORYX_E_CONFIG_UNSAFE
+ */
+export async function assertConfigIsYours(file: string, uid = process.getuid?.()): Promise<void> {
+  if (uid === undefined) return;
+  const foreign = (owner: number) => owner !== uid && owner !== 0;
+  const refuse = (why: string) => new OryxError('ORYX_E_CONFIG_UNSAFE', `Refusing to run the config file ${file}: ${why}`, {
+    hint: 'A config file runs as code with your rights, so it must be yours, in a folder only you (or root) can write to. '
+      + 'Move it into your project folder, or fix the owner (chown) or the mode (chmod o-w), then name it with --config.',
+    data: { file },
+  });
+  const real = await realpath(file);
+  const s = await stat(real);
+  if (foreign(s.uid)) throw refuse(`it is owned by another user (uid ${s.uid})`);
+  if (s.mode & 0o002) throw refuse('every user may write to it');
+  for (const dir of new Set([path.dirname(path.resolve(file)), path.dirname(real)])) {
+    const d = await stat(dir);
+    if (d.mode & 0o002) throw refuse(`its folder ${dir} is writable by every user`);
+    if (foreign(d.uid)) throw refuse(`its folder ${dir} is owned by another user (uid ${d.uid})`);
+  }
+}
+
+/**
+ * Runs a config file through jiti (TypeScript or JavaScript). A bare import the project cannot
+ * resolve is looked up in `resolveFrom`, in order ({@link importAliases}).
+ */
+async function importConfig(file: string, resolveFrom: readonly string[]): Promise<unknown> {
+  const { createJiti } = await import('jiti');
+  // The transpile cache goes next to the project's dependencies (a folder the sandbox
+  // protects), never to a shared temp folder where another user could plant a cached file.
+  const modules = path.join(path.dirname(file), 'node_modules');
+  const fsCache = (await exists(modules)) ? path.join(modules, '.cache', 'oryxos-config') : false;
+  const alias = await importAliases(path.dirname(file), resolveFrom);
+  const jiti = createJiti(pathToFileURL(file).href, { fsCache, interopDefault: true, alias });
+  return jiti.import(file, { default: true });
+}
+
+/** Where {@link loadConfig} looks and what it may import from. */
+export interface LoadConfigOptions {
+  /** The working folder the search starts from. Default `process.cwd()`. */
+  cwd?: string;
+  /** A config file named by the user (`--config`, `ORYX_CONFIG`), relative to `cwd`. */
+  file?: string;
+  /**
+   * Package folders, in order, that a bare import the project cannot resolve is looked up in:
+   * the OryxOS installation, then the plugins installed with `oryx plugins install`.
+   */
+  resolveFrom?: readonly string[];
+}
+
+/**
+ * Finds the config file from `cwd` (see {@link findConfigFile}), or takes the one given
+ * (`--config`, `ORYX_CONFIG`), checks that it is the user's own ({@link assertConfigIsYours}),
+ * runs it and validates it. Returns undefined when there is no config file at all. A plugin's
+ * option error is `ORYX_E_CONFIG_INVALID` naming the plugin and the option; anything else the
+ * file throws is `ORYX_E_CONFIG_LOAD`.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig | undefined> {
+  const cwd = options.cwd ?? process.cwd();
+  let file: string | undefined;
+  if (options.file) {
+    file = path.resolve(cwd, options.file);
+    if (!(await stat(file).then((s) => s.isFile(), () => false))) {
+      throw new OryxError('ORYX_E_CONFIG_NOT_FOUND', `Config file not found: ${options.file}`, {
+        hint: 'Check the --config path (or ORYX_CONFIG), or run `oryx init` to create oryx.config.ts.',
+      });
+    }
+  } else {
+    file = await findConfigFile(cwd);
+    if (!file) return undefined;
+  }
+  await assertConfigIsYours(file);
+  let raw: unknown;
+  const where = path.relative(cwd, file) || file;
+  try {
+    raw = await importConfig(file, options.resolveFrom ?? []);
+  } catch (error) {
+    if (isOryxError(error)) throw asConfigError(error, where);
+    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(errorMessage(error));
+    throw new OryxError('ORYX_E_CONFIG_LOAD', `Could not load ${where}: ${errorMessage(error)}`, {
+      cause: error,
+      hint: missing
+        ? 'A package the config imports is not installed: install it in the project (npm install), or as an OryxOS plugin (oryx plugins install NAME).'
+        : 'Fix the error the message names in the config file.',
+    });
+  }
+  return resolveConfig(raw, path.dirname(file), file);
+}

@@ -1,2 +1,0 @@
-/** This package's version (kept equal to package.json by a test). */
-export const VERSION = '0.1.0';
