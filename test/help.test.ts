@@ -19,7 +19,7 @@ test('oryx --help lists commands from every plugin without importing plugin code
       assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\s`, 'm'), `${cmd} is listed`);
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    const offenders = loaded.filter((u) => /\/(kernel|plugins\/[^/]+)\/(dist|src)\//.test(u)
+    const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
       || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
     assert.equal(offenders, []);
   } finally {

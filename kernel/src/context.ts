@@ -1,4 +1,5 @@
 import type { AgentLoader } from './agents.ts';
+import type { HostInfo } from './kernel.ts';
 import type { ResolvedConfig } from './config.ts';
 import type { HookName, Hooks } from './hooks.ts';
 import type { Secrets } from './secrets.ts';
@@ -64,6 +65,8 @@ export interface PluginContext<Options = unknown> {
   readonly readOnly: boolean;
   /** The kernel's version. */
   readonly version: string;
+  /** Who runs the kernel (the `oryx` CLI and its packages' versions), when the host says. */
+  readonly host?: HostInfo;
   /** The enabled plugins set up so far, with their versions. */
   readonly plugins: { name: string; version: string }[];
   registerProvider(provider: Provider): void;

@@ -8,7 +8,7 @@ export * from './types.ts';
 export { OryxError, isOryxError, toOryxError, errorMessage, KERNEL_ERROR_CODES, type OryxErrorOptions } from './errors.ts';
 export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
 export { type PluginContext, type PluginHook, type PluginHooks, type Logger } from './context.ts';
-export { Kernel, kernelVersion, type KernelOptions } from './kernel.ts';
+export { Kernel, kernelVersion, type HostInfo, type KernelOptions } from './kernel.ts';
 export { definePlugin, pluginPackage, readPackageJson, type Plugin, type PluginPackage, type ServiceName } from './plugin.ts';
 export { defineConfig, definedOptions, resolveConfig, validateOptions, asConfigError, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES, type AgentLoaderOptions } from './agents.ts';

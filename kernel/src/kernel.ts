@@ -40,6 +40,16 @@ export interface KernelOptions {
   logger?: Logger;
   /** A kernel for a command that only reads: plugins see `ctx.readOnly` and create no file. */
   readOnly?: boolean;
+  /** Who runs the kernel (the `oryx` CLI and its packages' versions), for what plugins report (`/api/info`). */
+  host?: HostInfo;
+}
+
+/** The program that runs a kernel, and the versions of the packages it brings. */
+export interface HostInfo {
+  name: string;
+  version: string;
+  /** Package name → version, for every package of the installation. */
+  packages?: Record<string, string>;
 }
 
 /**
@@ -63,6 +73,8 @@ export class Kernel {
   readonly log: Logger;
   /** Whether plugins were told to create no file ({@link KernelOptions.readOnly}). */
   readonly readOnly: boolean;
+  /** Who runs this kernel ({@link KernelOptions.host}). */
+  readonly host?: HostInfo;
   private readonly registry = new Registry();
   private state: 'new' | 'starting' | 'started' | 'closing' | 'closed' = 'new';
   private started: Plugin[] = [];
@@ -71,6 +83,7 @@ export class Kernel {
   constructor(options: KernelOptions) {
     this.config = options.config;
     this.readOnly = options.readOnly ?? false;
+    this.host = options.host;
     const logger = options.logger ?? silent;
     const mask = (m: string) => escapeControls(this.secrets.mask(m), { oneLine: true });
     this.log = { debug: (m) => logger.debug(mask(m)), info: (m) => logger.info(mask(m)), warn: (m) => logger.warn(mask(m)) };
@@ -140,7 +153,7 @@ export class Kernel {
     const { registry } = this;
     const kernel = this; // the getters below read live state
     return Object.freeze({
-      name, options: plugin.options, config: this.config, agents: this.agents, secrets: this.secrets, readOnly: this.readOnly, version: this.version,
+      name, options: plugin.options, config: this.config, agents: this.agents, secrets: this.secrets, readOnly: this.readOnly, version: this.version, host: this.host,
       log: namedLogger(this.log, name),
       hooks: pluginHooks(this.hooks, name),
       get runs() { return kernel.runs; },

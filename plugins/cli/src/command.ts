@@ -5,7 +5,7 @@ import {
   type AgentService, type Logger, type Plugin, type ResolvedConfig,
 } from '@oryxos/kernel';
 import { loadConfig } from './config-file.ts';
-import { pluginSources } from './installation.ts';
+import { pluginSources, versions } from './installation.ts';
 
 /**
  * Plugins used when there is no oryx.config.ts at all, so the CLI still works on the
@@ -55,7 +55,8 @@ export abstract class OryxCommand extends Command {
       warn: (m) => this.logToStderr(`warning: ${m}`), // one line already: the kernel escapes log messages
     };
     const readOnly = options.readOnly ?? (this.constructor as typeof OryxCommand).readOnly;
-    this.kernel = new Kernel({ config, logger, readOnly });
+    const host = { name: this.config.name, version: this.config.version, packages: versions(this.config).packages };
+    this.kernel = new Kernel({ config, logger, readOnly, host });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
   }

@@ -38,11 +38,12 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
 
   routes.add({
     method: 'get', path: '/api/info', tag: 'server',
-    summary: 'Name, version, uptime, enabled plugins with versions, agents, and who the request acts as (identity).',
+    summary: 'Name, kernel version, uptime, the program serving (host: the oryx CLI and every package with its version), enabled plugins with versions, agents, and who the request acts as (identity).',
     responses: { 200: { description: 'Server information', schema: Info }, 401: err('Missing or wrong token') },
   }, async (c) => c.json({
     name: 'OryxOS',
     version: kernel.version,
+    ...(kernel.host ? { host: kernel.host } : {}),
     uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
     plugins: kernel.plugins,
     agents: await kernel.agents.names(),

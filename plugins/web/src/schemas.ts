@@ -109,6 +109,7 @@ export const Health = type({ status: "'ok'" });
 export const Info = type({
   name: 'string',
   version: 'string',
+  'host?': { name: 'string', version: 'string', 'packages?': 'Record<string, string>' },
   uptimeSeconds: 'number',
   plugins: type({ name: 'string', version: 'string' }).array(),
   agents: 'string[]',
