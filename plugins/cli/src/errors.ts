@@ -5,5 +5,9 @@ export const ERROR_CODES = {
   ORYX_E_CONFIG_UNSAFE: 'The config file is owned by another user or sits in a folder everyone can write to: move it into your project, fix its owner or mode, and name it with --config.',
   ORYX_E_CLI_USAGE: 'Check the command usage with --help.',
   ORYX_E_CLI_FAILED: 'An unexpected error in a command; report it with the command you ran.',
+  ORYX_E_PLUGINS_NOT_A_PLUGIN: 'Install an OryxOS plugin (package.json with an "oryx" block) or an oclif plugin (an "oclif" block); `oryx plugins new NAME` writes one.',
+  ORYX_E_PLUGINS_PACKAGE: 'Fix the plugin package.json field the message names (its "oryx" or "oclif" block), build the plugin, then install it again.',
+  ORYX_E_PLUGINS_NEW_EXISTS: 'Pick another name or folder (--dir), or remove the folder: nothing in it was changed.',
+  ORYX_E_PLUGINS_NEW_NAME: 'Use lowercase letters, digits and dashes, starting with a letter: oryx plugins new word-count.',
   ORYX_E_INIT_EXISTS: 'Pass --force to replace them (your edits in those files will be lost).',
 } as const;
