@@ -99,7 +99,7 @@ export class RunProgress {
   /** Shows the phase the run is in; call with every RunEvent. */
   onEvent(e: RunEvent): void {
     switch (e.type) {
-      case 'iteration': this.phase(e.iteration > 1 ? `thinking… (step ${e.iteration})` : 'thinking…'); break;
+      case 'iteration': this.phase(e.iteration > 1 ? `thinking (step ${e.iteration})…` : 'thinking…'); break;
       // Streamed text goes to stdout: the spinner steps aside until the next phase.
       case 'token': if (this.spinner.isSpinning) this.spinner.stop(); break;
       case 'tool_call':

@@ -80,10 +80,10 @@ test('oryx init writes commented-out scheduler and notify examples that work onc
   await writeFile(file, active);
   const tasks = await oryx(['schedule', 'list', '--json']);
   assert.is(tasks.code, 0, tasks.stderr);
-  assert.equal(JSON.parse(tasks.stdout).map((t: { name: string; schedule: string }) => [t.name, t.schedule]), [['inbox', 'every 30m'], ['morning-brief', 'cron 0 8 * * 1-5 (Europe/Berlin)']]);
+  assert.equal(JSON.parse(tasks.stdout).items.map((t: { name: string; schedule: string }) => [t.name, t.schedule]), [['inbox', 'every 30m'], ['morning-brief', 'cron 0 8 * * 1-5 (Europe/Berlin)']]);
   const channels = await oryx(['notify', 'channels', '--json']);
   assert.is(channels.code, 0, channels.stderr);
-  assert.equal(JSON.parse(channels.stdout).map((c: { name: string; password: string }) => [c.name, c.password]), [['ops', 'env SMTP_PASS']]);
+  assert.equal(JSON.parse(channels.stdout).items.map((c: { name: string; password: string }) => [c.name, c.password]), [['ops', 'env SMTP_PASS']]);
 });
 
 test('oryx init then oryx run with a scripted provider: tools run, answer printed, --json shape', async () => {
@@ -106,9 +106,9 @@ test('oryx init then oryx run with a scripted provider: tools run, answer printe
   assert.ok(result.usage.inputTokens > 0);
 
   const agents = JSON.parse((await oryx(['agents', '--json'])).stdout);
-  assert.equal(agents.map((a: { name: string; tools: string[] }) => [a.name, a.tools]), [['assistant', ['shout']]]);
+  assert.equal(agents.items.map((a: { name: string; tools: string[] }) => [a.name, a.tools]), [['assistant', ['shout']]]);
   const tools = JSON.parse((await oryx(['tools', '-a', 'assistant', '--json'])).stdout);
-  assert.equal(tools.tools.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
+  assert.equal(tools.items.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
 });
 
 test('oryx chat keeps one session across lines, streams, and handles /session and /new', async () => {

@@ -26,8 +26,8 @@ const messageText = type('string').narrow((text, ctx) => {
   return problem === undefined || ctx.reject({ expected: 'text without NUL characters or lone surrogates', actual: problem });
 });
 
-/** A message with something in it: empty or only whitespace is refused, as on the CLI. */
-const nonBlank = type('string').narrow((text, ctx) => text.trim() !== '' || ctx.reject({ expected: 'a message with text (not empty, not only whitespace)', actual: text ? 'only whitespace' : 'empty' }));
+/** A message with something in it: only whitespace is refused like an empty one, as on the CLI. */
+const nonBlank = type('string > 0').narrow((text, ctx) => text.trim() !== '' || ctx.reject({ expected: 'text, not only whitespace', actual: 'only whitespace' }));
 
 export const PostMessageBody = type({
   message: messageText.and(nonBlank),
