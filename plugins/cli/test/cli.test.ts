@@ -66,6 +66,26 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
   assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
 });
 
+test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without a key, and says which and why', async () => {
+  const local = await oryx(['init'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' } });
+  assert.is(local.code, 0, local.stderr);
+  assert.match(local.stdout, 'Provider: OpenAI-compatible, because OPENAI_BASE_URL is set; no OPENAI_API_KEY is needed for a server that takes none (LM Studio, vLLM, llama.cpp).');
+  assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
+  const cases = [
+    [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: undefined }, 'openai', /^OPENAI_API_KEY is set/],
+    [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' }, 'openai', /^OPENAI_BASE_URL is set and so is OPENAI_API_KEY/],
+    [{ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, 'ollama', /^neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/],
+    [{ OPENAI_API_KEY: ' ', OPENAI_BASE_URL: '' }, 'ollama', /^neither/],
+  ] as const;
+  for (const [env, provider, reason] of cases) {
+    const r = await oryx(['init', '--force', '--json'], { env });
+    assert.is(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.is(out.provider, provider, JSON.stringify(env));
+    assert.match(out.reason, reason);
+  }
+});
+
 test('oryx init writes commented-out scheduler and notify examples that work once uncommented', async () => {
   assert.is((await oryx(['init'], { env: { OPENAI_API_KEY: 'sk-test' } })).code, 0);
   const file = path.join(dir, 'oryx.config.ts');
