@@ -1,4 +1,5 @@
-import type { Plugin } from '@oryxos/kernel';
+import { STAGE, type Plugin } from '@oryxos/kernel';
+import { ContextWindow } from './context-window.ts';
 import { resolveSettings, validateOptions, type OllamaOptions } from './options.ts';
 import { createOllamaProvider } from './provider.ts';
 import { VERSION } from './version.ts';
@@ -26,7 +27,13 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
       const settings = resolveSettings(validated, process.env);
       // Credentials for a proxy in front of Ollama are masked wherever OryxOS writes text.
       for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) kernel.secrets.add(value);
-      kernel.registerProvider(createOllamaProvider(settings));
+      // Each call sends num_ctx from the agent's context_tokens (see ContextWindow).
+      const window = new ContextWindow(settings);
+      kernel.hooks.beforePrompt.tap({ name: 'ollama', stage: STAGE.OBSERVE }, (prompt, run) => {
+        if (run.provider === settings.name) window.remember(run.signal, run.agent.settings.context_tokens);
+        return prompt;
+      });
+      kernel.registerProvider(createOllamaProvider(settings, window));
     },
   };
 }

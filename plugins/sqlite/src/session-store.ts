@@ -243,13 +243,11 @@ export class SqliteSessionStore implements SessionStore {
     return this.leases.acquire(id, signal);
   }
 
-  /** The one session whose id is `idOrPrefix` or starts with it (for the CLI). */
-  async resolve(idOrPrefix: string): Promise<SessionInfo | undefined> {
-    const exact = await this.get(idOrPrefix);
-    if (exact || idOrPrefix.length < 4) return exact;
+  /** Up to `limit` sessions whose id starts with `prefix`, by id (the CLI's short ids). */
+  async withPrefix(prefix: string, limit: number): Promise<SessionInfo[]> {
     const rows = await this.db().query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, [idOrPrefix, `${idOrPrefix}\uffff`]);
-    return rows.length === 1 ? toInfo(rows[0]!) : undefined;
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, [prefix, `${prefix}\uffff`, limit]);
+    return rows.map(toInfo);
   }
 
   /** Releases the leases this process still holds. */

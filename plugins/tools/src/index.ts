@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import type { Plugin, Tool } from '@oryxos/kernel';
+import { warnUnavailableTools } from './availability.ts';
 import type { ToolEnv } from './define-tool.ts';
 import { resolveOptions, type ToolName, type ToolsOptions } from './options.ts';
 import { currentTimeTool } from './tools/current-time.ts';
@@ -45,6 +46,7 @@ export default function tools(options: ToolsOptions = {}): Plugin {
     async setup(kernel) {
       const env: ToolEnv = { root: await realpath(kernel.config.root), options: resolved };
       for (const name of resolved.tools) kernel.registerTool(FACTORIES[name](env));
+      warnUnavailableTools(kernel, new Set(resolved.tools));
     },
   };
 }

@@ -22,13 +22,20 @@ export interface OllamaServer {
   /** Base URL, e.g. http://127.0.0.1:PORT (what `host` takes). */
   url: string;
   requests: RecordedRequest[];
+  /** The `/api/show` requests (model info), kept apart from the scripted ones. */
+  shows: RecordedRequest[];
   closedEarly: number;
   closedEarlyOnce: Promise<void>;
   close(): Promise<void>;
 }
 
-export async function ollamaServer(script: (Reply | ((body: any, index: number) => Reply))[]): Promise<OllamaServer> {
+/**
+ * `show` answers `POST /api/show` (default: 404, as Ollama does for a model it does not have);
+ * those requests do not take a scripted reply.
+ */
+export async function ollamaServer(script: (Reply | ((body: any, index: number) => Reply))[], options: { show?: (body: any) => Reply } = {}): Promise<OllamaServer> {
   const requests: RecordedRequest[] = [];
+  const shows: RecordedRequest[] = [];
   let signalClosed!: () => void;
   const state = { closedEarly: 0, closedEarlyOnce: new Promise<void>((resolve) => { signalClosed = resolve; }) };
   const server = createServer(async (req, res) => {
@@ -37,6 +44,11 @@ export async function ollamaServer(script: (Reply | ((body: any, index: number) 
     const text = Buffer.concat(chunks).toString('utf8');
     let body: any = text;
     try { body = JSON.parse(text); } catch { /* keep the text */ }
+    if (req.url === '/api/show') {
+      shows.push({ method: req.method ?? '', path: req.url, headers: req.headers, body });
+      send(res, options.show?.(body) ?? { status: 404, json: { error: `model '${body?.model}' not found` } });
+      return;
+    }
     const index = requests.length;
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     res.on('close', () => { if (!res.writableFinished) { state.closedEarly++; signalClosed(); } });
@@ -49,6 +61,7 @@ export async function ollamaServer(script: (Reply | ((body: any, index: number) 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    shows,
     get closedEarly() { return state.closedEarly; },
     get closedEarlyOnce() { return state.closedEarlyOnce; },
     async close() {
