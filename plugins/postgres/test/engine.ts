@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SqliteSessionStore } from '@oryxos/plugin-sqlite';
+import { SqliteSessionStore } from '../../sqlite/src/index.ts';
 import type { StoreEngine } from '../../sqlite/test/store-contract.ts';
 import postgres, { MIGRATIONS, migrate, openPostgres } from '../src/index.ts';
 import { freshDatabase } from './pg.ts';
