@@ -62,9 +62,10 @@ export async function copyDatabase(from: Db, to: Db): Promise<CopyReport> {
   await to.transaction(async (tx) => {
     for (const { table, columns, key } of tables) {
       const source = await copyTable(from, tx, table, columns, key);
-      if (to.dialect === 'postgres' && key === 'id') {
-        // explicit ids leave the identity sequence behind: the next insert would collide
-        await tx.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), (SELECT MAX(id) FROM ${table})) WHERE EXISTS (SELECT 1 FROM ${table})`);
+      if (to.dialect === 'postgres' && key) {
+        // explicit ids leave an identity column's sequence behind: the next insert would collide
+        const [seq] = await tx.query<{ s: string | null }>('SELECT pg_get_serial_sequence(?, ?) AS s', [quote(table), key]);
+        if (seq?.s) await tx.query(`SELECT setval(?::regclass, (SELECT MAX(${quote(key)}) FROM ${quote(table)}))`, [seq.s]);
       }
       const target = await digest(tx, table, columns, key);
       if (target.rows !== source.rows || target.checksum !== source.checksum) {
