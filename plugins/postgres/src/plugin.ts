@@ -1,5 +1,5 @@
 import { STAGE, type Database, type Kernel, type Migration, type Plugin } from '@oryxos/kernel';
-import { migrationControl, reportingMigrate, SqliteSessionStore } from '@oryxos/plugin-sqlite';
+import { migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
 import { openPostgres, type OpenPostgres, type PgConnectOptions } from './database.ts';
 import { pgError } from './errors.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, SCHEMA_VERSION } from './migrations.ts';
@@ -56,13 +56,7 @@ export default function postgres(options: PostgresOptions): Plugin {
         if (!db) throw pgError('ORYX_E_PG_CLOSED', 'The postgres database is not open');
         return db;
       };
-      const store = new SqliteSessionStore(current, {
-        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log, name: 'postgres',
-        onCancelRequested(sessionId, by) {
-          kernel.log.warn(`postgres: ${by} is deleting session ${sessionId}; aborting its run in this process`);
-          void kernel.runs.abortSession(sessionId, 'session-deleted');
-        },
-      });
+      const store = storeForKernel(kernel, current, opts, 'postgres');
       // autoMigrate: false leaves migrations to `oryx db migrate` (one process, at deploy time).
       const apply = opts.autoMigrate || control?.mode === 'apply' || scratch;
       const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner, { apply });

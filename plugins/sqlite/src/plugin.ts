@@ -6,7 +6,7 @@ import { checkIntegrity, type IntegrityReport } from './integrity.ts';
 import { migrationControl, reportingMigrate } from './migration-control.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
-import { SqliteSessionStore } from './session-store.ts';
+import { storeForKernel } from './session-store.ts';
 import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
 
 export const PLUGIN_VERSION = '0.1.0';
@@ -66,13 +66,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
         return db;
       };
-      const store = new SqliteSessionStore(current, {
-        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log,
-        onCancelRequested(sessionId, by) {
-          kernel.log.warn(`sqlite: ${by} is deleting session ${sessionId}; aborting its run in this process`);
-          void kernel.runs.abortSession(sessionId, 'session-deleted');
-        },
-      });
+      const store = storeForKernel(kernel, current, opts, 'sqlite');
       const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner);
       const migrateAny = control
         ? reportingMigrate(control, migrateOwner, async (owner) => (control.mode === 'plan' ? control.recorded?.[owner] ?? 0 : schemaVersion(current(), owner)))

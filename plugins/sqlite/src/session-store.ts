@@ -264,6 +264,29 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
+/**
+ * The store a store plugin provides to `kernel`: its log lines named after the plugin, and a
+ * request from another process to stop a run here (`delete --force`) aborting this kernel's runs
+ * on that session.
+ *
+ * @example
+ * kernel.provide('sessions', storeForKernel(kernel, () => db, { leaseMs: 30_000 }, 'postgres'));
+ */
+export function storeForKernel(
+  kernel: { log: Logger; runs: { abortSession(id: string, reason?: unknown): Promise<number> } },
+  db: () => Omit<Database, 'migrate'>,
+  options: Pick<SqliteSessionStoreOptions, 'leaseMs' | 'lockTimeoutMs' | 'appendRetries'>,
+  name: string,
+): SqliteSessionStore {
+  return new SqliteSessionStore(db, {
+    leaseMs: options.leaseMs, lockTimeoutMs: options.lockTimeoutMs, appendRetries: options.appendRetries, log: kernel.log, name,
+    onCancelRequested(sessionId, by) {
+      kernel.log.warn(`${name}: ${by} is deleting session ${sessionId}; aborting its run in this process`);
+      void kernel.runs.abortSession(sessionId, 'session-deleted');
+    },
+  });
+}
+
 /** The first 80 characters, never half of a surrogate pair. */
 function titleOf(content: string): string {
   const title = content.slice(0, 80);
