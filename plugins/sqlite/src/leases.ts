@@ -30,6 +30,8 @@ export class SessionLeases {
       lockTimeoutMs: number;
       /** Called (once per lease) when another process asks this one to stop its run on the session. */
       onCancelRequested?(sessionId: string, by: string): void;
+      /** The plugin running the store, for its log lines. */
+      name: string;
     },
     private readonly log: Logger,
   ) {}
@@ -90,7 +92,7 @@ export class SessionLeases {
       if (!holder) continue; // released between the two statements
       if (holder.host === this.host && Number(holder.pid) !== process.pid && !processAlive(Number(holder.pid))) {
         await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [sessionId, holder.owner]);
-        this.log.warn(`sqlite: took over the lease on session ${sessionId} from process ${holder.pid}, which is gone`);
+        this.log.warn(`${this.options.name}: took over the lease on session ${sessionId} from process ${holder.pid}, which is gone`);
         continue;
       }
       return holder;
@@ -105,14 +107,14 @@ export class SessionLeases {
         [Date.now() + this.options.leaseMs, sessionId, owner]);
       const entry = this.held.get(owner);
       if (!row && entry) {
-        this.log.warn(`sqlite: lost the lease on session ${sessionId} (another process took it after it expired)`);
+        this.log.warn(`${this.options.name}: lost the lease on session ${sessionId} (another process took it after it expired)`);
       }
       if (row?.cancel_requested_by && entry && !entry.cancelled) {
         entry.cancelled = true;
         this.options.onCancelRequested?.(sessionId, row.cancel_requested_by);
       }
     } catch (error) {
-      this.log.warn(`sqlite: could not renew the lease on session ${sessionId}: ${errorMessage(error)}`);
+      this.log.warn(`${this.options.name}: could not renew the lease on session ${sessionId}: ${errorMessage(error)}`);
     }
   }
 
@@ -125,7 +127,7 @@ export class SessionLeases {
       await this.db().execute('DELETE FROM session_leases WHERE session_id = ? AND owner = ?', [entry.sessionId, owner]);
     } catch (error) {
       // it expires on its own; the next run waits at most leaseMs
-      this.log.warn(`sqlite: could not release the lease on session ${entry.sessionId}: ${errorMessage(error)}`);
+      this.log.warn(`${this.options.name}: could not release the lease on session ${entry.sessionId}: ${errorMessage(error)}`);
     }
   }
 }

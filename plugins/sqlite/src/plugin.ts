@@ -1,13 +1,18 @@
-import { STAGE, type Database, type Kernel, type Plugin } from '@oryxos/kernel';
-import { enableWal, openDatabase, type OpenDatabase } from './database.ts';
+import { existsSync } from 'node:fs';
+import { STAGE, type Database, type Kernel, type Migration, type Plugin } from '@oryxos/kernel';
+import { enableWal, openDatabase, type OpenDatabase, type OpenOptions } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
-import { assertKnownVersion, migrate, schemaVersion } from './migrations.ts';
+import { migrationControl, reportingMigrate } from './migration-control.ts';
+import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
-import { SqliteSessionStore } from './session-store.ts';
-import { resolveTarget } from './url.ts';
+import { storeForKernel } from './session-store.ts';
+import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
 
 export const PLUGIN_VERSION = '0.1.0';
+
+/** Other plugins that provide the session store and the `database` service: never enabled together with this one. */
+const OTHER_STORES = new Set(['postgres']);
 
 /**
  * The `database` service this plugin provides: the kernel's `Database`, plus `check()`, SQLite's
@@ -39,19 +44,33 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
     version: PLUGIN_VERSION,
     kernel: '^1',
     async setup(kernel: Kernel) {
-      const target = resolveTarget(opts.url, kernel.config.root);
+      const other = kernel.config.plugins.find((p) => OTHER_STORES.has(p.name));
+      if (other) {
+        throw sqliteError('ORYX_E_SQLITE_TWO_STORES', `Both sqlite() and ${other.name}() are enabled; each provides the session store and the database, and only one may`, {
+          data: { plugins: ['sqlite', other.name] },
+        });
+      }
+      const configured = resolveTarget(opts.url, kernel.config.root);
+      const control = migrationControl();
+      // `oryx db status`: read what the database holds, then let every plugin migrate a scratch
+      // database instead, so each one reports what it would apply without touching the real one.
+      const scratch = control?.mode === 'plan';
+      const target: DatabaseTarget = scratch ? { kind: 'file', path: ':memory:' } : configured;
+      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || scratch ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      if (control) {
+        control.database = { dialect: 'sqlite', url: configured.kind === 'file' ? `file:${configured.path}` : displayUrl(configured.url) };
+        if (scratch) control.recorded = await readRecorded(configured, { driver: driverFor(configured), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+      }
       let db: OpenDatabase | undefined;
       const current = (): OpenDatabase => {
         if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
         return db;
       };
-      const store = new SqliteSessionStore(current, {
-        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: kernel.log,
-        onCancelRequested(sessionId, by) {
-          kernel.log.warn(`sqlite: ${by} is deleting session ${sessionId}; aborting its run in this process`);
-          void kernel.runs.abortSession(sessionId, 'session-deleted');
-        },
-      });
+      const store = storeForKernel(kernel, current, opts, 'sqlite');
+      const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner);
+      const migrateAny = control
+        ? reportingMigrate(control, migrateOwner, async (owner) => (control.mode === 'plan' ? control.recorded?.[owner] ?? 0 : schemaVersion(current(), owner)))
+        : migrateOwner;
       // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
       const service: SqliteDatabaseService = {
         get url() { return current().url; },
@@ -59,7 +78,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         query: (sql, params) => current().query(sql, params),
         dialect: 'sqlite',
         transaction: (fn) => current().transaction(fn),
-        migrate: (owner, migrations) => migrate(current(), migrations, owner),
+        migrate: migrateAny,
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
       };
       kernel.provide('sessions', store);
@@ -73,8 +92,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         await open.close();
       });
 
-      const driver = opts.driver === 'auto' ? (target.kind === 'file' ? 'libsql' : 'client') : opts.driver;
-      const opened = await openDatabase(target, { driver, authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+      const opened = await openDatabase(target, { driver: driverFor(target), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
       try {
         assertKnownVersion(await schemaVersion(opened), opened.url);
       } catch (error) {
@@ -86,9 +104,20 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       // First of all init taps: other plugins' init taps may already query the database.
       kernel.hooks.init.tapPromise({ name: 'sqlite', stage: STAGE.GUARD }, async () => {
         await enableWal(current());
-        const applied = await migrate(current());
+        const applied = await migrateAny(OWNER, MIGRATIONS);
         if (applied.length) kernel.log.debug(`sqlite: applied migrations ${applied.join(', ')} to ${current().url}`);
       });
     },
   };
+}
+
+/** The versions a database holds per owner, read without writing (a missing file is not created). */
+async function readRecorded(target: DatabaseTarget, options: OpenOptions): Promise<Record<string, number>> {
+  if (target.kind === 'file' && !existsSync(target.path)) return {};
+  const db = await openDatabase(target, options);
+  try {
+    return await recordedVersions(db);
+  } finally {
+    await db.close();
+  }
 }
