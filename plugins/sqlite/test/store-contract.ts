@@ -150,11 +150,12 @@ export function storeContract(engine: StoreEngine): void {
     assert.is(page3.nextCursor, undefined);
     assert.equal((await s.store.list({ agent: 'b' })).items.map((i) => i.id), ['s3-d', 's1-b']);
     assert.is((await rejection(() => s.store.list({ cursor: 'garbage' }))).code, 'ORYX_E_SQLITE_BAD_CURSOR');
-    assert.is((await s.store.resolve('s2-c'))?.id, 's2-c');
+    assert.equal((await s.store.withPrefix('s2-', 5)).map((i) => i.id), ['s2-c']);
     await s.store.create({ agent: 'a', id: 'prefix-one' });
-    assert.is((await s.store.resolve('prefix-o'))?.id, 'prefix-one', 'a unique prefix');
+    assert.equal((await s.store.withPrefix('prefix-o', 5)).map((i) => i.id), ['prefix-one'], 'a unique prefix');
     await s.store.create({ agent: 'a', id: 'prefix-two' });
-    assert.is(await s.store.resolve('prefix-'), undefined, 'an ambiguous prefix');
+    assert.equal((await s.store.withPrefix('prefix-', 5)).map((i) => i.id), ['prefix-one', 'prefix-two'], 'an ambiguous prefix');
+    assert.equal((await s.store.withPrefix('prefix-', 1)).map((i) => i.id), ['prefix-one'], 'limited');
 
     assert.is(await s.store.delete('s2-c'), true);
     assert.is(await s.store.delete('s2-c'), false);
