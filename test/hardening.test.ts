@@ -53,7 +53,7 @@ test('the session stores what the model saw, not 50 MB; the audit records the fu
   const stored = JSON.parse(shown.stdout).messages.find((m: { message: { role: string } }) => m.message.role === 'tool').message.content as string;
   assert.ok(stored.length <= 20_000, `${stored.length}`);
   const rows = JSON.parse((await oryx(['audit', 'tools', '--session', body.sessionId, '--json'])).stdout);
-  assert.is(rows[0].output_chars, 2 * 1024 * 1024);
+  assert.is(rows.items[0].outputChars, 2 * 1024 * 1024);
 });
 
 test('${VAR} secrets: absent from the server log, oryx mcp list, tool results, stored messages, the audit and oryx web output', async () => {
@@ -65,7 +65,7 @@ test('${VAR} secrets: absent from the server log, oryx mcp list, tool results, s
   const listJson = await oryx(['mcp', 'list', '--json']);
   assert.is(list.code, 0, list.stderr);
   assert.match(list.stdout, 'evil: tool "bad_required" of MCP server "evil" has an invalid input schema: required must be array; the tool is left out');
-  assert.match(JSON.parse(listJson.stdout).servers.find((s: { name: string }) => s.name === 'evil').target, '--token ***');
+  assert.match(JSON.parse(listJson.stdout).items.find((s: { name: string }) => s.name === 'evil').target, '--token ***');
   const session = await oryx(['sessions', 'show', body.sessionId]);
   const audit = await oryx(['audit', 'tools', '--json']);
   for (const [what, text] of Object.entries({ log, list: list.stdout + list.stderr, listJson: listJson.stdout, session: session.stdout, audit: audit.stdout, web: p.web.stdout() + p.web.stderr() })) {
@@ -104,7 +104,7 @@ test('escape sequences from a tool reach people inert: oryx run, run -v, session
   // --json keeps the text exact: the escapes are JSON's own, and parse back to the bytes sent.
   const json = await oryx(['audit', 'tools', '--session', session, '--json']);
   assert.not.match(json.stdout, RAW_CONTROLS);
-  assert.is(JSON.parse(json.stdout)[0].output, '\x1b]0;pwned\x07\x1b[2K\x1b[1A\x1b]52;c;cHduZWQ=\x07clean');
+  assert.is(JSON.parse(json.stdout).items[0].output, '\x1b]0;pwned\x07\x1b[2K\x1b[1A\x1b]52;c;cHduZWQ=\x07clean');
 });
 
 test.run();

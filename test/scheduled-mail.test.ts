@@ -60,8 +60,8 @@ export default defineConfig({
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(logs)![1]!;
     assert.match(logs, 'scheduler started: 1 task(s)');
     const res = await fetch(`${url}/api/tasks/status/executions`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    const { executions } = await res.json() as { executions: { status: string; notify_status: string; slot: string; answer: string }[] };
-    const sent = executions.filter((e) => e.notify_status === 'sent');
+    const { items } = await res.json() as { items: { status: string; notifyStatus: string; slot: string; answer: string }[] };
+    const sent = items.filter((e) => e.notifyStatus === 'sent');
     assert.ok(sent.length >= 2);
     assert.ok(sent.every((e) => e.status === 'ok' && Date.parse(e.slot) % 2000 === 0));
     assert.ok(mails.some((m) => m.text!.startsWith(sent.at(-1)!.answer)), 'the recorded answer is the one mailed');

@@ -83,6 +83,8 @@ export interface PluginContext<Options = unknown> {
   readonly providerNames: string[];
   /** A provider by name; throws ORYX_E_PROVIDER_NOT_FOUND listing the enabled ones. */
   provider(name: string): Provider;
+  /** The provider an agent uses: its `provider:`, else the config default, else the only one. */
+  providerFor(agent: AgentDefinition): Provider;
   /** Every registered tool, static and discovered. */
   allTools(agent: AgentDefinition, signal?: AbortSignal): Promise<Tool[]>;
   /** The tools an agent's `tools:` allow-list lets it use. */

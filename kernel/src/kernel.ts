@@ -174,6 +174,7 @@ export class Kernel {
       hasService: (service: keyof Services) => this.hasService(service),
       serviceOwner: (service: keyof Services) => this.serviceOwner(service),
       provider: (provider: string) => this.provider(provider),
+      providerFor: (agent: AgentDefinition) => this.providerFor(agent),
       allTools: (agent: AgentDefinition, signal?: AbortSignal) => this.allTools(agent, signal),
       toolsFor: (agent: AgentDefinition, signal?: AbortSignal) => this.toolsFor(agent, signal),
       toolSourceStatus: () => this.toolSourceStatus(),

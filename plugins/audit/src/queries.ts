@@ -93,21 +93,25 @@ export async function listSandboxEvents(db: Database, filter: AuditFilter = {}):
  */
 export async function summarize(db: Database, filter: AuditFilter = {}): Promise<SessionSummary[]> {
   const w = where(filter);
+  // Standard SQL both engines run: CASE sums instead of SQLite's boolean sums, IS NOT DISTINCT
+  // FROM instead of IS, CASE instead of SQLite's two-argument MAX.
   const rows = await db.query<SessionSummary>(`
     WITH l AS (
       SELECT session_id, MAX(agent) AS agent, COUNT(*) AS llm_calls, COALESCE(SUM(input_tokens), 0) AS input_tokens,
-        COALESCE(SUM(output_tokens), 0) AS output_tokens, SUM(status = 'error') AS llm_failures, MAX(created_at) AS last_at
+        COALESCE(SUM(output_tokens), 0) AS output_tokens, SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END) AS llm_failures,
+        MAX(created_at) AS last_at
       FROM llm_calls ${w.sql} GROUP BY session_id
     ), t AS (
-      SELECT session_id, MAX(agent) AS agent, COUNT(*) AS tool_calls, SUM(status = 'error') AS tool_errors,
-        SUM(status = 'denied') AS denials, MAX(created_at) AS last_at
+      SELECT session_id, MAX(agent) AS agent, COUNT(*) AS tool_calls, SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END) AS tool_errors,
+        SUM(CASE WHEN status = 'denied' THEN 1 ELSE 0 END) AS denials, MAX(created_at) AS last_at
       FROM tool_invocations ${w.sql} GROUP BY session_id
     ), ids AS (SELECT session_id FROM l UNION SELECT session_id FROM t)
     SELECT ids.session_id AS session_id, COALESCE(l.agent, t.agent) AS agent,
       COALESCE(l.llm_calls, 0) AS llm_calls, COALESCE(l.input_tokens, 0) AS input_tokens, COALESCE(l.output_tokens, 0) AS output_tokens,
       COALESCE(l.llm_failures, 0) AS llm_failures, COALESCE(t.tool_calls, 0) AS tool_calls, COALESCE(t.tool_errors, 0) AS tool_errors,
-      COALESCE(t.denials, 0) AS denials, MAX(COALESCE(l.last_at, ''), COALESCE(t.last_at, '')) AS last_at
-    FROM ids LEFT JOIN l ON l.session_id IS ids.session_id LEFT JOIN t ON t.session_id IS ids.session_id
+      COALESCE(t.denials, 0) AS denials,
+      CASE WHEN COALESCE(l.last_at, '') >= COALESCE(t.last_at, '') THEN COALESCE(l.last_at, '') ELSE t.last_at END AS last_at
+    FROM ids LEFT JOIN l ON l.session_id IS NOT DISTINCT FROM ids.session_id LEFT JOIN t ON t.session_id IS NOT DISTINCT FROM ids.session_id
     ORDER BY last_at DESC LIMIT ?`, [...w.params, ...w.params, limitOf(filter)]);
   return rows.map((r) => ({
     ...r,

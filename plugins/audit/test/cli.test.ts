@@ -15,7 +15,9 @@ import { echo, fail, guarded } from './helpers.ts';
 async function json(cwd: string, ...args: string[]): Promise<any> {
   const r = await runOryx([...args, '--json'], { cwd });
   assert.is(r.code, 0, `oryx ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout);
+  const out = JSON.parse(r.stdout);
+  assert.equal(Object.keys(out), ['items'], 'a list prints {"items": [...]}');
+  return out.items;
 }
 
 test('oryx audit llm / tools / summary read the trail, filter it, and print JSON for scripts', async () => {
@@ -46,7 +48,7 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
       json(dir, 'audit', 'sandbox', '--decision', 'allow'),
     ]);
     // the denial is in the sandbox's own trail too, with what asked
-    assert.equal(sandboxEvents.map((e: Record<string, unknown>) => [e.decision, e.kind, e.target, e.origin, e.tool_call_id, e.session_id]), [
+    assert.equal(sandboxEvents.map((e: Record<string, unknown>) => [e.decision, e.kind, e.target, e.origin, e.toolCallId, e.sessionId]), [
       ['deny', 'file', 'read /x', 'tool guarded', 'c2', a.sessionId],
     ]);
     assert.equal(allowedEvents, []);
@@ -55,15 +57,15 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
     assert.equal(failed.map((c: { error: string; attempt: number }) => [c.error, c.attempt]), [['overloaded', 1]]);
     assert.equal(tools.map((t: { tool: string; status: string }) => [t.tool, t.status]), [['fail', 'error'], ['guarded', 'denied'], ['echo', 'ok']]);
     assert.is(denied.length, 1);
-    assert.match(denied[0].denied_reason, 'no sandbox plugin');
-    assert.equal(ofB.map((t: { tool_call_id: string }) => t.tool_call_id), ['c3']);
+    assert.match(denied[0].deniedReason, 'no sandbox plugin');
+    assert.equal(ofB.map((t: { toolCallId: string }) => t.toolCallId), ['c3']);
 
-    const bySession = Object.fromEntries(summary.map((s: { session_id: string }) => [s.session_id, s]));
+    const bySession = Object.fromEntries(summary.map((s: { sessionId: string }) => [s.sessionId, s]));
     assert.equal(Object.keys(bySession).sort(), [a.sessionId, b.sessionId].sort());
     const sa = bySession[a.sessionId];
-    assert.equal([sa.llm_calls, sa.input_tokens, sa.output_tokens, sa.llm_failures, sa.tool_calls, sa.tool_errors, sa.denials], [3, 220, 15, 1, 2, 0, 1]);
+    assert.equal([sa.llmCalls, sa.inputTokens, sa.outputTokens, sa.llmFailures, sa.toolCalls, sa.toolErrors, sa.denials], [3, 220, 15, 1, 2, 0, 1]);
     const sb = bySession[b.sessionId];
-    assert.equal([sb.llm_calls, sb.input_tokens, sb.output_tokens, sb.llm_failures, sb.tool_calls, sb.tool_errors, sb.denials], [2, 110, 5, 0, 1, 1, 0]);
+    assert.equal([sb.llmCalls, sb.inputTokens, sb.outputTokens, sb.llmFailures, sb.toolCalls, sb.toolErrors, sb.denials], [2, 110, 5, 0, 1, 1, 0]);
 
     assert.is(human.code, 0, human.stderr);
     const lines = human.stdout.trim().split('\n');

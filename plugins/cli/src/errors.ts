@@ -10,4 +10,6 @@ export const ERROR_CODES = {
   ORYX_E_PLUGINS_NEW_EXISTS: 'Pick another name or folder (--dir), or remove the folder: nothing in it was changed.',
   ORYX_E_PLUGINS_NEW_NAME: 'Use lowercase letters, digits and dashes, starting with a letter: oryx plugins new word-count.',
   ORYX_E_INIT_EXISTS: 'Pass --force to replace them (your edits in those files will be lost).',
+  ORYX_E_CLI_AMBIGUOUS_ID: 'Several sessions start with that prefix: give more characters of the id (the error lists them).',
+  ORYX_E_CLI_UNKNOWN_COMMAND: 'Run the command the message suggests, or `oryx help` for the list of commands.',
 } as const;

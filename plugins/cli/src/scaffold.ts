@@ -112,3 +112,21 @@ agents/*/users/
 `,
   };
 }
+
+/** The provider `oryx init` enables, and why, in words for the person who ran it. */
+export function pickProvider(env: NodeJS.ProcessEnv): { provider: 'openai' | 'ollama'; reason: string } {
+  const key = !!env.OPENAI_API_KEY?.trim();
+  if (env.OPENAI_BASE_URL?.trim()) {
+    return {
+      provider: 'openai',
+      reason: `OPENAI_BASE_URL is set${key ? ' and so is OPENAI_API_KEY' : '; no OPENAI_API_KEY is needed for a server that takes none (LM Studio, vLLM, llama.cpp)'}. `
+        + 'Set defaultModel in oryx.config.ts to a model that server serves',
+    };
+  }
+  if (key) return { provider: 'openai', reason: 'OPENAI_API_KEY is set (OPENAI_BASE_URL picks another endpoint than OpenAI)' };
+  return {
+    provider: 'ollama',
+    reason: 'neither OPENAI_API_KEY nor OPENAI_BASE_URL is set. It talks to OLLAMA_HOST or http://127.0.0.1:11434; '
+      + 'set one of the two before `oryx init` for an OpenAI-compatible endpoint instead',
+  };
+}

@@ -66,6 +66,26 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
   assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
 });
 
+test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without a key, and says which and why', async () => {
+  const local = await oryx(['init'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' } });
+  assert.is(local.code, 0, local.stderr);
+  assert.match(local.stdout, 'Provider: OpenAI-compatible, because OPENAI_BASE_URL is set; no OPENAI_API_KEY is needed for a server that takes none (LM Studio, vLLM, llama.cpp).');
+  assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
+  const cases = [
+    [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: undefined }, 'openai', /^OPENAI_API_KEY is set/],
+    [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' }, 'openai', /^OPENAI_BASE_URL is set and so is OPENAI_API_KEY/],
+    [{ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, 'ollama', /^neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/],
+    [{ OPENAI_API_KEY: ' ', OPENAI_BASE_URL: '' }, 'ollama', /^neither/],
+  ] as const;
+  for (const [env, provider, reason] of cases) {
+    const r = await oryx(['init', '--force', '--json'], { env });
+    assert.is(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.is(out.provider, provider, JSON.stringify(env));
+    assert.match(out.reason, reason);
+  }
+});
+
 test('oryx init writes commented-out scheduler and notify examples that work once uncommented', async () => {
   assert.is((await oryx(['init'], { env: { OPENAI_API_KEY: 'sk-test' } })).code, 0);
   const file = path.join(dir, 'oryx.config.ts');
@@ -80,10 +100,10 @@ test('oryx init writes commented-out scheduler and notify examples that work onc
   await writeFile(file, active);
   const tasks = await oryx(['schedule', 'list', '--json']);
   assert.is(tasks.code, 0, tasks.stderr);
-  assert.equal(JSON.parse(tasks.stdout).map((t: { name: string; schedule: string }) => [t.name, t.schedule]), [['inbox', 'every 30m'], ['morning-brief', 'cron 0 8 * * 1-5 (Europe/Berlin)']]);
+  assert.equal(JSON.parse(tasks.stdout).items.map((t: { name: string; schedule: string }) => [t.name, t.schedule]), [['inbox', 'every 30m'], ['morning-brief', 'cron 0 8 * * 1-5 (Europe/Berlin)']]);
   const channels = await oryx(['notify', 'channels', '--json']);
   assert.is(channels.code, 0, channels.stderr);
-  assert.equal(JSON.parse(channels.stdout).map((c: { name: string; password: string }) => [c.name, c.password]), [['ops', 'env SMTP_PASS']]);
+  assert.equal(JSON.parse(channels.stdout).items.map((c: { name: string; password: string }) => [c.name, c.password]), [['ops', 'env SMTP_PASS']]);
 });
 
 test('oryx init then oryx run with a scripted provider: tools run, answer printed, --json shape', async () => {
@@ -106,9 +126,9 @@ test('oryx init then oryx run with a scripted provider: tools run, answer printe
   assert.ok(result.usage.inputTokens > 0);
 
   const agents = JSON.parse((await oryx(['agents', '--json'])).stdout);
-  assert.equal(agents.map((a: { name: string; tools: string[] }) => [a.name, a.tools]), [['assistant', ['shout']]]);
+  assert.equal(agents.items.map((a: { name: string; tools: string[] }) => [a.name, a.tools]), [['assistant', ['shout']]]);
   const tools = JSON.parse((await oryx(['tools', '-a', 'assistant', '--json'])).stdout);
-  assert.equal(tools.tools.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
+  assert.equal(tools.items.map((t: { name: string; source: string }) => [t.name, t.source]), [['shout', 'plugin']]);
 });
 
 test('oryx chat keeps one session across lines, streams, and handles /session and /new', async () => {

@@ -81,7 +81,7 @@ test('oryx mcp list / tools / call', async () => {
   assert.match(list.stdout, /^broken: .*process ran \(pid \d+\) and exited during start-up.*exiting at start as asked/m);
 
   assert.is(tools.code, 0, tools.stderr);
-  const echo = (JSON.parse(tools.stdout).tools as { name: string; exposed: string; inputSchema: unknown }[]).find((t) => t.name === 'echo')!;
+  const echo = (JSON.parse(tools.stdout).items as { name: string; exposed: string; inputSchema: unknown }[]).find((t) => t.name === 'echo')!;
   assert.is(echo.exposed, 'fx__echo');
   assert.equal(echo.inputSchema, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OryxError } from '@oryxos/kernel';
 
@@ -66,6 +67,42 @@ async function breakStale(lockPath: string, staleMs: number): Promise<boolean> {
 }
 
 /**
+ * Creates the lock file with its owner already inside: the owner is written to a private
+ * file that is then hard-linked to `lockPath` (link fails when the lock exists). A process
+ * killed at any point leaves either no lock or a complete one, never an empty lock that
+ * only its age could break.
+ */
+async function createLock(lockPath: string, owner: LockOwner): Promise<boolean> {
+  const mine = `${lockPath}.${owner.pid}.${owner.token.slice(0, 8)}.new`;
+  const handle = await open(mine, 'wx');
+  try { await handle.writeFile(JSON.stringify(owner)); } finally { await handle.close(); }
+  try {
+    await link(mine, lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await unlink(mine).catch(() => {});
+  }
+}
+
+/**
+ * Removes what a process killed while taking the lock left beside it: its `.new` file (the
+ * owner is dead) and a `.stale` file moved aside but never removed. Called holding the lock.
+ */
+async function removeDeadLockFiles(lockPath: string): Promise<void> {
+  const dir = path.dirname(lockPath);
+  const base = path.basename(lockPath).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const fresh = new RegExp(`^${base}\\.(\\d+)\\.[0-9a-f]{8}\\.new$`);
+  const aside = new RegExp(`^${base}\\.[0-9a-f]{8}\\.stale$`);
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = fresh.exec(name)?.[1];
+    if ((pid !== undefined && !alive(Number(pid))) || aside.test(name)) await unlink(path.join(dir, name)).catch(() => {});
+  }
+}
+
+/**
  * Runs `fn` while holding an exclusive lock file, across processes: the file is created with
  * O_EXCL and records pid, host and a token; a lock left by a dead process (or older than
  * `staleMs`) is recovered. Waits with jittered backoff up to `timeoutMs`.
@@ -79,12 +116,9 @@ export async function withFileLock<T>(lockPath: string, options: FileLockOptions
   const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID(), at: Date.now() };
   const deadline = Date.now() + options.timeoutMs;
   for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx');
-      try { await handle.writeFile(JSON.stringify(owner)); } finally { await handle.close(); }
+    if (await createLock(lockPath, owner)) {
+      await removeDeadLockFiles(lockPath);
       break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     if (await breakStale(lockPath, options.staleMs)) continue;
     if (Date.now() >= deadline) {

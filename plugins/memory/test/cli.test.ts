@@ -61,7 +61,7 @@ test('save, show and recall through the CLI, as JSON and as text', async () => {
   assert.match(human.stdout, 'Archive (2 entries)');
   assert.match(human.stdout, ': Deploys happen on Fridays');
   assert.is(recall.code, 0, recall.stderr);
-  const hits = JSON.parse(recall.stdout).results;
+  const hits = JSON.parse(recall.stdout).items;
   assert.is(hits.length, 1);
   assert.is(hits[0].text, '用户喜欢喝绿茶');
   assert.ok(hits[0].score > 0);
@@ -85,9 +85,9 @@ test("--user: a user's memory is saved, shown and searched apart from the agent'
   assert.equal(zones.archive.map((e: { text: string }) => e.text), ['Ana is on call this week']);
   assert.not.match(agent.stdout, 'on call');
   assert.match(human.stdout, 'Memory of user ana: .oryxos/memory/users/ana/MEMORY.md');
-  const hits = JSON.parse(withUser.stdout).results;
+  const hits = JSON.parse(withUser.stdout).items;
   assert.equal(hits.map((h: { text: string; scope: string }) => [h.scope, h.text]), [['user', 'Ana is on call this week']]);
-  assert.equal(JSON.parse(without.stdout).results, []);
+  assert.equal(JSON.parse(without.stdout).items, []);
 });
 
 test('errors print their code and hint and exit non-zero', async () => {

@@ -1,4 +1,5 @@
-import { pluginPackage, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { ContextWindow } from './context-window.ts';
 import { resolveSettings, validateOptions, type OllamaOptions } from './options.ts';
 import { createOllamaProvider } from './provider.ts';
 
@@ -25,7 +26,13 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
       const settings = resolveSettings(validated, process.env);
       // Credentials for a proxy in front of Ollama are masked wherever OryxOS writes text.
       for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);
-      ctx.registerProvider(createOllamaProvider(settings));
+      // Each call sends num_ctx from the agent's context_tokens (see ContextWindow).
+      const window = new ContextWindow(settings);
+      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
+        if (run.provider === settings.name) window.remember(run.signal, run.agent.settings.context_tokens);
+        return prompt;
+      });
+      ctx.registerProvider(createOllamaProvider(settings, window));
     },
   };
 }

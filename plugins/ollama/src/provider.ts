@@ -4,6 +4,7 @@ import {
   type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
+import type { ContextWindow } from './context-window.ts';
 import { LLM_HINTS } from './errors.ts';
 import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
 import type { OllamaSettings } from './options.ts';
@@ -25,7 +26,7 @@ interface CallState { timedOut?: Limit; arm(limit: 'firstByte' | 'idle'): void; 
  * calls take no AbortSignal, so each call gets a client whose `fetch` carries the call's
  * signal and the timeout, and turns HTTP errors (with their headers) into OryxErrors.
  */
-export function createOllamaProvider(settings: OllamaSettings): Provider {
+export function createOllamaProvider(settings: OllamaSettings, window?: ContextWindow): Provider {
   let loading: Promise<Sdk> | undefined;
   const load = () => (loading ??= import('ollama').catch((error) => { loading = undefined; throw error; }));
   const named = settings.name === 'ollama' ? '' : `name: '${settings.name}', `;
@@ -34,6 +35,10 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
     timeout: `timeoutMs in ollama({ ${named}timeoutMs })`,
     timeoutMs: settings.timeoutMs,
     hints: LLM_HINTS,
+  };
+  const bodyOf = async (request: ChatRequest) => {
+    const numCtx = await window?.numCtx(request);
+    return toRequestBody(request, numCtx === undefined ? settings : { ...settings, modelOptions: { ...settings.modelOptions, num_ctx: numCtx } });
   };
   const ctxOf = (request: ChatRequest): ProviderCall => ({ provider: settings.name, model: request.model, url: settings.url });
 
@@ -118,7 +123,7 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
       const { client, state } = await clientFor(request);
       let response: WireResponse;
       try {
-        response = await client.chat({ ...toRequestBody(request, settings), stream: false });
+        response = await client.chat({ ...await bodyOf(request), stream: false });
       } catch (error) {
         throw classify(error, request, state);
       } finally {
@@ -136,7 +141,7 @@ export function createOllamaProvider(settings: OllamaSettings): Provider {
       let final: WireResponse | undefined;
       let iterator: AbortableAsyncIterator<WireResponse> | undefined;
       try {
-        const parts = await client.chat({ ...toRequestBody(request, settings), stream: true });
+        const parts = await client.chat({ ...await bodyOf(request), stream: true });
         iterator = parts;
         // Headers may come before the model is loaded: the first-byte limit runs until the first
         // part; then a stream that goes silent for timeoutMs is cut, so a stalled server cannot hang a run.

@@ -15,6 +15,19 @@ import { isWithin } from './paths.ts';
 import { Policy, type ExecPlan, type Root } from './policy.ts';
 import { LaunchProxy } from './proxy.ts';
 
+/** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
+export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
+
+/** `no program may be run: exec.allow is empty` when the policy's list for `kind` is set and empty. */
+function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
+  if (kind === 'read' || kind === 'write') {
+    const roots = policy[kind];
+    return roots && !roots.length ? `no file may be ${kind === 'read' ? 'read' : 'written'}: files.${kind} is empty` : undefined;
+  }
+  if (kind === 'exec') return policy.exec && !policy.exec.length ? 'no program may be run: exec.allow is empty' : undefined;
+  return policy.http && !policy.http.length ? 'no HTTP request may be made: http.allow is empty' : undefined;
+}
+
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
 
@@ -53,6 +66,27 @@ export class AllowListSandbox implements Sandbox {
     const reason = await this.decide(action, ctx?.agent);
     this.log?.debug(reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`);
     return reason ? { allow: false, reason } : { allow: true };
+  }
+
+  /**
+   * Why no action of `kind` can be allowed for the agent, or undefined when some may be: an
+   * empty allow-list (in the config or the agent's frontmatter), or programs that cannot be
+   * confined. For a one-line warning when an agent's tool can only be denied.
+   *
+   * @example
+   * await sandbox.unavailable('exec', agent) // 'no program may be run: exec.allow is empty in sandbox({...}) of oryx.config.ts'
+   */
+  async unavailable(kind: CapabilityKind, agent?: AgentDefinition): Promise<string | undefined> {
+    const narrowed = await this.narrowing(agent);
+    if (typeof narrowed === 'string') return narrowed;
+    const global = emptyList(this.global, kind);
+    if (global) return `${global} in sandbox({...}) of oryx.config.ts`;
+    const own = narrowed && emptyList(narrowed, kind);
+    if (own) return `${own} in the sandbox: frontmatter of ${this.shown(agent!.file)}`;
+    if (kind !== 'exec' || !this.global.confine) return undefined;
+    if (process.platform !== 'linux') return `programs can only be confined on Linux; set sandbox({ confine: false }) to run them unconfined`;
+    const mechanism = await (this.deps.confinement?.() ?? Promise.resolve('no confinement mechanism is configured'));
+    return typeof mechanism === 'string' ? `${mechanism}, so programs cannot be confined: install bubblewrap, or set sandbox({ confine: false })` : undefined;
   }
 
   /** Closes the proxies of launches that were never told `done()`. */

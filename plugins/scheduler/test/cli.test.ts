@@ -49,7 +49,7 @@ test('oryx schedule add refuses bad input at once, each with its code, a message
   const both = await add('c9', '--every', '1h', '--cron', '* * * * *');
   assert.is(both.code, 2, 'flags that exclude each other are a usage error');
   const list = await oryx('schedule', 'list', '--json');
-  assert.equal(JSON.parse(list.stdout).map((t: { name: string; source: string }) => [t.name, t.source]), [['inbox', 'runtime'], ['nightly', 'config']]);
+  assert.equal(JSON.parse(list.stdout).items.map((t: { name: string; source: string }) => [t.name, t.source]), [['inbox', 'runtime'], ['nightly', 'config']]);
 });
 
 test('remove, enable, disable, run and history refuse what they cannot do, with exit 1 and the code', async () => {
@@ -75,8 +75,8 @@ test('oryx schedule run runs now and records it (exit 0); the mail to a server t
   assert.match(r.stderr, ': ok');
   assert.match(r.stderr, 'mail failed');
   const h = await oryx('schedule', 'history', 'inbox', '--json');
-  const [row] = JSON.parse(h.stdout);
-  assert.equal([row.status, row.fired_by, row.notify_status], ['ok', 'manual', 'failed']);
+  const [row] = JSON.parse(h.stdout).items;
+  assert.equal([row.status, row.firedBy, row.notifyStatus], ['ok', 'manual', 'failed']);
   const t = await oryx('notify', 'test', 'ops');
   assert.is(t.code, 1);
   assert.match(t.stderr, `error ORYX_E_NOTIFY_CONNECT: channel ops: connect: no SMTP server answered at 127.0.0.1:${down}`);

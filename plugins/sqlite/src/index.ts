@@ -10,7 +10,8 @@ export { default, default as sqlite, type SqliteDatabaseService } from './plugin
 export { ERROR_CODES, type SqliteErrorCode } from './errors.ts';
 export { resolveOptions, DEFAULT_URL, type SqliteOptions } from './options.ts';
 export { openDatabase, enableWal, type OpenDatabase, type OpenOptions } from './database.ts';
-export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion, type Migration } from './migrations.ts';
-export { SqliteSessionStore, type SqliteSessionStoreOptions, type DamagedMessage } from './session-store.ts';
+export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion, recordedVersions, type Migration } from './migrations.ts';
+export { SqliteSessionStore, storeForKernel, type SqliteSessionStoreOptions, type DamagedMessage } from './session-store.ts';
 export { checkIntegrity, type IntegrityReport, type IntegrityProblem } from './integrity.ts';
 export { resolveTarget, displayUrl, type DatabaseTarget } from './url.ts';
+export { migrationControl, withMigrationControl, reportingMigrate, type MigrationControl, type MigrationReport } from './migration-control.ts';

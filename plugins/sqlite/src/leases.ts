@@ -30,6 +30,8 @@ export class SessionLeases {
       lockTimeoutMs: number;
       /** Called (once per lease) when another process asks this one to stop its run on the session. */
       onCancelRequested?(sessionId: string, by: string): void;
+      /** The plugin running the store, for its log lines. */
+      name: string;
     },
     private readonly log: Logger,
   ) {}

@@ -125,6 +125,20 @@ export async function schemaVersion(db: Pick<Database, 'query'>, owner = OWNER):
 }
 
 /**
+ * The versions recorded per owner (a table from before owners existed holds this plugin's). Reads only.
+ *
+ * @example
+ * await recordedVersions(db); // { sqlite: 5, audit: 1 }
+ */
+export async function recordedVersions(db: Pick<Database, 'query'>): Promise<Record<string, number>> {
+  const columns = await db.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");
+  if (columns.length === 0) return {};
+  if (!columns.some((c) => c.name === 'owner')) return { [OWNER]: await schemaVersion(db) };
+  const rows = await db.query<{ owner: string; v: number }>('SELECT owner, MAX(version) AS v FROM schema_migrations GROUP BY owner');
+  return Object.fromEntries(rows.map((r) => [r.owner, Number(r.v)]));
+}
+
+/**
  * Creates `schema_migrations` keyed by (owner, version), or upgrades the one-owner table of
  * earlier versions in place (its rows are this plugin's).
  */

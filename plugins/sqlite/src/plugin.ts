@@ -1,11 +1,16 @@
-import { STAGE, pluginPackage, type Database, type Plugin, type PluginContext } from '@oryxos/kernel';
-import { enableWal, openDatabase, type OpenDatabase } from './database.ts';
+import { existsSync } from 'node:fs';
+import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext } from '@oryxos/kernel';
+import { enableWal, openDatabase, type OpenDatabase, type OpenOptions } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
-import { assertKnownVersion, migrate, schemaVersion } from './migrations.ts';
+import { migrationControl, reportingMigrate } from './migration-control.ts';
+import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
-import { SqliteSessionStore } from './session-store.ts';
-import { resolveTarget } from './url.ts';
+import { storeForKernel } from './session-store.ts';
+import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
+
+/** Other plugins that provide the session store and the `database` service: never enabled together with this one. */
+const OTHER_STORES = new Set(['postgres']);
 
 /**
  * The `database` service this plugin provides: the kernel's `Database`, plus `check()`, SQLite's
@@ -38,19 +43,33 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
     provides: ['sessions', 'database'],
     options: opts,
     async setup(ctx: PluginContext) {
-      const target = resolveTarget(opts.url, ctx.config.root);
+      const other = ctx.config.plugins.find((p) => OTHER_STORES.has(p.name));
+      if (other) {
+        throw sqliteError('ORYX_E_SQLITE_TWO_STORES', `Both sqlite() and ${other.name}() are enabled; each provides the session store and the database, and only one may`, {
+          data: { plugins: ['sqlite', other.name] },
+        });
+      }
+      const configured = resolveTarget(opts.url, ctx.config.root);
+      const control = migrationControl();
+      // `oryx db status`: read what the database holds, then let every plugin migrate a scratch
+      // database instead, so each one reports what it would apply without touching the real one.
+      const scratch = control?.mode === 'plan';
+      const target: DatabaseTarget = scratch ? { kind: 'file', path: ':memory:' } : configured;
+      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || scratch ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      if (control) {
+        control.database = { dialect: 'sqlite', url: configured.kind === 'file' ? `file:${configured.path}` : displayUrl(configured.url) };
+        if (scratch) control.recorded = await readRecorded(configured, { driver: driverFor(configured), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+      }
       let db: OpenDatabase | undefined;
       const current = (): OpenDatabase => {
         if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
         return db;
       };
-      const store = new SqliteSessionStore(current, {
-        leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries, log: ctx.log,
-        onCancelRequested(sessionId, by) {
-          ctx.log.warn(`${by} is deleting session ${sessionId}; aborting its run in this process`);
-          void ctx.runs.abortSession(sessionId, 'session-deleted');
-        },
-      });
+      const store = storeForKernel(ctx, current, opts, 'sqlite');
+      const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner);
+      const migrateAny = control
+        ? reportingMigrate(control, migrateOwner, async (owner) => (control.mode === 'plan' ? control.recorded?.[owner] ?? 0 : schemaVersion(current(), owner)))
+        : migrateOwner;
       // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
       const service: SqliteDatabaseService = {
         get url() { return current().url; },
@@ -58,7 +77,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         query: (sql, params) => current().query(sql, params),
         dialect: 'sqlite',
         transaction: (fn) => current().transaction(fn),
-        migrate: (owner, migrations) => migrate(current(), migrations, owner),
+        migrate: migrateAny,
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
       };
       ctx.provide('sessions', store);
@@ -72,8 +91,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         await open.close();
       });
 
-      const driver = opts.driver === 'auto' ? (target.kind === 'file' ? 'libsql' : 'client') : opts.driver;
-      const opened = await openDatabase(target, { driver, authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+      const opened = await openDatabase(target, { driver: driverFor(target), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
       try {
         assertKnownVersion(await schemaVersion(opened), opened.url);
       } catch (error) {
@@ -85,9 +103,20 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       // First of all init taps: other plugins' init taps may already query the database.
       ctx.hooks.init.tapPromise({ stage: STAGE.GUARD }, async () => {
         await enableWal(current());
-        const applied = await migrate(current());
+        const applied = await migrateAny(OWNER, MIGRATIONS);
         if (applied.length) ctx.log.debug(`applied migrations ${applied.join(', ')} to ${current().url}`);
       });
     },
   };
+}
+
+/** The versions a database holds per owner, read without writing (a missing file is not created). */
+async function readRecorded(target: DatabaseTarget, options: OpenOptions): Promise<Record<string, number>> {
+  if (target.kind === 'file' && !existsSync(target.path)) return {};
+  const db = await openDatabase(target, options);
+  try {
+    return await recordedVersions(db);
+  } finally {
+    await db.close();
+  }
 }

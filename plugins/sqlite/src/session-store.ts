@@ -28,6 +28,8 @@ export interface SqliteSessionStoreOptions {
   lockTimeoutMs?: number;
   appendRetries?: number;
   log?: Logger;
+  /** The plugin that runs the store, for its log lines. Default `sqlite`. */
+  name?: string;
   /**
    * Called when another process asks to stop this process's run on a session (it is deleting
    * it with `force`); the plugin aborts the session's runs here.
@@ -56,6 +58,7 @@ export class SqliteSessionStore implements SessionStore {
     this.appendRetries = options.appendRetries ?? 5;
     this.leases = new SessionLeases(db, {
       leaseMs: options.leaseMs ?? 30_000, lockTimeoutMs: options.lockTimeoutMs ?? 120_000, onCancelRequested: options.onCancelRequested,
+      name: options.name ?? 'sqlite',
     }, log);
   }
 
@@ -68,7 +71,7 @@ export class SqliteSessionStore implements SessionStore {
         [info.id, info.agent, info.title, now, now],
       );
     } catch (error) {
-      if (isConstraint(error, /sessions\.id/)) {
+      if (isUniqueViolation(error, { sqlite: /sessions\.id/, postgres: 'sessions_pkey' })) {
         throw sqliteError('ORYX_E_SQLITE_SESSION_EXISTS', `A session with id "${info.id}" already exists`, { cause: error });
       }
       throw error;
@@ -150,7 +153,10 @@ export class SqliteSessionStore implements SessionStore {
       try {
         await this.db().transaction(async (tx) => {
           const now = new Date().toISOString();
-          const [session] = await tx.query<{ title: string }>('SELECT title FROM sessions WHERE id = ?', [id]);
+          // PostgreSQL: the row lock makes concurrent appends to one session take turns, so
+          // MAX(seq) below sees the previous one's rows (SQLite's write transaction already does).
+          const [session] = await tx.query<{ title: string }>(tx.dialect === 'postgres'
+            ? 'SELECT title FROM sessions WHERE id = ? FOR UPDATE' : 'SELECT title FROM sessions WHERE id = ?', [id]);
           if (!session) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
           const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
           let seq = Number(top?.seq ?? 0);
@@ -169,8 +175,8 @@ export class SqliteSessionStore implements SessionStore {
         });
         return;
       } catch (error) {
-        const conflict = isConstraint(error, /messages\.session_id, messages\.seq/);
-        const busy = isOryxError(error) && error.code === 'ORYX_E_SQLITE_BUSY';
+        const conflict = isUniqueViolation(error, { sqlite: /messages\.session_id, messages\.seq/, postgres: 'messages_session_seq' });
+        const busy = isOryxError(error) && (error.code === 'ORYX_E_SQLITE_BUSY' || error.code === 'ORYX_E_PG_CONFLICT');
         if (!conflict && !busy) throw error;
         if (attempt >= this.appendRetries) {
           if (busy) throw error;
@@ -243,19 +249,40 @@ export class SqliteSessionStore implements SessionStore {
     return this.leases.acquire(id, signal);
   }
 
-  /** The one session whose id is `idOrPrefix` or starts with it (for the CLI). */
-  async resolve(idOrPrefix: string): Promise<SessionInfo | undefined> {
-    const exact = await this.get(idOrPrefix);
-    if (exact || idOrPrefix.length < 4) return exact;
+  /** Up to `limit` sessions whose id starts with `prefix`, by id (the CLI's short ids). */
+  async withPrefix(prefix: string, limit: number): Promise<SessionInfo[]> {
     const rows = await this.db().query<SessionRow>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, [idOrPrefix, `${idOrPrefix}\uffff`]);
-    return rows.length === 1 ? toInfo(rows[0]!) : undefined;
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, [prefix, `${prefix}\uffff`, limit]);
+    return rows.map(toInfo);
   }
 
   /** Releases the leases this process still holds. */
   async close(): Promise<void> {
     await this.leases.releaseAll();
   }
+}
+
+/**
+ * The store a store plugin provides to `kernel`: its log lines named after the plugin, and a
+ * request from another process to stop a run here (`delete --force`) aborting this kernel's runs
+ * on that session.
+ *
+ * @example
+ * kernel.provide('sessions', storeForKernel(kernel, () => db, { leaseMs: 30_000 }, 'postgres'));
+ */
+export function storeForKernel(
+  kernel: { log: Logger; runs: { abortSession(id: string, reason?: unknown): Promise<number> } },
+  db: () => Omit<Database, 'migrate'>,
+  options: Pick<SqliteSessionStoreOptions, 'leaseMs' | 'lockTimeoutMs' | 'appendRetries'>,
+  name: string,
+): SqliteSessionStore {
+  return new SqliteSessionStore(db, {
+    leaseMs: options.leaseMs, lockTimeoutMs: options.lockTimeoutMs, appendRetries: options.appendRetries, log: kernel.log, name,
+    onCancelRequested(sessionId, by) {
+      kernel.log.warn(`${name}: ${by} is deleting session ${sessionId}; aborting its run in this process`);
+      void kernel.runs.abortSession(sessionId, 'session-deleted');
+    },
+  });
 }
 
 /** The first 80 characters, never half of a surrogate pair. */
@@ -284,7 +311,13 @@ function decodeCursor(cursor: string): [string, string] {
   });
 }
 
-function isConstraint(error: unknown, columns: RegExp): boolean {
-  if (!isOryxError(error) || error.code !== 'ORYX_E_SQLITE_QUERY') return false;
-  return String(error.data?.sqliteCode ?? '').startsWith('SQLITE_CONSTRAINT') && /UNIQUE constraint failed/.test(error.message) && columns.test(error.message);
+/**
+ * A unique violation of one key, as either database service reports it: SQLite names the
+ * columns in the message, PostgreSQL (SQLSTATE 23505) names the constraint in `data`.
+ */
+function isUniqueViolation(error: unknown, key: { sqlite: RegExp; postgres: string }): boolean {
+  if (!isOryxError(error)) return false;
+  if (error.code === 'ORYX_E_PG_QUERY') return error.data?.pgCode === '23505' && error.data?.constraint === key.postgres;
+  if (error.code !== 'ORYX_E_SQLITE_QUERY') return false;
+  return String(error.data?.sqliteCode ?? '').startsWith('SQLITE_CONSTRAINT') && /UNIQUE constraint failed/.test(error.message) && key.sqlite.test(error.message);
 }

@@ -38,7 +38,7 @@ test('without a config file the CLI lists, shows and deletes sessions of the emb
     assert.equal(other.items.map((s: { id: string }) => s.id), [c.sessionId], 'filtered by agent, one per page');
     assert.ok(other.nextCursor, 'a cursor to the next page');
 
-    assert.is(shown.session.id, a.sessionId);
+    assert.is(shown.id, a.sessionId, "a show prints the object itself: the session with its messages");
     assert.equal(shown.messages.map((m: { message: { role: string } }) => m.message.role), ['user', 'assistant', 'tool', 'assistant']);
     assert.equal(shown.messages[1].message.toolCalls, [{ id: 'c1', name: 'echo', args: { text: 'ping' } }]);
 

@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { pluginPackage, type Plugin, type Tool } from '@oryxos/kernel';
+import { warnUnavailableTools } from './availability.ts';
 import type { ToolEnv } from './builtin.ts';
 import { resolveOptions, type ToolName, type ToolsOptions } from './options.ts';
 import { currentTimeTool } from './tools/current-time.ts';
@@ -43,6 +44,7 @@ export default function tools(options: ToolsOptions = {}): Plugin {
     async setup(ctx) {
       const env: ToolEnv = { root: await realpath(ctx.config.root), options: resolved };
       for (const name of resolved.tools) ctx.registerTool(FACTORIES[name](env));
+      warnUnavailableTools(ctx, new Set(resolved.tools));
     },
   };
 }

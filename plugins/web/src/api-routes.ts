@@ -14,6 +14,7 @@ import {
 } from './schemas.ts';
 import { SEARCH_SCAN_LIMIT, searchSessions } from './session-search.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
+import { listAgents, listJson } from '@oryxos/plugin-cli';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
@@ -53,22 +54,10 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
 
   routes.add({
     method: 'get', path: '/api/agents', tag: 'agents',
-    summary: 'Every agent with its description, provider, model, tools and skills; an agent whose AGENT.md is broken is listed with its error.',
+    summary: 'Every agent with its description, provider, model, tools, skills, settings and file; an agent whose AGENT.md is broken is listed with its error.',
     responses: { 200: { description: 'The agents', schema: AgentList }, 401: err('Missing or wrong token') },
   }, async (c) => {
-    const agents = await Promise.all((await kernel.agents.names()).map(async (name) => {
-      try {
-        const a = await kernel.agents.load(name);
-        const provider = a.provider ?? kernel.config.defaultProvider ?? (kernel.providerNames.length === 1 ? kernel.providerNames[0] : undefined);
-        let model = a.model;
-        if (!model && provider && kernel.providerNames.includes(provider)) model = kernel.provider(provider).defaultModel;
-        return { name, description: a.description, provider, model, tools: a.tools, skills: a.skills.map((s) => s.name) };
-      } catch (error) {
-        const e = asOryxError(error);
-        return { name, description: '', tools: [], skills: [], error: { code: e.code, message: e.message } };
-      }
-    }));
-    return c.json({ agents });
+    return c.json(listJson(await listAgents(kernel)));
   });
 
   routes.add({
@@ -104,22 +93,19 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   }, async (c, { query }) => {
     const agent = query.agent ? await kernel.agents.load(query.agent) : await discoveryAgent(ctx);
     const tools = query.agent ? await kernel.toolsFor(agent) : await kernel.allTools(agent);
-    return c.json({
-      ...(query.agent ? { agent: agent.name } : {}),
-      tools: tools.map((t) => ({ name: t.name, description: t.description, source: t.source, plugin: t.plugin, inputSchema: t.inputSchema })),
-      sources: await kernel.toolSourceStatus(),
-    });
+    const items = tools.map((t) => ({ name: t.name, description: t.description, source: t.source, plugin: t.plugin, inputSchema: t.inputSchema }));
+    return c.json(listJson(items, undefined, { ...(query.agent ? { agent: agent.name } : {}), sources: await kernel.toolSourceStatus() }));
   });
 
   routes.add({
     method: 'post', path: '/api/sessions', tag: 'sessions', body: CreateSessionBody,
-    summary: 'Creates a session for an agent.',
+    summary: 'Creates a session for an agent (without `agent`, the configured defaultAgent).',
     responses: {
       201: { description: 'The new session (also in the Location header)', schema: Session },
       400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 404: err('Unknown agent'), 413: err('Body too large'),
     },
   }, async (c, { body }) => {
-    const agent = await kernel.agents.load(body.agent);
+    const agent = await kernel.agents.load(body.agent ?? kernel.config.defaultAgent);
     const session = await sessions().create({ agent: agent.name, ...(body.title ? { title: body.title } : {}) });
     c.header('location', `/api/sessions/${encodeURIComponent(session.id)}`);
     return c.json(session, 201);

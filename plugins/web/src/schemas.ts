@@ -15,7 +15,7 @@ export const USER_NAME = SESSION_ID;
 const agentName = type(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/);
 
 export const CreateSessionBody = type({
-  agent: agentName,
+  'agent?': agentName,
   'title?': 'string <= 200',
   '+': 'reject',
 });
@@ -26,8 +26,11 @@ const messageText = type('string').narrow((text, ctx) => {
   return problem === undefined || ctx.reject({ expected: 'text without NUL characters or lone surrogates', actual: problem });
 });
 
+/** A message with something in it: only whitespace is refused like an empty one, as on the CLI. */
+const nonBlank = type('string > 0').narrow((text, ctx) => text.trim() !== '' || ctx.reject({ expected: 'text, not only whitespace', actual: 'only whitespace' }));
+
 export const PostMessageBody = type({
-  message: messageText.and('string > 0'),
+  message: messageText.and(nonBlank),
   '+': 'reject',
 });
 
@@ -118,13 +121,15 @@ export const Info = type({
 });
 
 export const AgentList = type({
-  agents: type({
+  items: type({
     name: 'string',
     description: 'string',
     'provider?': 'string',
     'model?': 'string',
     tools: 'string[]',
     skills: 'string[]',
+    'settings?': 'Record<string, number>',
+    file: 'string',
     'error?': { code: 'string', message: 'string' },
   }).array(),
 });
@@ -140,7 +145,7 @@ export const MemoryResponse = type({
 
 export const ToolList = type({
   'agent?': 'string',
-  tools: type({
+  items: type({
     name: 'string', description: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string',
     inputSchema: 'Record<string, unknown>',
   }).array(),

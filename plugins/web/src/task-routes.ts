@@ -6,6 +6,7 @@ import { identityOf } from './principal.ts';
 import type { WebEnv } from './request-log.ts';
 import type { RouteTable } from './routes.ts';
 import { ErrorResponse } from './schemas.ts';
+import { camelKeys, listJson } from '@oryxos/plugin-cli';
 
 /**
  * What the task routes and `oryx web` need from the `scheduler` service (the scheduler plugin
@@ -53,10 +54,10 @@ const Task = type({
 
 const Execution = type({
   id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
-  fired_by: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', started_at: 'string | null', finished_at: 'string | null',
-  duration_ms: 'number | null', session_id: 'string | null', run_id: 'string | null', stop_reason: 'string | null', answer: 'string | null',
-  error_code: 'string | null', error: 'string | null', iterations: 'number | null', input_tokens: 'number | null', output_tokens: 'number | null',
-  notify_status: 'string | null', notification_id: 'number | null', '+': 'ignore',
+  firedBy: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', startedAt: 'string | null', finishedAt: 'string | null',
+  durationMs: 'number | null', sessionId: 'string | null', runId: 'string | null', stopReason: 'string | null', answer: 'string | null',
+  errorCode: 'string | null', error: 'string | null', iterations: 'number | null', inputTokens: 'number | null', outputTokens: 'number | null',
+  notifyStatus: 'string | null', notificationId: 'number | null', '+': 'ignore',
 });
 
 const ExecutionsQuery = type({
@@ -93,8 +94,8 @@ export function registerTaskRoutes(routes: RouteTable, scheduler: SchedulerPort)
   routes.add({
     method: 'get', path: '/api/tasks', tag: 'tasks',
     summary: 'Every scheduled task (from the config and added at run time): schedule, agent, next slot, last result.',
-    responses: { 200: { description: 'The tasks', schema: type({ tasks: Task.array() }) }, 401: err('Missing or wrong token'), 403: forbidden },
-  }, guarded(async (c) => c.json({ tasks: await scheduler.list() })));
+    responses: { 200: { description: 'The tasks', schema: type({ items: Task.array() }) }, 401: err('Missing or wrong token'), 403: forbidden },
+  }, guarded(async (c) => c.json(listJson(await scheduler.list()))));
 
   routes.add({
     method: 'post', path: '/api/tasks', tag: 'tasks', body: TaskBody,
@@ -125,11 +126,12 @@ export function registerTaskRoutes(routes: RouteTable, scheduler: SchedulerPort)
     method: 'get', path: '/api/tasks/:name/executions', tag: 'tasks', params: { name: 'Task name' }, query: ExecutionsQuery,
     summary: 'A task\'s executions, newest slot first: status, session, run id, answer excerpt, error, what became of the result mail.',
     responses: {
-      200: { description: 'The executions', schema: type({ task: 'string', executions: Execution.array() }) },
+      200: { description: 'The executions', schema: type({ task: 'string', items: Execution.array() }) },
       400: err('Bad query parameter'), 401: err('Missing or wrong token'), 403: forbidden, 404: err('No such task'),
     },
   }, async (c, { query }) => guarded(async () => {
     const name = c.req.param('name')!;
-    return c.json({ task: name, executions: await scheduler.executions(name, { limit: query.limit ?? 50, status: query.status }) });
+    const rows = await scheduler.executions(name, { limit: query.limit ?? 50, status: query.status });
+    return c.json(listJson(rows.map((r) => camelKeys(r as object)), undefined, { task: name }));
   })(c));
 }

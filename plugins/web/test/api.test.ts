@@ -59,10 +59,33 @@ test('GET /api/agents: description, provider, model, tools; a broken AGENT.md is
   },
 }, async (h) => {
   const body = await json(await fetch(`${h.url}/api/agents`, { headers: h.auth }));
-  const byName = Object.fromEntries(body.agents.map((a: any) => [a.name, a]));
-  assert.equal(byName.assistant, { name: 'assistant', description: 'helps', provider: 'scripted', model: 'm1', tools: ['echo', 'x_*'], skills: [] });
+  const byName = Object.fromEntries(body.items.map((a: any) => [a.name, a]));
+  const { settings, file, ...assistant } = byName.assistant;
+  assert.equal(assistant, { name: 'assistant', description: 'helps', provider: 'scripted', model: 'm1', tools: ['echo', 'x_*'], skills: [] });
+  assert.is(settings.max_iterations, 10);
+  assert.match(file, /assistant\/AGENT\.md$/);
   assert.is(byName.plain.model, 'scripted-model', 'falls back to the provider default model');
   assert.is(byName.broken.error.code, 'ORYX_E_AGENT_INVALID');
+}));
+
+test('POST /api/sessions without agent uses the configured defaultAgent', () => withWeb({ agents: { assistant: {}, helper: {} }, defaultAgent: 'helper' }, async (h) => {
+  const res = await post(`${h.url}/api/sessions`, { title: 'no agent named' }, h.auth);
+  assert.is(res.status, 201);
+  assert.is((await json(res)).agent, 'helper');
+  assert.is((await post(`${h.url}/api/sessions`, {}, h.auth)).status, 201, 'an empty body too');
+}));
+
+test('POST /api/sessions/:id/messages refuses an empty or whitespace-only message with 400 naming the field', () => withWeb({}, async (h) => {
+  const s = await json(await post(`${h.url}/api/sessions`, {}, h.auth));
+  for (const [message, problem] of [['', /^message must be non-empty/], ['   ', /^message must be text, not only whitespace/], ['\n\t \n', /^message must be text, not only whitespace/]] as const) {
+    const res = await post(`${h.url}/api/sessions/${s.id}/messages`, { message }, h.auth);
+    assert.is(res.status, 400, JSON.stringify(message));
+    const body = await json(res);
+    assertError(body, 'ORYX_E_WEB_BAD_REQUEST');
+    assert.match(body.error.message, problem);
+  }
+  assert.is((await h.kernel.service('sessions').get(s.id))!.messageCount, 0, 'nothing was stored');
+  assert.is(h.llm.requests.length, 0, 'the model was not called');
 }));
 
 test('GET /api/agents/:name/memory: 404 naming the memory plugin without one; the zones with one; 404 for an unknown agent', async () => {
@@ -102,8 +125,8 @@ test('GET /api/tools: every tool with schema and source; ?agent= applies its all
   plugins: [toolsPlugin], agents: { assistant: { tools: ['echo'] } },
 }, async (h) => {
   const all = await json(await fetch(`${h.url}/api/tools`, { headers: h.auth }));
-  assert.equal(all.tools.map((t: any) => t.name).sort(), ['echo', 'shout']);
-  const echo = all.tools.find((t: any) => t.name === 'echo');
+  assert.equal(all.items.map((t: any) => t.name).sort(), ['echo', 'shout']);
+  const echo = all.items.find((t: any) => t.name === 'echo');
   assert.equal(echo, {
     name: 'echo', description: 'echo text', source: 'plugin', plugin: 'test-tools',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
@@ -111,7 +134,7 @@ test('GET /api/tools: every tool with schema and source; ?agent= applies its all
   assert.equal(all.sources, []);
   const mine = await json(await fetch(`${h.url}/api/tools?agent=assistant`, { headers: h.auth }));
   assert.is(mine.agent, 'assistant');
-  assert.equal(mine.tools.map((t: any) => t.name), ['echo']);
+  assert.equal(mine.items.map((t: any) => t.name), ['echo']);
   const res = await fetch(`${h.url}/api/tools?agent=ghost`, { headers: h.auth });
   assert.is(res.status, 404);
   assertError(await json(res), 'ORYX_E_AGENT_NOT_FOUND');
@@ -131,11 +154,6 @@ test('POST /api/sessions: 201 with the session and Location; 404 unknown agent; 
   assert.is(unknown.status, 404);
   assertError(await json(unknown), 'ORYX_E_AGENT_NOT_FOUND');
 
-  const missing = await post(`${h.url}/api/sessions`, { title: 'x' }, h.auth);
-  assert.is(missing.status, 400);
-  const m = await json(missing);
-  assertError(m, 'ORYX_E_WEB_BAD_REQUEST');
-  assert.match(m.error.message, 'agent');
 
   const wrongType = await post(`${h.url}/api/sessions`, { agent: 42 }, h.auth);
   assert.is(wrongType.status, 400);

@@ -44,6 +44,7 @@ export async function startWeb(options: {
   agents?: Record<string, TestAgent | string>;
   plugins?: Plugin[];
   listen?: boolean;
+  defaultAgent?: string;
 } = {}): Promise<Harness> {
   const dir = await mkdtemp(path.join(tmpdir(), 'oryx-web-'));
   const llm = scripted(options.script ?? []);
@@ -51,7 +52,7 @@ export async function startWeb(options: {
   const logs: string[] = [];
   let kernel: Kernel | undefined;
   try {
-    const config = resolveConfig({ plugins: [llm, ...(options.plugins ?? []), runRecorder(runs), web(options.web)] }, dir);
+    const config = resolveConfig({ plugins: [llm, ...(options.plugins ?? []), runRecorder(runs), web(options.web)], defaultAgent: options.defaultAgent }, dir);
     await writeAgents(config.workspaceDir, options.agents ?? { assistant: { tools: ['*'] } });
     kernel = await new Kernel({
       config,

@@ -42,9 +42,10 @@ test('the document carries the schemas that validate: required fields, patterns,
   try {
     const doc = h.web.openapi();
     const create = doc.paths['/api/sessions'].post.requestBody.content['application/json'].schema;
-    assert.equal(create.required, ['agent']);
+    assert.is(create.required, undefined, 'agent is optional: the default agent');
     assert.is(create.additionalProperties, false);
-    const res = await fetch(`${h.url}/api/sessions`, { method: 'POST', headers: { ...h.auth, 'content-type': 'application/json' }, body: JSON.stringify({}) });
+    assert.equal(create.properties.agent.pattern, '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$');
+    const res = await fetch(`${h.url}/api/sessions`, { method: 'POST', headers: { ...h.auth, 'content-type': 'application/json' }, body: JSON.stringify({ agent: '../x' }) });
     assert.is(res.status, 400);
     assert.match(((await res.json()) as any).error.message, 'agent');
 

@@ -22,7 +22,7 @@ test('tasks over REST: list, add (201 + Location), refuse bad input with the sch
   try {
     const listed = await call(h, 'GET', '/api/tasks');
     assert.is(listed.status, 200);
-    assert.equal(listed.json.tasks.map((t: { name: string; source: string }) => [t.name, t.source]), [['nightly', 'config']]);
+    assert.equal(listed.json.items.map((t: { name: string; source: string }) => [t.name, t.source]), [['nightly', 'config']]);
 
     const added = await call(h, 'POST', '/api/tasks', { name: 'hourly', agent: 'assistant', message: 'check', every: '1h' });
     assert.is(added.status, 201);
@@ -47,14 +47,15 @@ test('tasks over REST: list, add (201 + Location), refuse bad input with the sch
     await h.kernel.service('scheduler').run('hourly');
     const runs = await call(h, 'GET', '/api/tasks/hourly/executions?limit=5');
     assert.is(runs.status, 200);
-    assert.equal(runs.json.executions.map((e: { status: string; answer: string; fired_by: string }) => [e.status, e.answer, e.fired_by]), [['ok', 'the report', 'manual']]);
+    assert.equal(Object.keys(runs.json), ['task', 'items']);
+    assert.equal(runs.json.items.map((e: { status: string; answer: string; firedBy: string }) => [e.status, e.answer, e.firedBy]), [['ok', 'the report', 'manual']]);
     assert.is((await call(h, 'GET', '/api/tasks/ghost/executions')).json.error.code, 'ORYX_E_SCHEDULER_NOT_FOUND');
     assert.is((await call(h, 'GET', '/api/tasks/hourly/executions?limit=0')).status, 400);
 
     assert.equal([(await call(h, 'DELETE', '/api/tasks/nightly')).status, (await call(h, 'DELETE', '/api/tasks/nope')).status], [409, 404]);
     assert.is((await call(h, 'DELETE', '/api/tasks/hourly')).status, 204);
-    assert.equal((await call(h, 'GET', '/api/tasks')).json.tasks.map((t: { name: string }) => t.name), ['nightly']);
-    assert.is((await call(h, 'GET', '/api/tasks/hourly/executions')).json.executions.length, 1, 'executions outlive their task');
+    assert.equal((await call(h, 'GET', '/api/tasks')).json.items.map((t: { name: string }) => t.name), ['nightly']);
+    assert.is((await call(h, 'GET', '/api/tasks/hourly/executions')).json.items.length, 1, 'executions outlive their task');
 
     const doc = (await call(h, 'GET', '/openapi.json')).json;
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));

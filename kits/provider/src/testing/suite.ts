@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { STAGE, type OryxError, type Plugin, type RunEvent } from '@oryxos/kernel';
 import { echoTool, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
-import { wireServer, type ScriptEntry, type WireServer } from './wire-server.ts';
+import { wireServer, type Reply, type ScriptEntry, type WireServer, type WireServerOptions } from './wire-server.ts';
 
 /** A tool call as a wire builder takes it; a string `args` is sent as it is (malformed JSON included). */
 export interface WireCall { id?: string; name: string; args: string | Record<string, unknown> }
@@ -19,6 +19,8 @@ export interface WireDialect {
   framing: 'sse' | 'ndjson';
   /** Where the API lives under the origin (`/v1`). */
   basePath?: string;
+  /** Paths the plugin may call besides the scripted ones, and their answer (see {@link WireServerOptions.side}). */
+  side?: Record<string, (body: any) => Reply>;
   /** The plugin under test, pointed at `url`, with `options` on top of its own test defaults. */
   plugin(url: string, options: Record<string, unknown>): Plugin;
   /** Options that make a call time out after `ms` of silence (before and during an answer). */
@@ -59,7 +61,7 @@ export function attemptRecorder(into: Attempt[]): Plugin {
 
 /** A kernel with the dialect's plugin pointed at a fresh wire server, an `echo` tool and an attempt recorder. */
 export async function wireKernel(dialect: WireDialect, script: ScriptEntry[], options: Record<string, unknown> = {}) {
-  const server = await wireServer(script, { framing: dialect.framing, basePath: dialect.basePath });
+  const server = await wireServer(script, { framing: dialect.framing, basePath: dialect.basePath, side: dialect.side });
   const echo = echoTool();
   const attempts: Attempt[] = [];
   const t = await testKernel({ plugins: [dialect.plugin(server.url, { maxRetries: 2, retryBaseDelayMs: 1, ...options }), toolsPlugin(echo), attemptRecorder(attempts)] });
@@ -223,7 +225,7 @@ export function providerWireSuite(test: Test, d: WireDialect): void {
   }));
 
   test(`${d.provider} wire: an unreachable server is ORYX_E_LLM_UNREACHABLE naming the URL and the option that sets it`, async () => {
-    const gone = await wireServer([], { framing: d.framing, basePath: d.basePath });
+    const gone = await wireServer([], { framing: d.framing, basePath: d.basePath, side: d.side });
     await gone.close();
     const t = await testKernel({ plugins: [d.plugin(gone.url, { maxRetries: 0 })] });
     try {

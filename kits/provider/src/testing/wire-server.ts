@@ -39,12 +39,19 @@ export interface WireServerOptions {
   framing: 'sse' | 'ndjson';
   /** Appended to the origin in {@link WireServer.url}, e.g. `/v1`. */
   basePath?: string;
+  /**
+   * Requests to these paths (e.g. Ollama's `/api/show`) get the reply the function makes and
+   * are recorded in {@link WireServer.side}; they take no scripted reply.
+   */
+  side?: Record<string, (body: any) => Reply>;
 }
 
 export interface WireServer {
   /** The origin plus `basePath`: what the provider's URL option takes. */
   url: string;
   requests: RecordedRequest[];
+  /** The requests to each of the `side` paths. */
+  side: Record<string, RecordedRequest[]>;
   /** Responses the client closed before the server had finished them. */
   readonly closedEarly: number;
   /** Resolves when the client first closes a response early. */
@@ -62,6 +69,7 @@ export interface WireServer {
  */
 export async function wireServer(script: ScriptEntry[], options: WireServerOptions): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
+  const side: Record<string, RecordedRequest[]> = Object.fromEntries(Object.keys(options.side ?? {}).map((p) => [p, []]));
   let signalClosed!: () => void;
   const state = { closedEarly: 0, closedEarlyOnce: new Promise<void>((resolve) => { signalClosed = resolve; }) };
   const server = createServer(async (req, res) => {
@@ -70,6 +78,12 @@ export async function wireServer(script: ScriptEntry[], options: WireServerOptio
     const text = Buffer.concat(chunks).toString('utf8');
     let body: any = text;
     try { body = JSON.parse(text); } catch { /* keep the text */ }
+    const route = options.side?.[req.url ?? ''];
+    if (route) {
+      side[req.url!]!.push({ method: req.method ?? '', path: req.url!, headers: req.headers, body });
+      send(res, route(body), options.framing);
+      return;
+    }
     const index = requests.length;
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     res.on('close', () => { if (!res.writableFinished) { state.closedEarly++; signalClosed(); } });
@@ -82,6 +96,7 @@ export async function wireServer(script: ScriptEntry[], options: WireServerOptio
   return {
     url: `http://127.0.0.1:${port}${options.basePath ?? ''}`,
     requests,
+    side,
     get closedEarly() { return state.closedEarly; },
     get closedEarlyOnce() { return state.closedEarlyOnce; },
     async close() {

@@ -1,32 +1,33 @@
 import { OryxCommand } from '../command.ts';
 import { table } from '../format.ts';
 
+import { listAgents, type AgentJson } from '../agent-list.ts';
+import { listJson, type ListJson } from '../json.ts';
+
 export default class Agents extends OryxCommand {
   static override summary = 'List the agents in .oryxos/agents.';
+  static override description = 'An agent whose AGENT.md cannot be loaded is listed with its error (the others still are), '
+    + 'and the command then exits with status 1.';
   static override examples = ['<%= config.bin %> agents', '<%= config.bin %> agents --json'];
   static override enableJsonFlag = true;
 
-  async run() {
+  async run(): Promise<ListJson<AgentJson>> {
     const { kernel } = await this.boot();
-    const agents = (await kernel.agents.list()).map((a) => {
-      // The provider and model a run would use, as AgentService resolves them.
-      let provider: { name: string; defaultModel?: string } | undefined;
-      try { provider = kernel.providerFor(a); } catch { provider = undefined; }
-      return {
-        name: a.name,
-        description: a.description,
-        provider: provider?.name,
-        model: a.model ?? provider?.defaultModel,
-        tools: a.tools,
-        skills: a.skills.map((s) => s.name),
-        settings: a.settings,
-        file: a.file,
-      };
-    });
+    const agents = await listAgents(kernel);
+    const broken = agents.filter((a) => a.error);
+    if (broken.length) process.exitCode = 1;
     if (!this.jsonEnabled()) {
       if (agents.length === 0) this.log(`No agents in ${kernel.agents.agentsDir}. Run \`oryx init\` to create one.`);
-      else this.log(table(agents.map((a) => ({ ...a, tools: a.tools.join(',') })), ['name', 'provider', 'model', 'tools', 'description']));
+      else {
+        this.log(table(agents.map((a) => ({
+          ...a, tools: a.tools.join(','), description: a.error ? `BROKEN (${a.error.code})` : a.description,
+        })), ['name', 'provider', 'model', 'tools', 'description']));
+      }
+      for (const a of broken) this.logToStderr(`error ${a.error!.code}: ${a.error!.message}`);
+      if (broken.length) {
+        this.logToStderr(`  hint: ${broken.length} of ${agents.length} agent(s) cannot be loaded; fix ${broken.length === 1 ? 'its' : 'their'} AGENT.md (the others work meanwhile).`);
+      }
     }
-    return agents;
+    return listJson(agents);
   }
 }

@@ -5,22 +5,32 @@ import type { RunEvent } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import { assertText } from '../text.ts';
 
+import { RunProgress, progressLogger, terminalMode } from '../progress.ts';
+import { resolveSessionId } from '../session-id.ts';
+
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
   static override description = 'Streams answers as they come. Type /new for a new session, /session to see its id, /exit (or Ctrl-D) to leave. '
     + 'Ctrl-C while the agent works cancels that run.';
-  static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -a researcher -s 3f2a…'];
+  static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -s 3f2a9c1e'];
   static override flags = {
-    agent: Flags.string({ char: 'a', summary: 'Agent name (default: defaultAgent from the config).' }),
-    session: Flags.string({ char: 's', summary: 'Resume this session id.' }),
+    agent: Flags.string({ char: 'a', summary: 'Agent name (default: the session\'s agent with --session, else defaultAgent from the config).' }),
+    session: Flags.string({ char: 's', summary: 'Resume this session: its id, or a unique prefix of it (the 8 characters `oryx sessions` shows).' }),
     stream: Flags.boolean({ summary: 'Stream tokens (on by default; --no-stream to wait for whole answers).', default: true, allowNo: true }),
+    color: Flags.boolean({ summary: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off).', default: true, allowNo: true }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Chat);
-    const { service, config } = await this.boot();
-    const agent = flags.agent ?? config.defaultAgent;
-    let session = flags.session ? (await service.openSession(agent, flags.session)).id : undefined;
+    const progress = await RunProgress.create(terminalMode({ json: false, color: flags.color }), {
+      write: (text) => { process.stderr.write(text); }, clean: (t) => this.forPeople(t),
+    });
+    const { kernel, service, config } = await this.boot({
+      logger: progressLogger(progress, (line) => this.logToStderr(line)),
+    });
+    const resumed = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
+    const agent = flags.agent ?? resumed?.agent ?? config.defaultAgent;
+    let session = resumed ? (await service.openSession(agent, resumed.id)).id : undefined;
     const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
     let running: AbortController | undefined;
     rl.on('SIGINT', () => { if (running) running.abort(); else rl.close(); });
@@ -37,14 +47,17 @@ export default class Chat extends OryxCommand {
       running = new AbortController();
       let streamed = false;
       const onEvent = (e: RunEvent) => {
+        progress?.onEvent(e);
         if (e.type === 'token') { if (!streamed) process.stdout.write(`${agent}> `); process.stdout.write(this.forPeople(e.text)); streamed = true; }
         if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
+        if (progress) return;
         if (e.type === 'tool_call') this.logToStderr(`  → ${e.call.name} ${JSON.stringify(e.call.args).slice(0, 200)}`);
         if (e.type === 'tool_result' && e.result.isError) this.logToStderr(`  ✗ ${e.call.name}: ${e.result.content.slice(0, 200)}`);
       };
       try {
         assertText(line, 'this line');
         const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent });
+        progress?.finish();
         session = result.sessionId;
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
         else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
@@ -53,6 +66,7 @@ export default class Chat extends OryxCommand {
       } catch (error) {
         this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);
       } finally {
+        progress?.finish();
         running = undefined;
       }
       prompt();

@@ -5,11 +5,12 @@ import { Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import { ERROR_CODES } from '../errors.ts';
 import { OryxCommand } from '../command.ts';
-import { scaffold } from '../scaffold.ts';
+import { pickProvider, scaffold } from '../scaffold.ts';
 
 export default class Init extends OryxCommand {
   static override summary = 'Create oryx.config.ts and the .oryxos workspace (an assistant agent, bootstrap files, memory).';
-  static override description = 'Enables the OpenAI-compatible provider when OPENAI_API_KEY is set, Ollama otherwise. '
+  static override description = 'Enables the OpenAI-compatible provider when OPENAI_API_KEY or OPENAI_BASE_URL is set (a local '
+    + 'server such as LM Studio, vLLM or llama.cpp needs no key), Ollama otherwise, and says which and why. '
     + 'Refuses to overwrite existing files unless --force is given.';
   static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --dir my-project --force'];
   static override enableJsonFlag = true;
@@ -21,7 +22,7 @@ export default class Init extends OryxCommand {
   async run() {
     const { flags } = await this.parse(Init);
     const root = path.resolve(flags.dir);
-    const provider = process.env.OPENAI_API_KEY ? 'openai' : 'ollama';
+    const { provider, reason } = pickProvider(process.env);
     const files = scaffold({ provider });
     const existing = Object.keys(files).filter((f) => existsSync(path.join(root, f)));
     if (existing.length && !flags.force) {
@@ -36,11 +37,10 @@ export default class Init extends OryxCommand {
     if (!this.jsonEnabled()) {
       this.log(`Created ${Object.keys(files).length} files in ${root}:`);
       for (const f of Object.keys(files)) this.log(`  ${f}`);
-      this.log(provider === 'openai'
-        ? 'Provider: OpenAI-compatible (OPENAI_API_KEY is set; OPENAI_BASE_URL picks another endpoint).'
-        : 'Provider: Ollama at OLLAMA_HOST or http://127.0.0.1:11434 (set OPENAI_API_KEY before `oryx init` to use an OpenAI-compatible endpoint instead).');
+      this.log(`Provider: ${provider === 'openai' ? 'OpenAI-compatible' : 'Ollama'}, because ${reason}.`);
       this.log('Next: oryx run "hello"');
     }
-    return { root, provider, files: Object.keys(files), overwritten: existing };
+    return { root, provider, reason, files: Object.keys(files), overwritten: existing };
   }
 }
+

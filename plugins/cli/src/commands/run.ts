@@ -4,60 +4,89 @@ import type { RunEvent, RunResult } from '@oryxos/kernel';
 import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
+import { RunProgress, progressLogger, terminalMode } from '../progress.ts';
+import { resolveSessionId } from '../session-id.ts';
+
 export default class Run extends OryxCommand {
   static override summary = 'Run an agent on one message and print its answer.';
   static override description = 'Runs the ReAct loop until the agent answers without tool calls or reaches max_iterations. '
-    + 'Resume a stored session with --session; pass - as the message to read it from standard input.';
+    + 'The words of the message need no quotes. Resume a stored session with --session (its id or the 8 characters '
+    + '`oryx sessions` shows); pass - as the message to read it from standard input. On a terminal a spinner shows what the '
+    + 'agent is doing, one line per tool call, and a footer with the session, iterations, tokens and time (stderr; '
+    + 'not with --json or --quiet).';
   static override examples = [
-    '<%= config.bin %> run "What files are in this folder?"',
-    '<%= config.bin %> run -a researcher -s 3f2a… "and the next step?"',
+    '<%= config.bin %> run What files are in this folder?',
+    '<%= config.bin %> run -a researcher -s 3f2a9c1e "and the next step?"',
+    '<%= config.bin %> run --provider ollama --model qwen2.5:7b "Summarise README.md"',
     'echo "summarise README.md" | <%= config.bin %> run - --json',
   ];
   static override enableJsonFlag = true;
+  // Every word is part of the message: `oryx run List the files here` needs no quotes.
+  static override strict = false;
   static override args = {
-    message: Args.string({ description: 'The message; - (or nothing, with piped input) reads standard input.' }),
+    message: Args.string({ description: 'The message (one or more words); - (or nothing, with piped input) reads standard input.' }),
   };
   static override flags = {
-    agent: Flags.string({ char: 'a', summary: 'Agent name (default: defaultAgent from the config, else assistant).' }),
-    session: Flags.string({ char: 's', summary: 'Resume this session id.' }),
+    agent: Flags.string({ char: 'a', summary: 'Agent name (default: the session\'s agent with --session, else defaultAgent from the config, else assistant).' }),
+    session: Flags.string({ char: 's', summary: 'Resume this session: its id, or a unique prefix of it (the 8 characters `oryx sessions` shows).' }),
+    provider: Flags.string({ summary: 'Use this provider for this run instead of the agent\'s (its default model unless --model).' }),
+    model: Flags.string({ summary: 'Use this model for this run instead of the agent\'s.' }),
     stream: Flags.boolean({ summary: 'Print tokens as the model produces them.', default: false }),
     verbose: Flags.boolean({ char: 'v', summary: 'Show tool calls and results on stderr.', default: false }),
+    quiet: Flags.boolean({ char: 'q', summary: 'Print only the answer: no spinner, tool lines or footer.', default: false }),
+    color: Flags.boolean({ summary: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off).', default: true, allowNo: true }),
   };
 
   async run(): Promise<Omit<RunResult, 'error'> & { error?: RunResult['error'] }> {
-    const { args, flags } = await this.parse(Run);
-    let message = args.message;
-    if (message === '-' || (message === undefined && !process.stdin.isTTY)) {
+    const { argv, flags } = await this.parse(Run);
+    const words = argv as string[];
+    let message = words.join(' ');
+    if (message === '-' || (words.length === 0 && !process.stdin.isTTY)) {
       message = (await readStdin()).trim();
       assertText(message, 'standard input');
     }
-    if (!message) {
-      throw new OryxError('ORYX_E_CLI_USAGE', 'No message given', { hint: 'Pass the message as an argument, or - to read it from standard input.' });
+    if (!message.trim()) {
+      throw new OryxError('ORYX_E_CLI_USAGE', message ? 'The message is only whitespace' : 'No message given', {
+        hint: 'Pass the message as words after `oryx run`, or - to read it from standard input.',
+      });
     }
-    const { service, config } = await this.boot();
+    const json = this.jsonEnabled();
+    const mode = terminalMode({ json, quiet: flags.quiet, color: flags.color });
+    const write = (text: string) => { process.stderr.write(text); };
+    const progress = await RunProgress.create(mode, { write, clean: (t) => this.forPeople(t) });
+    const { kernel, service, config } = await this.boot({
+      logger: progressLogger(progress, (line) => this.logToStderr(line)),
+    });
+    const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
     const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
     // servers are shut down, the database is closed).
     const onSigint = () => controller.abort();
     process.once('SIGINT', onSigint);
     process.once('SIGTERM', onSigint);
-    const json = this.jsonEnabled();
     const stream = flags.stream && !json;
     let streamed = false;
     const onEvent = (e: RunEvent) => {
+      progress?.onEvent(e);
       if (e.type === 'token' && stream) { process.stdout.write(this.forPeople(e.text)); streamed = true; }
       if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
       if (!flags.verbose || json) return;
-      if (e.type === 'tool_call') this.logToStderr(`→ ${e.call.name} ${JSON.stringify(e.call.args)}`);
-      if (e.type === 'tool_result') this.logToStderr(`${e.result.isError ? '✗' : '←'} ${e.call.name}: ${e.result.content.slice(0, 200).replace(/\n/g, ' ')}`);
-      if (e.type === 'retry') this.logToStderr(`retry ${e.attempt} in ${e.delayMs} ms: ${e.error.message}`);
+      if (e.type === 'tool_call' && !progress) this.logToStderr(`→ ${e.call.name} ${JSON.stringify(e.call.args)}`);
+      if (e.type === 'tool_result') {
+        const line = `${e.result.isError ? '✗' : '←'} ${e.call.name}: ${e.result.content.slice(0, 200).replace(/\n/g, ' ')}`;
+        if (progress) progress.detail(line); else this.logToStderr(line);
+      }
+      if (e.type === 'retry' && !progress) this.logToStderr(`retry ${e.attempt} in ${e.delayMs} ms: ${e.error.message}`);
     };
+    const started = performance.now();
     let result: RunResult;
     try {
       result = await service.process({
-        agent: flags.agent ?? config.defaultAgent, session: flags.session, message, stream, signal: controller.signal, onEvent,
+        agent: flags.agent ?? session?.agent ?? config.defaultAgent, session: session?.id, message, stream, signal: controller.signal, onEvent,
+        ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}),
       });
     } finally {
+      progress?.finish();
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
     }
@@ -71,7 +100,8 @@ export default class Run extends OryxCommand {
     if (!stream || result.stopReason !== 'final') this.log(result.answer);
     if (result.stopReason === 'limit') this.logToStderr(`note: stopped at max_iterations (${result.iterations}); session ${result.sessionId}`);
     if (result.stopReason === 'aborted') this.logToStderr(`note: aborted; session ${result.sessionId} keeps what was done`);
-    if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`);
+    if (progress) progress.footer(result, performance.now() - started);
+    else if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`);
     return result;
   }
 }

@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { OryxCommand } from '../command.ts';
 import { table } from '../format.ts';
 
+import { listJson } from '../json.ts';
+
 export default class Tools extends OryxCommand {
   static override summary = 'List tools: all registered ones, or those an agent may use.';
   static override examples = ['<%= config.bin %> tools', '<%= config.bin %> tools -a assistant --json'];
@@ -16,11 +18,12 @@ export default class Tools extends OryxCommand {
     const agent = await kernel.agents.load(flags.agent ?? config.defaultAgent).catch((e) => { if (flags.agent) throw e; return undefined; });
     const list = agent && flags.agent ? await kernel.toolsFor(agent) : agent ? await kernel.allTools(agent) : [];
     const tools = list.map((t) => ({ name: t.name, source: t.source, plugin: t.plugin, description: t.description, inputSchema: t.inputSchema }));
-    const unavailable = (await kernel.toolSourceStatus()).filter((s) => !s.ok);
+    const sources = await kernel.toolSourceStatus();
     if (!this.jsonEnabled()) {
       this.log(tools.length ? table(tools, ['name', 'source', 'plugin', 'description']) : 'No tools.');
-      for (const s of unavailable) this.log(`unavailable: ${s.provider}/${s.name}: ${s.reason ?? 'unknown reason'}`);
+      for (const s of sources.filter((x) => !x.ok)) this.log(`unavailable: ${s.provider}/${s.name}: ${s.reason ?? 'unknown reason'}`);
     }
-    return { agent: flags.agent, tools, unavailable };
+    // The same shape as GET /api/tools: the tools, and the health of every tool source (MCP server).
+    return listJson(tools, undefined, { ...(flags.agent ? { agent: flags.agent } : {}), sources });
   }
 }

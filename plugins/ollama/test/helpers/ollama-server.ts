@@ -8,11 +8,22 @@ import { wireServer, type ScriptEntry, type WireDialect, type WireServer } from 
 import ollama from '../../src/index.ts';
 
 export type { Reply, RecordedRequest } from '@oryxos/provider-kit/testing';
-export type OllamaServer = WireServer;
+import type { Reply, RecordedRequest } from '@oryxos/provider-kit/testing';
+export interface OllamaServer extends WireServer { shows: RecordedRequest[] }
 
-/** A loopback server speaking Ollama's protocol; `url` is what `host` takes. */
-export function ollamaServer(script: ScriptEntry[]): Promise<OllamaServer> {
-  return wireServer(script, { framing: 'ndjson' });
+/** Ollama's answer to `/api/show` for a model it does not have. */
+const noSuchModel = (body: any): Reply => ({ status: 404, json: { error: `model '${body?.model}' not found` } });
+
+/**
+ * A loopback server speaking Ollama's protocol; `url` is what `host` takes. `show` answers
+ * `POST /api/show` (default: 404, as Ollama does for a model it does not have); those requests
+ * are in `shows` and take no scripted reply.
+ */
+export async function ollamaServer(script: ScriptEntry[], options: { show?: (body: any) => Reply } = {}): Promise<OllamaServer> {
+  const server = await wireServer(script, { framing: 'ndjson', side: { '/api/show': options.show ?? noSuchModel } });
+  // Added to the server itself: copying it would freeze its closedEarly getters.
+  (server as OllamaServer).shows = server.side['/api/show']!;
+  return server as OllamaServer;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -61,4 +72,5 @@ export const ollamaDialect: WireDialect = {
   piece: (text) => part(text),
   error: (message) => ({ error: message }),
   urlOption: 'OLLAMA_HOST',
+  side: { '/api/show': noSuchModel },
 };

@@ -37,7 +37,7 @@ export function App() {
     setAuth({ state: 'checking' });
     try {
       const info = await api.get<Info>('api/info');
-      const list = (await api.get<{ agents: AgentInfo[] }>('api/agents')).agents;
+      const list = (await api.get<{ items: AgentInfo[] }>('api/agents')).items;
       setAgents(list);
       setAgent((current) => current || info.defaultAgent || list[0]?.name || '');
       setAuth({ state: 'ok', info });

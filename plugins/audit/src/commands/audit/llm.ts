@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { listLlmCalls, type LlmCallRow } from '../../queries.ts';
+import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditLlm extends OryxCommand {
   static override summary = 'List model calls (llm_calls): tokens, latency, failures and retries.';
@@ -16,7 +17,7 @@ export default class AuditLlm extends OryxCommand {
     status: Flags.string({ summary: 'Only calls with this status.', options: ['ok', 'error'] }),
   };
 
-  async run(): Promise<LlmCallRow[]> {
+  async run(): Promise<ListJson<CamelKeys<LlmCallRow>>> {
     const { flags } = await this.parse(AuditLlm);
     const { kernel } = await this.boot();
     const rows = await listLlmCalls(kernel.service('database'), flags);
@@ -30,6 +31,6 @@ export default class AuditLlm extends OryxCommand {
         }))));
       }
     }
-    return rows;
+    return listJson(rows.map(camelKeys));
   }
 }

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { listSandboxEvents, type SandboxEventRow } from '../../queries.ts';
+import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditSandbox extends OryxCommand {
   static override summary = 'List sandbox events (sandbox_events): every denial and every connection of a confined process.';
@@ -16,7 +17,7 @@ export default class AuditSandbox extends OryxCommand {
     decision: Flags.string({ summary: 'Only events with this decision.', options: ['allow', 'deny'] }),
   };
 
-  async run(): Promise<SandboxEventRow[]> {
+  async run(): Promise<ListJson<CamelKeys<SandboxEventRow>>> {
     const { flags } = await this.parse(AuditSandbox);
     const { kernel } = await this.boot();
     const rows = await listSandboxEvents(kernel.service('database'), { ...flags, status: flags.decision });
@@ -29,6 +30,6 @@ export default class AuditSandbox extends OryxCommand {
         }))));
       }
     }
-    return rows;
+    return listJson(rows.map(camelKeys));
   }
 }

@@ -1,6 +1,7 @@
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortTime } from '../../flags.ts';
 import { summarize, type SessionSummary } from '../../queries.ts';
+import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditSummary extends OryxCommand {
   static override summary = 'One line per session: model calls, tokens, failures, tool calls, tool errors, denials.';
@@ -8,7 +9,7 @@ export default class AuditSummary extends OryxCommand {
   static override enableJsonFlag = true;
   static override flags = { ...filterFlags };
 
-  async run(): Promise<SessionSummary[]> {
+  async run(): Promise<ListJson<CamelKeys<SessionSummary>>> {
     const { flags } = await this.parse(AuditSummary);
     const { kernel } = await this.boot();
     const rows = await summarize(kernel.service('database'), flags);
@@ -21,6 +22,6 @@ export default class AuditSummary extends OryxCommand {
         }))));
       }
     }
-    return rows;
+    return listJson(rows.map(camelKeys));
   }
 }

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { listToolInvocations, type ToolInvocationRow } from '../../queries.ts';
+import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditTools extends OryxCommand {
   static override summary = 'List tool calls (tool_invocations): inputs, outputs, errors and denials.';
@@ -17,7 +18,7 @@ export default class AuditTools extends OryxCommand {
     tool: Flags.string({ char: 't', summary: 'Only calls of this tool.' }),
   };
 
-  async run(): Promise<ToolInvocationRow[]> {
+  async run(): Promise<ListJson<CamelKeys<ToolInvocationRow>>> {
     const { flags } = await this.parse(AuditTools);
     const { kernel } = await this.boot();
     const rows = await listToolInvocations(kernel.service('database'), flags);
@@ -31,6 +32,6 @@ export default class AuditTools extends OryxCommand {
         }))));
       }
     }
-    return rows;
+    return listJson(rows.map(camelKeys));
   }
 }

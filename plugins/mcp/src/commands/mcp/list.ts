@@ -1,6 +1,7 @@
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpServerStatus } from '../../server.ts';
+import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class McpList extends OryxCommand {
   static override summary = 'List the MCP servers with their status and tool count.';
@@ -9,7 +10,7 @@ export default class McpList extends OryxCommand {
   static override examples = ['<%= config.bin %> mcp list', '<%= config.bin %> mcp list --json'];
   static override enableJsonFlag = true;
 
-  async run(): Promise<{ file?: string; servers: McpServerStatus[] }> {
+  async run(): Promise<ListJson<McpServerStatus> & { file?: string }> {
     const { kernel } = await this.boot({ logger: quietMcpLogger((l) => this.logToStderr(l)) });
     const mcp = kernel.service('mcp');
     const servers = await mcp.connectAll();
@@ -22,6 +23,6 @@ export default class McpList extends OryxCommand {
         for (const s of servers) for (const refused of s.refused ?? []) this.log(`${s.name}: ${refused}; the tool is left out`);
       }
     }
-    return { ...(mcp.file ? { file: mcp.file } : {}), servers };
+    return listJson(servers, undefined, mcp.file ? { file: mcp.file } : {});
   }
 }

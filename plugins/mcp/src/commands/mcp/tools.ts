@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpToolInfo } from '../../server.ts';
+import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class McpTools extends OryxCommand {
   static override summary = 'List the tools of one MCP server, with the names agents use.';
@@ -13,7 +14,7 @@ export default class McpTools extends OryxCommand {
     name: Args.string({ description: 'The server name (see `oryx mcp list`).', required: true }),
   };
 
-  async run(): Promise<{ server: string; tools: McpToolInfo[] }> {
+  async run(): Promise<ListJson<McpToolInfo> & { server: string }> {
     const { args } = await this.parse(McpTools);
     const { kernel } = await this.boot({ logger: quietMcpLogger((l) => this.logToStderr(l)) });
     const tools = await kernel.service('mcp').tools(args.name);
@@ -22,6 +23,6 @@ export default class McpTools extends OryxCommand {
         ? table(tools.map((t) => ({ tool: t.name, 'agent name': t.exposed, description: t.description })), ['tool', 'agent name', 'description'])
         : `MCP server "${args.name}" offers no tools.`);
     }
-    return { server: args.name, tools };
+    return listJson(tools, undefined, { server: args.name });
   }
 }

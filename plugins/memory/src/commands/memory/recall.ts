@@ -3,6 +3,7 @@ import type { MemoryEntry } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';
+import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class MemoryRecall extends OryxCommand {
   static override summary = "Search an agent's archived memory, best match first (the same ranking as the recall_memory tool).";
@@ -23,7 +24,7 @@ export default class MemoryRecall extends OryxCommand {
     user: userFlag("Search this user's memory too (the agent's is always searched)."),
   };
 
-  async run(): Promise<{ agent: string; query: string; results: (MemoryEntry & { score: number })[] }> {
+  async run(): Promise<ListJson<MemoryEntry & { score: number }> & { agent: string; query: string }> {
     const { args, flags } = await this.parse(MemoryRecall);
     const { kernel, config } = await this.boot();
     const agent = (await kernel.agents.load(flags.agent ?? config.defaultAgent)).name;
@@ -35,6 +36,6 @@ export default class MemoryRecall extends OryxCommand {
         ? results.map((r, i) => `${i + 1}. ${r.date || 'undated'}  ${'scope' in r ? `[${String(r.scope)}]  ` : ''}(score ${r.score})  ${r.text.replace(/\n/g, '\n   ')}`).join('\n')
         : `No archive entry matches "${args.query}".`);
     }
-    return { agent, query: args.query, results };
+    return listJson(results, undefined, { agent, query: args.query });
   }
 }

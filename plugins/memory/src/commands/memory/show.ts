@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import type { MemoryZones } from '@oryxos/kernel';
 import { renderZones, scopedStore, sessionFlag, storeFor, targetOf, userFlag } from '../../cli.ts';
+import { isOryxError } from '@oryxos/kernel';
+import { resolveSessionId } from '@oryxos/plugin-cli';
 
 export default class MemoryShow extends OryxCommand {
   static override summary = "Show an agent's long-term memory: the Core and Archive entries of its MEMORY.md.";
@@ -24,7 +26,10 @@ export default class MemoryShow extends OryxCommand {
     const { kernel, config } = await this.boot();
     const agent = (await kernel.agents.load(flags.agent ?? config.defaultAgent)).name;
     const store = storeFor(kernel);
-    const target = targetOf(flags);
+    // A short id names a stored session; a session already deleted keeps its memory until swept, by its full id.
+    const session = flags.session === undefined ? undefined : await resolveSessionId(kernel.service('sessions'), flags.session)
+      .then((s) => s.id, (error) => { if (isOryxError(error) && error.code === 'ORYX_E_SESSION_NOT_FOUND') return flags.session; throw error; });
+    const target = targetOf({ ...flags, session });
     const zones = await (scopedStore(store, target)?.read(agent, target) ?? store.read(agent));
     if (!this.jsonEnabled()) this.log(renderZones(zones));
     return { agent, ...zones };

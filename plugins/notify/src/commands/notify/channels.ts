@@ -1,13 +1,14 @@
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import type { ChannelInfo } from '../../channel.ts';
 import { notifierOf } from '../../cli.ts';
+import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class NotifyChannels extends OryxCommand {
   static override summary = 'List notify channels: server, sender, recipients and where the password comes from (never the password).';
   static override examples = ['<%= config.bin %> notify channels', '<%= config.bin %> notify channels --json'];
   static override enableJsonFlag = true;
 
-  async run(): Promise<ChannelInfo[]> {
+  async run(): Promise<ListJson<ChannelInfo>> {
     const { kernel } = await this.boot();
     const channels = await notifierOf(kernel).channels();
     if (!this.jsonEnabled()) {
@@ -19,6 +20,6 @@ export default class NotifyChannels extends OryxCommand {
         }))));
       }
     }
-    return channels;
+    return listJson(channels);
   }
 }

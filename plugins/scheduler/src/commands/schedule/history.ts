@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
+import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class ScheduleHistory extends OryxCommand {
   static override summary = 'A task\'s executions, newest slot first: status, session, error, mail.';
@@ -17,7 +18,7 @@ export default class ScheduleHistory extends OryxCommand {
     status: Flags.string({ summary: 'Only executions with this status.', options: ['ok', 'error', 'skipped', 'timeout', 'missed', 'running', 'queued'] }),
   };
 
-  async run(): Promise<ExecutionRow[]> {
+  async run(): Promise<ListJson<CamelKeys<ExecutionRow>> & { task: string }> {
     const { args, flags } = await this.parse(ScheduleHistory);
     const { kernel } = await this.boot();
     const rows = await schedulerOf(kernel).executions(args.name, { limit: flags.limit, status: flags.status });
@@ -30,6 +31,6 @@ export default class ScheduleHistory extends OryxCommand {
         }))));
       }
     }
-    return rows;
+    return listJson(rows.map((r) => camelKeys(r)), undefined, { task: args.name });
   }
 }

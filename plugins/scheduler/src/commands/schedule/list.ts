@@ -1,13 +1,14 @@
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
+import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class ScheduleList extends OryxCommand {
   static override summary = 'List scheduled tasks: schedule, agent, next slot, last result.';
   static override examples = ['<%= config.bin %> schedule list', '<%= config.bin %> schedule list --json'];
   static override enableJsonFlag = true;
 
-  async run(): Promise<TaskInfo[]> {
+  async run(): Promise<ListJson<TaskInfo>> {
     const { kernel } = await this.boot();
     const tasks = await schedulerOf(kernel).list();
     if (!this.jsonEnabled()) {
@@ -19,6 +20,6 @@ export default class ScheduleList extends OryxCommand {
         }))));
       }
     }
-    return tasks;
+    return listJson(tasks);
   }
 }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import { describeExecution, schedulerOf } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
+import { camelKeys, type CamelKeys } from '@oryxos/plugin-cli';
 
 export default class ScheduleRun extends OryxCommand {
   static override summary = 'Run a task now, recorded like a scheduled run (and its result mailed to its channel).';
@@ -11,17 +12,18 @@ export default class ScheduleRun extends OryxCommand {
   static override enableJsonFlag = true;
   static override args = { name: Args.string({ description: 'Task name.', required: true }) };
 
-  async run(): Promise<ExecutionRow> {
+  async run(): Promise<CamelKeys<ExecutionRow>> {
     const { args } = await this.parse(ScheduleRun);
     const { kernel } = await this.boot();
     const execution = await schedulerOf(kernel).run(args.name);
+    const json = camelKeys(execution);
     if (this.jsonEnabled()) {
-      if (execution.status !== 'ok') { this.logJson(execution); this.exit(1); }
-      return execution;
+      if (execution.status !== 'ok') { this.logJson(json); this.exit(1); }
+      return json;
     }
     if (execution.answer) this.log(execution.answer);
     this.logToStderr(describeExecution(execution));
     if (execution.status !== 'ok') this.exit(1);
-    return execution;
+    return json;
   }
 }

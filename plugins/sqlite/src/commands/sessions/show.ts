@@ -26,7 +26,8 @@ export default class SessionsShow extends OryxCommand {
     full: Flags.boolean({ summary: 'Do not cut long messages.', default: false }),
   };
 
-  async run(): Promise<{ session: SessionInfo; messages: (StoredMessage | DamagedJson)[] }> {
+  /** The session and its messages, the shape of GET /api/sessions/:id. */
+  async run(): Promise<SessionInfo & { messages: (StoredMessage | DamagedJson)[] }> {
     const { args, flags } = await this.parse(SessionsShow);
     const { kernel } = await this.boot();
     const store = kernel.service('sessions') as SessionStore & Partial<Pick<SqliteSessionStore, 'scan'>>;
@@ -35,7 +36,7 @@ export default class SessionsShow extends OryxCommand {
     const messages = store.scan ? await store.scan(session.id, query) : await store.messages(session.id, query);
     if (!this.jsonEnabled()) this.log(formatSession(session, messages, { full: flags.full }));
     return {
-      session,
+      ...session,
       messages: messages.map((m) => ('damaged' in m
         ? { seq: m.seq, damaged: { code: m.damaged.code, message: m.damaged.message, hint: m.damaged.hint, column: m.damaged.data?.column } }
         : m)),

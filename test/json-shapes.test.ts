@@ -1,0 +1,288 @@
+// One `--json` convention, checked against one schema per command: every command that takes
+// --json runs through the built CLI on a project with every plugin, and what it prints must
+// match its schema (lists `{items, nextCursor?}` plus only what the list is of, shows the
+// object, camelCase keys); the REST API answers the same shapes. A command added with --json
+// and no schema here fails the first test.
+import { readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type } from 'arktype';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Kernel } from '@oryxos/kernel';
+import { loadConfig } from '@oryxos/plugin-cli';
+import { runOryx, tempProject } from '@oryxos/kernel/testing';
+import { startSmtp, type TestSmtp } from '../plugins/notify/test/smtp-server.ts';
+
+const TOKEN = 'json-shapes-token-0123456789abcdef';
+const FIXTURE = path.resolve('plugins/mcp/test/fixtures/fixture-server.mjs');
+
+// ---- the schemas: one per command -------------------------------------------------------
+
+const list = <T extends type.Any>(item: T, extra: Record<string, string | type.Any> = {}) =>
+  type({ items: item.array(), 'nextCursor?': 'string', ...extra, '+': 'reject' });
+const usage = type({ inputTokens: 'number', outputTokens: 'number', '+': 'reject' });
+const session = type({ id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', '+': 'reject' });
+const message = type({ seq: 'number', message: { role: "'system' | 'user' | 'assistant' | 'tool'", content: 'string', '+': 'ignore' }, createdAt: 'string', '+': 'reject' });
+const agent = type({
+  name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]',
+  'settings?': 'Record<string, number>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
+});
+const tool = type({ name: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' });
+const source = type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number', '+': 'ignore' });
+const nullable = <const T extends string>(t: T) => `${t} | null` as const;
+const llmCall = type({
+  id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), attempt: 'number',
+  provider: nullable('string'), model: nullable('string'), inputTokens: nullable('number'), outputTokens: nullable('number'), latencyMs: nullable('number'),
+  finishReason: nullable('string'), status: "'ok' | 'error'", errorCode: nullable('string'), error: nullable('string'), retried: nullable('number'), createdAt: 'string', '+': 'reject',
+});
+const toolCall = type({
+  id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), toolCallId: nullable('string'),
+  tool: 'string', source: nullable('string'), input: nullable('string'), inputChars: nullable('number'), output: nullable('string'), outputChars: nullable('number'),
+  status: "'ok' | 'error' | 'denied'", deniedReason: nullable('string'), retryable: 'number', durationMs: nullable('number'), createdAt: 'string', '+': 'reject',
+});
+const sandboxEvent = type({
+  id: 'number', decision: "'allow' | 'deny'", kind: 'string', target: 'string', reason: nullable('string'), origin: nullable('string'), agent: nullable('string'),
+  sessionId: nullable('string'), runId: nullable('string'), toolCallId: nullable('string'), pid: nullable('number'), process: nullable('string'), createdAt: 'string', '+': 'reject',
+});
+const summary = type({
+  sessionId: 'string', agent: nullable('string'), llmCalls: 'number', inputTokens: 'number', outputTokens: 'number', llmFailures: 'number',
+  toolCalls: 'number', toolErrors: 'number', denials: 'number', lastAt: 'string', '+': 'reject',
+});
+const memoryEntry = type({ date: 'string', text: 'string', '+': 'ignore' });
+const zones = type({ agent: 'string', path: 'string', core: memoryEntry.array(), archive: memoryEntry.array(), 'scope?': 'string', 'user?': 'string', 'session?': 'string', '+': 'reject' });
+const task = type({
+  name: 'string', agent: 'string', message: 'string', schedule: 'string', 'cron?': 'string', 'every?': 'string', 'everyMs?': 'number', 'at?': 'string',
+  'timezone?': 'string', session: "'new' | 'task'", 'sessionId?': 'string', 'notify?': 'string', enabled: 'boolean', timeoutMs: 'number',
+  overlap: "'skip' | 'queue'", catchUp: "'latest' | 'none' | 'all'", source: "'config' | 'runtime'", 'next?': 'string',
+  'last?': { slot: 'string', status: 'string', 'finishedAt?': 'string', 'errorCode?': 'string' }, 'createdAt?': 'string', 'updatedAt?': 'string', '+': 'reject',
+});
+const execution = type({
+  id: 'number', task: 'string', slot: 'string', status: 'string', firedBy: "'schedule' | 'catch-up' | 'manual'", owner: nullable('string'),
+  heartbeatAt: nullable('string'), startedAt: nullable('string'), finishedAt: nullable('string'), durationMs: nullable('number'),
+  sessionId: nullable('string'), runId: nullable('string'), stopReason: nullable('string'), answer: nullable('string'), errorCode: nullable('string'),
+  error: nullable('string'), iterations: nullable('number'), inputTokens: nullable('number'), outputTokens: nullable('number'),
+  notifyStatus: nullable('string'), notificationId: nullable('number'), '+': 'reject',
+});
+const channel = type({
+  name: 'string', host: 'string', port: 'number', secure: 'boolean', requireTLS: 'boolean', 'user?': 'string', password: 'string',
+  from: 'string', to: 'string[]', source: "'config' | 'runtime'", '+': 'reject',
+});
+
+/** Each command that takes --json, with the shape it prints. */
+const SCHEMAS: Record<string, type.Any> = {
+  'init': type({ root: 'string', provider: "'openai' | 'ollama'", reason: 'string', files: 'string[]', overwritten: 'string[]', '+': 'reject' }),
+  'run': type({ sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'aborted' | 'error'", iterations: 'number', usage, 'error?': 'object', '+': 'reject' }),
+  'agents': list(agent),
+  'tools': list(tool, { 'agent?': 'string', sources: source.array() }),
+  'sessions': list(session),
+  'sessions:show': session.merge({ messages: message.array() }),
+  'sessions:delete': type({ id: 'string', deleted: 'boolean', messages: 'number', '+': 'reject' }),
+  'sessions:repair': type({ id: 'string', quarantined: type({ seq: 'number', reason: 'string' }).array(), kept: 'number', '+': 'reject' }),
+  'audit:llm': list(llmCall),
+  'audit:tools': list(toolCall),
+  'audit:sandbox': list(sandboxEvent),
+  'audit:summary': list(summary),
+  'memory:show': zones,
+  'memory:save': type({ agent: 'string', zone: "'core' | 'archive'", path: 'string', entry: memoryEntry, duplicate: 'boolean', '+': 'reject' }),
+  'memory:recall': list(memoryEntry.and({ score: 'number' }), { agent: 'string', query: 'string' }),
+  'mcp:list': list(type({ name: 'string', transport: "'stdio' | 'http'", target: 'string', origin: 'string', state: 'string', ok: 'boolean', tools: 'number', '+': 'ignore' }), { 'file?': 'string' }),
+  'mcp:tools': list(type({ server: 'string', name: 'string', exposed: 'string', 'title?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' }), { server: 'string' }),
+  'mcp:call': type({ server: 'string', tool: 'string', result: { content: 'string', isError: 'boolean', '+': 'ignore' }, '+': 'reject' }),
+  'schedule:list': list(task),
+  'schedule:add': task,
+  'schedule:enable': task,
+  'schedule:disable': task,
+  'schedule:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
+  'schedule:run': execution,
+  'schedule:history': list(execution, { task: 'string' }),
+  'notify:channels': list(channel),
+  'notify:add': channel,
+  'notify:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
+  'notify:test': type({ id: 'number', status: "'sent'", attempts: 'number', channel: 'string', to: 'string[]', 'messageId?': 'string', 'rejected?': 'string[]', '+': 'reject' }),
+};
+
+/** Keys of free-form data that keep the names they were written with (AGENT.md settings, JSON Schemas, tool arguments). */
+const FREE_FORM = new Set(['settings', 'inputSchema', 'args']);
+
+/** The first key, anywhere in `value`, that is not camelCase; undefined when all are. */
+function snakeKey(value: unknown, where = '$'): string | undefined {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) { const bad = snakeKey(v, `${where}[${i}]`); if (bad) return bad; }
+    return undefined;
+  }
+  if (!value || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (!/^[a-z][a-zA-Z0-9]*$/.test(k)) return `${where}.${k}`;
+    if (FREE_FORM.has(k)) continue;
+    const bad = snakeKey(v, `${where}.${k}`);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
+function assertShape(command: string, value: unknown): void {
+  const out = SCHEMAS[command]!(value);
+  if (out instanceof type.errors) assert.unreachable(`oryx ${command.replaceAll(':', ' ')} --json: ${out.summary}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`);
+  assert.is(snakeKey(value), undefined, `oryx ${command} --json has a key that is not camelCase`);
+}
+
+// ---- the project ------------------------------------------------------------------------
+
+let dir: string;
+let smtp: TestSmtp;
+
+test.before(async () => {
+  smtp = await startSmtp();
+  dir = await tempProject('json-shapes-');
+  await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import { allowAll, scripted } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '@oryxos/plugin-audit';
+import memory from '@oryxos/plugin-memory';
+import mcp from '@oryxos/plugin-mcp';
+import scheduler from '@oryxos/plugin-scheduler';
+import notify from '@oryxos/plugin-notify';
+import web from '@oryxos/plugin-web';
+const shout = {
+  name: 'shout-tool', version: '1.0.0', kernel: '^1',
+  setup(k) {
+    k.registerTool({ name: 'shout', description: 'Upper-cases text', source: 'plugin',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      async execute(a) { return String(a.text).toUpperCase(); } });
+  },
+};
+// Calls shout once per message, then answers with what it said.
+const step = (req) => req.messages.at(-1).role === 'tool' ? { text: 'said ' + req.messages.at(-1).content } : { toolCalls: [{ name: 'shout', args: { text: 'hi' } }] };
+export default defineConfig({
+  plugins: [
+    allowAll(), scripted(Array.from({ length: 10 }, () => step)), shout, sqlite(), audit(), memory(), mcp(),
+    scheduler({ tasks: [{ name: 'nightly', agent: 'assistant', message: 'report', cron: '0 3 * * *' }] }),
+    notify({ channels: [{ name: 'ops', host: '127.0.0.1', port: ${smtp.port}, from: 'bot@example.com', to: ['me@example.com'] }] }),
+    web({ token: '${TOKEN}' }),
+  ],
+});
+`);
+  const agent = path.join(dir, '.oryxos', 'agents', 'assistant');
+  await mkdir(agent, { recursive: true });
+  await writeFile(path.join(agent, 'AGENT.md'), '---\ndescription: test\ntools: [shout]\n---\nYou shout.\n');
+  await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    connectTimeoutMs: 60000\n`);
+});
+test.after(async () => {
+  await smtp.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function json(args: string[], expectCode = 0): Promise<any> {
+  const r = await runOryx([...args, '--json'], { cwd: dir });
+  assert.is(r.code, expectCode, `oryx ${args.join(' ')}: ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+const checked = new Set<string>();
+async function shape(command: string, args: string[]): Promise<any> {
+  const value = await json(args);
+  assertShape(command, value);
+  checked.add(command);
+  return value;
+}
+
+test('every command with --json has a schema here', () => {
+  const withJson: string[] = [];
+  for (const pkg of ['plugins/cli', 'plugins/sqlite', 'plugins/audit', 'plugins/memory', 'plugins/mcp', 'plugins/scheduler', 'plugins/notify', 'plugins/web']) {
+    const manifest = JSON.parse(readFileSync(path.join(pkg, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { enableJsonFlag?: boolean }> };
+    for (const [id, c] of Object.entries(manifest.commands)) if (c.enableJsonFlag) withJson.push(id);
+  }
+  assert.equal(withJson.sort(), Object.keys(SCHEMAS).sort());
+});
+
+test('every command prints its one shape; lists are {items}, shows the object, keys camelCase', async () => {
+  const run = await shape('run', ['run', 'first', 'message']);
+  await shape('run', ['run', '-s', run.sessionId.slice(0, 8), 'second']);
+  const [sessions] = await Promise.all([
+    shape('sessions', ['sessions']),
+    shape('sessions:show', ['sessions', 'show', run.sessionId.slice(0, 8)]),
+    shape('agents', ['agents']),
+    shape('tools', ['tools']),
+    shape('tools', ['tools', '-a', 'assistant']),
+    shape('audit:llm', ['audit', 'llm']),
+    shape('audit:tools', ['audit', 'tools']),
+    shape('audit:sandbox', ['audit', 'sandbox']),
+    shape('audit:summary', ['audit', 'summary']),
+    shape('memory:save', ['memory', 'save', 'The user likes tea']),
+    shape('mcp:list', ['mcp', 'list']),
+    shape('mcp:tools', ['mcp', 'tools', 'fx']),
+    shape('mcp:call', ['mcp', 'call', 'fx', 'echo', '--args', '{"text":"x"}']),
+    shape('schedule:list', ['schedule', 'list']),
+    shape('notify:channels', ['notify', 'channels']),
+    shape('notify:test', ['notify', 'test', 'ops']),
+  ]);
+  assert.is(sessions.items.length, 1);
+  assert.is(sessions.items[0].messageCount, 8, 'both runs went to the session the short id named');
+  await Promise.all([shape('memory:show', ['memory', 'show']), shape('memory:recall', ['memory', 'recall', 'tea'])]);
+
+  // Three independent chains of commands that change state, side by side.
+  await Promise.all([
+    (async () => {
+      await shape('schedule:add', ['schedule', 'add', 'hourly', '--agent', 'assistant', '--message', 'check', '--every', '1h']);
+      await shape('schedule:disable', ['schedule', 'disable', 'hourly']);
+      await shape('schedule:enable', ['schedule', 'enable', 'hourly']);
+      const ran = await shape('schedule:run', ['schedule', 'run', 'hourly']);
+      assert.is(ran.answer, 'said HI');
+      const history = await shape('schedule:history', ['schedule', 'history', 'hourly']);
+      assert.is(history.items[0].firedBy, 'manual');
+      await shape('schedule:remove', ['schedule', 'remove', 'hourly']);
+    })(),
+    (async () => {
+      await shape('notify:add', ['notify', 'add', 'pager', '--host', '127.0.0.1', '--port', String(smtp.port), '--from', 'bot@example.com', '--to', 'me@example.com']);
+      await shape('notify:remove', ['notify', 'remove', 'pager']);
+      await shape('sessions:repair', ['sessions', 'repair', run.sessionId.slice(0, 8)]);
+      await shape('sessions:delete', ['sessions', 'delete', run.sessionId.slice(0, 8)]);
+    })(),
+    (async () => {
+      const other = await tempProject('json-shapes-init-');
+      try {
+        const init = await runOryx(['init', '--json'], { cwd: other, env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
+        assert.is(init.code, 0, init.stderr);
+        assertShape('init', JSON.parse(init.stdout));
+        checked.add('init');
+      } finally {
+        await rm(other, { recursive: true, force: true });
+      }
+    })(),
+  ]);
+  assert.equal([...checked].sort(), Object.keys(SCHEMAS).sort(), 'every schema was exercised');
+});
+
+test('the REST API answers the same shapes as the commands', async () => {
+  const config = await loadConfig({ file: path.join(dir, 'oryx.config.ts') });
+  const kernel = await new Kernel({ config: config! }).start();
+  try {
+    const server = kernel.service('web' as never) as { listen(o: { port: number }): Promise<{ url: string }> };
+    const { url } = await server.listen({ port: 0 });
+    const call = async (method: string, route: string, body?: unknown) => {
+      const res = await fetch(`${url}${route}`, {
+        method, headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      });
+      assert.ok(res.ok, `${method} ${route}: ${res.status}`);
+      return res.json() as Promise<any>;
+    };
+    const created = await call('POST', '/api/sessions', {});
+    await call('POST', `/api/sessions/${created.id}/messages`, { message: 'over REST' });
+    for (const [command, route] of [
+      ['agents', '/api/agents'], ['tools', '/api/tools'], ['tools', '/api/tools?agent=assistant'], ['sessions', '/api/sessions'],
+      ['sessions:show', `/api/sessions/${created.id}`], ['schedule:list', '/api/tasks'],
+    ] as const) {
+      assertShape(command, await call('GET', route));
+    }
+    await call('POST', '/api/tasks', { name: 'rest-task', agent: 'assistant', message: 'check', every: '1h' });
+    await (kernel.service('scheduler' as never) as { run(name: string): Promise<unknown> }).run('rest-task');
+    const executions = await call('GET', '/api/tasks/rest-task/executions');
+    assertShape('schedule:history', executions);
+    assert.is(executions.items.length, 1);
+  } finally {
+    await kernel.close();
+  }
+});
+
+test.run();
