@@ -21,7 +21,7 @@ const tools = {
     const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
     k.registerTool({ name: 'shout', description: 'Upper-cases text', source: 'plugin', inputSchema: schema, async execute(a) { return String(a.text).toUpperCase(); } });
     k.registerTool({ name: 'fail', description: 'Always fails', source: 'plugin', inputSchema: schema, async execute() { throw new Error('disk on fire'); } });
-    k.hooks.beforeTool.tap('guard', ({ call }) => (call.args.text === 'secret' ? { content: 'Denied by the sandbox: not for you', isError: true, denied: 'not for you' } : undefined));
+    k.hooks.beforeTool.tapPromise(async ({ call }) => (call.args.text === 'secret' ? { content: 'Denied by the sandbox: not for you', isError: true, denied: 'not for you' } : undefined));
   },
 };
 export default defineConfig({
