@@ -164,10 +164,10 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
  * @example
  * try { await kernel.start(); } catch (error) { throw asConfigError(error, 'oryx.config.ts'); }
  */
-export function asConfigError(error: unknown, where = 'oryx.config.ts'): unknown {
+export function asConfigError(error: unknown, where = 'oryx.config.ts', pluginName?: string): unknown {
   const area = isOryxError(error) ? /^ORYX_E_([A-Z0-9]+)_OPTIONS$/.exec(error.code)?.[1] : undefined;
   if (!area || !isOryxError(error)) return error;
-  const plugin = area.toLowerCase();
+  const plugin = pluginName ?? area.toLowerCase();
   const option = typeof error.data?.field === 'string' ? error.data.field : undefined;
   return new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${error.message}`, {
     cause: error, hint: error.hint ?? `Fix the options of ${plugin}() in oryx.config.ts.`,

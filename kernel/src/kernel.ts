@@ -116,7 +116,7 @@ export class Kernel {
           await plugin.setup(this.contextOf(plugin));
         } catch (error) {
           // An option or environment variable the plugin checks in setup is a configuration error.
-          if (isOryxError(error) && error.code !== 'ORYX_E_PLUGIN_SETUP') throw asConfigError(error, this.config.file ? path.basename(this.config.file) : 'oryx.config.ts');
+          if (isOryxError(error) && error.code !== 'ORYX_E_PLUGIN_SETUP') throw asConfigError(error, this.config.file ? path.basename(this.config.file) : 'oryx.config.ts', plugin.name);
           throw new OryxError('ORYX_E_PLUGIN_SETUP', `Plugin "${plugin.name}" failed in setup: ${errorMessage(error)}`, {
             cause: error, hint: 'Check the options of that plugin in oryx.config.ts.',
           });

@@ -11,7 +11,6 @@ import { OryxError } from '@oryxos/kernel';
  */
 export const ERROR_CODES = {
   ORYX_E_PG_OPTIONS: 'Fix the postgres() option the message names in oryx.config.ts.',
-  ORYX_E_PG_TWO_STORES: 'Enable one store plugin: remove sqlite() or postgres() from `plugins` in oryx.config.ts (`oryx db copy` moves the data from one to the other).',
   ORYX_E_PG_CONNECT: 'Could not connect: check the url (host, port, database name, user, password) and that the server accepts this host (pg_hba.conf) and, with ssl, its certificate.',
   ORYX_E_PG_UNAVAILABLE: 'The database stopped answering (network down, server restarting or overloaded): the statement was not committed; retry once the server is reachable (`oryx db status`).',
   ORYX_E_PG_TIMEOUT: 'A statement ran longer than statementTimeoutMs and the server cancelled it (nothing of it was committed): raise statementTimeoutMs, or find what holds the lock (pg_stat_activity).',

@@ -6,9 +6,6 @@ import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, SCHEM
 import { resolveOptions, resolveUrl, type PostgresOptions } from './options.ts';
 import { displayUrl, passwordOf } from './url.ts';
 
-/** Other plugins that provide the session store and the `database` service: never enabled together with this one. */
-const OTHER_STORES = new Set(['sqlite']);
-
 /**
  * The session store and the `database` service on PostgreSQL, for several OryxOS processes on
  * several hosts sharing one database: the same store as `@oryxos/plugin-sqlite` (leases serialize
@@ -29,12 +26,6 @@ export default function postgres(options: PostgresOptions): Plugin {
     provides: ['sessions', 'database'],
     options: opts,
     async setup(ctx: PluginContext) {
-      const other = ctx.config.plugins.find((p) => OTHER_STORES.has(p.name));
-      if (other) {
-        throw pgError('ORYX_E_PG_TWO_STORES', `Both postgres() and ${other.name}() are enabled; each provides the session store and the database, and only one may`, {
-          data: { plugins: ['postgres', other.name] },
-        });
-      }
       const url = resolveUrl(opts.url);
       const password = passwordOf(url);
       if (password) ctx.secrets.add(password);

@@ -32,14 +32,17 @@ test('start-up failures: an unset variable, two store plugins, an unreachable se
   try {
     delete process.env.ORYX_TEST_UNSET_URL;
     let e = await rejection(() => testKernel({ plugins: [postgres({ url: env('ORYX_TEST_UNSET_URL') })], dir }));
-    assert.is(e.code, 'ORYX_E_PG_OPTIONS');
+    assert.is(e.code, 'ORYX_E_CONFIG_INVALID');
+    assert.is(e.data.code, 'ORYX_E_PG_OPTIONS');
+    assert.is(e.data.plugin, 'postgres');
     assert.match(e.message, 'ORYX_TEST_UNSET_URL');
 
     e = await rejection(() => testKernel({ plugins: [sqlite(), postgres({ url: 'postgres://x:y@127.0.0.1:1/db' })], dir }));
-    assert.is(e.code, 'ORYX_E_SQLITE_TWO_STORES', 'listed after sqlite, postgres is refused before sqlite opens its file');
+    assert.is(e.code, 'ORYX_E_REGISTRY_DUPLICATE', 'two store plugins are refused before sqlite opens its file');
+    assert.match(e.message, /sqlite and postgres/);
     assert.not.ok(existsSync(path.join(dir, '.oryxos', 'oryx.db')));
     e = await rejection(() => testKernel({ plugins: [postgres({ url: 'postgres://x:y@127.0.0.1:1/db' }), sqlite()], dir }));
-    assert.is(e.code, 'ORYX_E_PG_TWO_STORES');
+    assert.is(e.code, 'ORYX_E_REGISTRY_DUPLICATE');
 
     e = await rejection(() => testKernel({ plugins: [postgres({ url: 'postgres://oryx:hunter2secret@127.0.0.1:1/oryx', connectTimeoutMs: 2000 })], dir }));
     assert.is(e.code, 'ORYX_E_PG_CONNECT');

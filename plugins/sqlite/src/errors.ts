@@ -27,7 +27,6 @@ export const ERROR_CODES = {
   ORYX_E_SQLITE_SESSION_NOT_FOUND: 'The session was deleted (or never existed) while a run was writing to it; start a new session.',
   ORYX_E_SQLITE_APPEND_CONFLICT: 'Another writer kept taking the same message positions; make sure every writer goes through AgentService (which locks the session).',
   ORYX_E_SQLITE_SESSION_BUSY: 'Another process is running this session; wait for it to finish, or raise lockTimeoutMs (`oryx sessions delete --force` stops it first).',
-  ORYX_E_SQLITE_TWO_STORES: 'Enable one store plugin: remove sqlite() or the other store (postgres()) from `plugins` in oryx.config.ts (`oryx db copy` moves the data from one to the other).',
 } as const;
 
 export type SqliteErrorCode = keyof typeof ERROR_CODES;

@@ -9,9 +9,6 @@ import { resolveOptions, type SqliteOptions } from './options.ts';
 import { storeForKernel } from './session-store.ts';
 import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
 
-/** Other plugins that provide the session store and the `database` service: never enabled together with this one. */
-const OTHER_STORES = new Set(['postgres']);
-
 /**
  * The `database` service this plugin provides: the kernel's `Database`, plus `check()`, SQLite's
  * own consistency check (for `oryx doctor`).
@@ -43,12 +40,6 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
     provides: ['sessions', 'database'],
     options: opts,
     async setup(ctx: PluginContext) {
-      const other = ctx.config.plugins.find((p) => OTHER_STORES.has(p.name));
-      if (other) {
-        throw sqliteError('ORYX_E_SQLITE_TWO_STORES', `Both sqlite() and ${other.name}() are enabled; each provides the session store and the database, and only one may`, {
-          data: { plugins: ['sqlite', other.name] },
-        });
-      }
       const configured = resolveTarget(opts.url, ctx.config.root);
       const control = migrationControl();
       // `oryx db status`: read what the database holds, then let every plugin migrate a scratch
