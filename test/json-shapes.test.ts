@@ -26,7 +26,7 @@ const session = type({ id: 'string', agent: 'string', title: 'string', createdAt
 const message = type({ seq: 'number', message: { role: "'system' | 'user' | 'assistant' | 'tool'", content: 'string', '+': 'ignore' }, createdAt: 'string', '+': 'reject' });
 const agent = type({
   name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]',
-  'settings?': 'Record<string, number>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
+  'settings?': 'Record<string, number | boolean | object>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
 });
 const tool = type({ name: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' });
 const source = type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number', '+': 'ignore' });
@@ -72,7 +72,11 @@ const channel = type({
 /** Each command that takes --json, with the shape it prints. */
 const SCHEMAS: Record<string, type.Any> = {
   'init': type({ root: 'string', provider: "'openai' | 'ollama'", reason: 'string', files: 'string[]', overwritten: 'string[]', '+': 'reject' }),
-  'run': type({ sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'aborted' | 'error'", iterations: 'number', usage, 'error?': 'object', '+': 'reject' }),
+  'run': type({
+    runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error'",
+    'notice?': 'string', 'limit?': { name: 'string', value: 'number' }, iterations: 'number', usage,
+    budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' }, 'error?': 'object', '+': 'reject',
+  }),
   'agents': list(agent),
   'tools': list(tool, { 'agent?': 'string', sources: source.array() }),
   'sessions': list(session),

@@ -5,10 +5,18 @@ import { type } from 'arktype';
 import { OryxError } from './errors.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
-import type { AgentDefinition, AgentSettings, SkillRef } from './types.ts';
+import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
+import type { AgentDefinition, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
 
 export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   max_iterations: 10,
+  max_tool_calls: 100,
+  max_tokens: 1_000_000,
+  max_duration_ms: 1_800_000,
+  max_llm_retries: 6,
+  loop_detection: DEFAULT_LOOP_DETECTION,
+  parallel_tools: true,
+  max_parallel_tools: 4,
   max_history_turns: 20,
   context_tokens: 32_000,
   max_tool_calls_per_step: 16,
@@ -18,20 +26,29 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
 
 const positiveInt = 'number.integer > 0';
+/** `settings:` of AGENT.md, and the `settings` defaults of oryx.config.ts. */
+export const settingsShape = type({
+  'max_iterations?': positiveInt,
+  'max_tool_calls?': positiveInt,
+  'max_tokens?': positiveInt,
+  'max_duration_ms?': positiveInt,
+  'max_llm_retries?': 'number.integer >= 0',
+  'loop_detection?': type({ 'repeat?': 'number.integer >= 2', 'pingpong?': 'number.integer >= 4', '+': 'reject' }).or('false'),
+  'parallel_tools?': 'boolean',
+  'max_parallel_tools?': positiveInt,
+  'max_history_turns?': positiveInt,
+  'context_tokens?': 'number.integer >= 256',
+  'max_tool_calls_per_step?': positiveInt,
+  'max_tool_output_chars?': 'number.integer >= 1000',
+  '+': 'reject',
+});
 const frontmatterShape = type({
   'description?': 'string',
   'provider?': 'string > 0',
   'model?': 'string > 0',
   'tools?': 'string[]',
   'skills?': 'string[]',
-  'settings?': {
-    'max_iterations?': positiveInt,
-    'max_history_turns?': positiveInt,
-    'context_tokens?': 'number.integer >= 256',
-    'max_tool_calls_per_step?': positiveInt,
-    'max_tool_output_chars?': 'number.integer >= 1000',
-    '+': 'reject',
-  },
+  'settings?': settingsShape,
   'sandbox?': 'object',
   '+': 'ignore',
 });
@@ -41,6 +58,25 @@ const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 's
 export interface AgentLoaderOptions {
   /** Frontmatter keys enabled plugins read (their `agentKeys`); any other unknown key is an error. */
   agentKeys?: () => Iterable<string>;
+  /** Defaults for every agent's `settings:` (`settings` in oryx.config.ts), over {@link DEFAULT_SETTINGS}. */
+  settings?: AgentSettingsInput;
+}
+
+/** Settings as written: any subset, `loop_detection` with either threshold. */
+export type AgentSettingsInput = Partial<Omit<AgentSettings, 'loop_detection'>> & { loop_detection?: Partial<LoopDetectionSettings> | false };
+
+/** Settings over defaults; `loop_detection` merges threshold by threshold. */
+export function mergeSettings(base: AgentSettings, ...layers: (AgentSettingsInput | undefined)[]): AgentSettings {
+  let merged = base;
+  for (const layer of layers) {
+    if (!layer) continue;
+    const loop = layer.loop_detection;
+    merged = {
+      ...merged, ...layer,
+      loop_detection: loop === undefined ? merged.loop_detection : loop === false ? false : { ...(merged.loop_detection || DEFAULT_LOOP_DETECTION), ...loop },
+    } as AgentSettings;
+  }
+  return merged;
 }
 
 /**
@@ -102,7 +138,7 @@ export class AgentLoader {
     const pluginKeys = new Set(this.options.agentKeys?.() ?? []);
     const stray = Object.keys(data).find((k) => !KNOWN.has(k) && !pluginKeys.has(k));
     if (stray !== undefined) throw unknownKey(file, text, stray, [...KNOWN, ...pluginKeys].filter((k) => k !== 'name'), stray);
-    const settings = { ...DEFAULT_SETTINGS, ...(data.settings as Partial<AgentSettings> | undefined) };
+    const settings = mergeSettings(DEFAULT_SETTINGS, this.options.settings, data.settings as AgentSettingsInput | undefined);
     const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !KNOWN.has(k)));
     return {
       name,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type, type Type } from 'arktype';
+import { settingsShape, type AgentSettingsInput } from './agents.ts';
 import { OryxError, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
@@ -17,11 +18,17 @@ export interface OryxConfig {
   defaultAgent?: string;
   /** The provider for agents whose AGENT.md names none. */
   defaultProvider?: string;
+  /**
+   * Defaults for every agent's `settings:` (the run budget, loop detection, parallel tools…);
+   * an agent's AGENT.md overrides them one by one.
+   */
+  settings?: AgentSettingsInput;
 }
 
 /** A config with paths resolved. */
-export interface ResolvedConfig extends Required<Omit<OryxConfig, 'defaultProvider'>> {
+export interface ResolvedConfig extends Required<Omit<OryxConfig, 'defaultProvider' | 'settings'>> {
   defaultProvider?: string;
+  settings?: AgentSettingsInput;
   /** The folder the config file is in (or the working directory without one). */
   root: string;
   /** Absolute path of the workspace folder. */
@@ -44,6 +51,7 @@ const configShape = type({
   'workspace?': 'string > 0',
   'defaultAgent?': 'string > 0',
   'defaultProvider?': 'string > 0',
+  'settings?': settingsShape,
   '+': 'reject',
 });
 
@@ -149,6 +157,7 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
     workspace,
     defaultAgent: config.defaultAgent ?? 'assistant',
     defaultProvider: config.defaultProvider,
+    ...(config.settings ? { settings: config.settings } : {}),
     root,
     workspaceDir: path.resolve(root, workspace),
     file,

@@ -99,4 +99,5 @@ export const KERNEL_ERROR_CODES = {
   ORYX_E_LLM_CONNECTION: 'The connection broke mid-response: retried automatically; check proxies or the server logs if it persists.',
   ORYX_E_LLM_BAD_RESPONSE: 'The answer did not have the shape the provider API returns: check that the provider URL points to the right kind of server.',
   ORYX_E_RUN_ABORTED: 'The run was cancelled; the session keeps every step committed before the abort.',
+  ORYX_E_RUN_FAILED: 'The run failed outside the loop (its session could not be read or written): the message says why; `oryx doctor` checks the database.',
 } as const;

@@ -1,3 +1,4 @@
+import { BudgetExceeded } from './budget.ts';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
@@ -17,16 +18,20 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export class ToolExecutor {
   constructor(private readonly kernel: Kernel) {}
 
-  /** `index` is the call's place in the model's response: calls past `max_tool_calls_per_step` do not run. */
-  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0): Promise<{ message: ToolMessage; result: ToolResult }> {
+  /**
+   * `index` is the call's place in the model's response: calls past `max_tool_calls_per_step`
+   * do not run. `instead` is a result the kernel gives the call without running it (loop
+   * detection, the run budget); it is recorded by `afterTool` like any other.
+   */
+  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<{ message: ToolMessage; result: ToolResult }> {
     const started = performance.now();
     const tool = tools.get(call.name);
     const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
     let result: ToolResult;
     try {
-      result = index < maxCalls ? await this.run(call, run, tool, tools) : fail(index === maxCalls
+      result = instead ?? (index < maxCalls ? await this.run(call, run, tool, tools) : fail(index === maxCalls
         ? `Not run: at most ${maxCalls} tool calls of one response run (max_tool_calls_per_step); this one and the rest were skipped. Call again in your next step what is still needed.`
-        : 'Not run (over max_tool_calls_per_step).');
+        : 'Not run (over max_tool_calls_per_step).'));
       if (typeof result?.content !== 'string') result = fail(`${call.name} returned no text result`);
     } catch (error) {
       result = fail(`${call.name} failed: ${errorMessage(error)}`);
@@ -64,6 +69,7 @@ export class ToolExecutor {
     const problem = await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
 
+    if (run.signal.aborted) return fail(`Not run: ${abortedWhy(run.signal)}`);
     const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
     if (bail) return bail;
 
@@ -92,8 +98,9 @@ export class ToolExecutor {
         }, timeoutMs);
       });
       const aborted = new Promise<never>((_, reject) => {
-        if (run.signal.aborted) reject(new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted'));
-        controller.signal.addEventListener('abort', () => reject(new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted')), { once: true });
+        const abort = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(run.signal)}`));
+        if (run.signal.aborted) abort();
+        controller.signal.addEventListener('abort', abort, { once: true });
       });
       const out = await Promise.race([tool.execute(call.args, ctx), timeout, aborted]);
       return typeof out === 'string' ? { content: out, isError: false } : out;
@@ -115,6 +122,11 @@ export class ToolExecutor {
       run.signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** Why the run's signal fired, for the result of a call it cut short. */
+function abortedWhy(signal: AbortSignal): string {
+  return signal.reason instanceof BudgetExceeded ? `the run ${signal.reason.stop.notice}` : 'the run was aborted';
 }
 
 function fail(content: string): ToolResult {

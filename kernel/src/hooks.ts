@@ -1,7 +1,7 @@
 import tapable from 'tapable';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type {
-  ChatRequest, ChatResponse, Prompt, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
+  BudgetLimit, ChatRequest, ChatResponse, Prompt, PromptReport, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
 } from './types.ts';
 
 const { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } = tapable;
@@ -19,6 +19,8 @@ export interface LLMCallInfo {
   /** 1 for the first try, 2 for the first retry… */
   attempt: number;
   latencyMs: number;
+  /** What the prompt held and what was cut to fit (sections and sizes), for the audit. */
+  prompt?: PromptReport;
 }
 
 /** One tool call, as `beforeTool` sees it. */
@@ -35,11 +37,16 @@ export interface ToolResultInfo extends ToolCallInfo {
   durationMs: number;
 }
 
-/** The loop reached `max_iterations`. */
+/** The run stops short of an answer: `max_iterations`, another budget limit, or a loop. */
 export interface LimitInfo {
   run: RunContext;
   /** The last response the model gave (it still asked for tools). */
   last: ChatResponse;
+  reason: 'limit' | 'budget' | 'loop';
+  /** One line saying why (`stopped at max_iterations (10 model calls)`). */
+  notice: string;
+  /** The limit reached, for `limit` and `budget`. */
+  limit?: { name: BudgetLimit; value: number };
 }
 
 /** Turns about to leave the prompt (window or token budget), oldest first. */
@@ -68,7 +75,10 @@ export function createHooks() {
     beforeTool: new AsyncSeriesBailHook<[ToolCallInfo], ToolResult | undefined>(['info']),
     /** Sees every tool result, errors and denials included (audit, redaction). */
     afterTool: new AsyncSeriesWaterfallHook<[ToolResult, ToolResultInfo]>(['result', 'info']),
-    /** `max_iterations` reached: return the response to end with; default is the last one. */
+    /**
+     * A limit, the budget or the loop guard ends the run: return the response to end with. With
+     * no tap answering, the kernel makes one last model call without tools.
+     */
     onLimit: new AsyncSeriesBailHook<[LimitInfo], ChatResponse | undefined>(['info']),
     /** Turns are about to leave the prompt: checkpoint them (memory). */
     trimContext: new AsyncSeriesHook<[TrimInfo]>(['info']),

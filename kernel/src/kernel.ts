@@ -89,6 +89,7 @@ export class Kernel {
     this.log = { debug: (m) => logger.debug(mask(m)), info: (m) => logger.info(mask(m)), warn: (m) => logger.warn(mask(m)) };
     this.agents = new AgentLoader(options.config.workspaceDir, {
       agentKeys: () => options.config.plugins.flatMap((p) => p.agentKeys ?? []),
+      settings: options.config.settings,
     });
   }
 

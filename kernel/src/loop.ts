@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { OryxError, toOryxError } from './errors.ts';
+import { BudgetExceeded, budgetStop, type RunBudget } from './budget.ts';
+import { OryxError, errorMessage, toOryxError } from './errors.ts';
 import { ToolExecutor } from './executor.ts';
 import type { Kernel } from './kernel.ts';
+import { LoopGuard } from './loop-guard.ts';
 import { buildPrompt, TokenEstimator, promptChars } from './prompt.ts';
+import { runBatch } from './tool-batch.ts';
 import type {
-  ChatRequest, ChatResponse, Message, Provider, RunContext, RunEvent, RunResult, StopReason, Tool, Usage,
+  AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
+  StopReason, Tool, ToolCall, ToolResult, Usage,
 } from './types.ts';
 
 export interface LoopInput {
@@ -14,6 +18,8 @@ export interface LoopInput {
   /** Prior history plus the new user message; the loop appends to it. */
   history: Message[];
   tools: Tool[];
+  /** The run's budget (shared with its sub-agents); `run.signal` must include its deadline. */
+  budget: RunBudget;
   /** Persists messages as they are produced, before the loop goes on. */
   commit(messages: Message[]): Promise<void>;
   seqOf?(m: Message): number | undefined;
@@ -23,71 +29,155 @@ export interface LoopInput {
 
 export type LoopResult = Omit<RunResult, 'sessionId' | 'agent'>;
 
+/** Why the loop stops short of an answer: a limit of the budget, or the loop guard. */
+type ShortStop = { reason: 'limit' | 'budget' | 'loop'; notice: string; limit?: BudgetLimit; value?: number };
+
 /**
  * The ReAct loop: build the prompt, call the model, stop on an answer without tool calls,
- * otherwise run each call, record the results and go round again, up to `max_iterations`.
+ * otherwise run the calls, record the results and go round again, until the budget or the
+ * loop guard says stop; then one last model call without tools gives the answer.
  * One `await` after another; every message is committed as it is produced.
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
-  const { kernel, run, provider, history } = input;
+  const { kernel, run, provider, history, budget } = input;
   const emit = input.onEvent ?? (() => {});
   const executor = new ToolExecutor(kernel);
   const estimator = new TokenEstimator();
   const trimmed = new WeakSet<Message>();
+  const guard = new LoopGuard(run.agent.settings.loop_detection);
   const toolMap = new Map(input.tools.map((t) => [t.name, t]));
   const specs = input.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  const max = run.agent.settings.max_iterations;
-  const end = (stopReason: StopReason, answer: string, error?: OryxError): LoopResult => ({
-    answer, stopReason, iterations: run.iteration, usage,
-    ...(error ? { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } } : {}),
+  let last: ChatResponse | undefined;
+
+  const end = (stopReason: StopReason, answer: string, why?: { error?: OryxError; stop?: Omit<ShortStop, 'reason'> }): LoopResult => ({
+    runId: run.runId, answer, stopReason, iterations: run.iteration, usage, budget: budget.used(),
+    ...(why?.stop ? { notice: why.stop.notice, ...(why.stop.limit ? { limit: { name: why.stop.limit, value: why.stop.value! } } : {}) } : {}),
+    ...(why?.error ? { error: { code: why.error.code, message: why.error.message, ...(why.error.hint ? { hint: why.error.hint } : {}) } } : {}),
   });
+  const aborted = (error?: OryxError) => (budget.timedOut
+    ? end('budget', '', { stop: budgetStop('max_duration_ms', budget.settings.max_duration_ms) })
+    : end('aborted', '', { ...(error ? { error } : {}), stop: { notice: 'aborted' } }));
+
+  /** One model call on the prompt rebuilt from the history; `note` ends it and takes the tools away. */
+  const ask = async (note?: string): Promise<ChatResponse> => {
+    run.iteration++;
+    emit({ type: 'iteration', iteration: run.iteration });
+    const { messages, prompt } = await buildPrompt({
+      hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed,
+    });
+    emit({ type: 'prompt', report: prompt.report });
+    if (note) messages.push({ role: 'system', content: note });
+    const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
+    const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit, budget, report: prompt.report });
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+    budget.addUsage(response.usage);
+    estimator.calibrate(promptChars(prompt), response.usage.inputTokens);
+    return response;
+  };
+
+  const commit = async (message: Message) => {
+    history.push(message);
+    await input.commit([message]);
+  };
+
+  /**
+   * A limit, the budget or the loop guard ends the run: an `onLimit` tap may give the answer;
+   * by default one last call without tools asks the model for what it has (not when the time
+   * is up). The answer is committed like any assistant message.
+   */
+  const stopShort = async (stop: ShortStop): Promise<LoopResult> => {
+    emit({ type: 'stopping', reason: stop.reason, notice: stop.notice });
+    let final = await kernel.hooks.onLimit.promise({ run, last: last!, reason: stop.reason, notice: stop.notice, ...(stop.limit ? { limit: { name: stop.limit, value: stop.value! } } : {}) });
+    if (!final && !run.signal.aborted) {
+      final = await ask(finalNote(stop)).catch((error) => {
+        kernel.log.warn(`the final answer call after "${stop.notice}" failed: ${errorMessage(error)}`);
+        return undefined;
+      });
+    }
+    if (!final) return end(stop.reason, '', { stop });
+    const message: AssistantMessage = { role: 'assistant', content: final.message.content };
+    await commit(message);
+    emit({ type: 'assistant', message });
+    return end(stop.reason, message.content, { stop });
+  };
+
+  /** Runs one response's calls (concurrently where allowed) and commits the results in call order. */
+  const runTools = async (calls: ToolCall[]): Promise<ShortStop | undefined> => {
+    let stop: ShortStop | undefined;
+    const perStep = run.agent.settings.max_tool_calls_per_step;
+    const instead = calls.map((call, index): ToolResult | undefined => {
+      if (index >= perStep) return undefined; // the executor answers these without running them
+      if (stop) return notRun(stop);
+      if (!budget.takeToolCall()) {
+        stop = budgetStop('max_tool_calls', budget.settings.max_tool_calls);
+        return notRun(stop);
+      }
+      const verdict = guard.before(call);
+      if (verdict.action === 'stop') { stop = { reason: 'loop', notice: verdict.notice }; return notRun(stop); }
+      return verdict.action === 'warn' ? { content: `Not run. ${verdict.message}`, isError: true } : undefined;
+    });
+    const { parallel_tools: parallel, max_parallel_tools: max } = run.agent.settings;
+    await runBatch(calls, { parallel, max, alone: (call) => toolMap.get(call.name)?.parallel === false }, async (call, index) => {
+      emit({ type: 'tool_call', call });
+      return executor.execute(call, run, toolMap, index, instead[index]);
+    }, async (call, { message, result }, index) => {
+      const verdict = instead[index] ? { action: 'run' as const } : guard.after(call, result);
+      if (verdict.action === 'warn') {
+        result = { ...result, content: `${result.content}\n\n${verdict.message}` };
+        message.content = result.content;
+      }
+      if (verdict.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
+      await commit(message);
+      emit({ type: 'tool_result', call, result });
+    });
+    return stop;
+  };
 
   try {
     do {
-      if (run.signal.aborted) return end('aborted', '');
-      run.iteration++;
-      emit({ type: 'iteration', iteration: run.iteration });
-      const { messages, prompt } = await buildPrompt({
-        hooks: kernel.hooks, run, history, tools: specs, estimator, seqOf: input.seqOf, trimmed,
-      });
-      emit({ type: 'prompt', report: prompt.report });
-      const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
-      const response = await callModel(kernel, provider, request, run, input.stream ?? false, emit);
-      usage.inputTokens += response.usage.inputTokens;
-      usage.outputTokens += response.usage.outputTokens;
-      estimator.calibrate(promptChars(prompt), response.usage.inputTokens);
-
-      const assistant = response.message;
-      history.push(assistant);
-      await input.commit([assistant]);
+      if (run.signal.aborted) return aborted();
+      const limit = budget.check(run.iteration);
+      if (limit) return limit.limit === 'max_duration_ms' ? aborted() : await stopShort(limit);
+      last = await ask();
+      const assistant = last.message;
+      await commit(assistant);
       emit({ type: 'assistant', message: assistant });
       const calls = assistant.toolCalls ?? [];
       if (calls.length === 0) return end('final', assistant.content);
-
-      for (const [index, call] of calls.entries()) {
-        emit({ type: 'tool_call', call });
-        const { message, result } = await executor.execute(call, run, toolMap, index);
-        history.push(message);
-        await input.commit([message]);
-        emit({ type: 'tool_result', call, result });
-      }
-      if (run.signal.aborted) return end('aborted', '');
-      if (run.iteration >= max) {
-        const final = (await kernel.hooks.onLimit.promise({ run, last: response })) ?? response;
-        if (final !== response) {
-          const message = { ...final.message, toolCalls: undefined };
-          history.push(message);
-          await input.commit([message]);
-        }
-        return end('limit', final.message.content);
-      }
+      const stop = await runTools(calls);
+      if (run.signal.aborted) return aborted();
+      if (stop) return await stopShort(stop);
     } while (true);
   } catch (error) {
+    if (error instanceof BudgetExceeded) return end('budget', '', { stop: error.stop });
     const e = toOryxError(error, 'ORYX_E_LLM_FAILED');
-    if (run.signal.aborted || e.code === 'ORYX_E_RUN_ABORTED') return end('aborted', '', e);
-    return end('error', '', e);
+    if (run.signal.aborted || e.code === 'ORYX_E_RUN_ABORTED') return aborted(e);
+    return end('error', '', { error: e });
   }
+}
+
+/** The system note of the last, tool-less call. */
+function finalNote(stop: ShortStop): string {
+  const why = stop.reason === 'loop'
+    ? `The run was stopped because it was going round in circles (${stop.notice.replace(/^stopped in a loop: /, '')}).`
+    : `You have used your budget for this run (${stop.notice.replace(/^stopped at /, '')}).`;
+  return `${why} No tools are available any more. Answer now with what you have, and say plainly what is unfinished.`;
+}
+
+function notRun(stop: ShortStop): ToolResult {
+  return { content: `Not run: the run ${stop.notice}.`, isError: true };
+}
+
+/** How {@link callModel} calls: streamed or not, where events go, the run's budget and the prompt's report. */
+export interface CallOptions {
+  stream: boolean;
+  emit: (e: RunEvent) => void;
+  /** Retries are taken from it; without one only the provider's `maxRetries` caps them. */
+  budget?: RunBudget;
+  /** What the prompt holds and what was cut, for `afterLLM` and `llmError` (the audit stores it). */
+  report?: PromptReport;
 }
 
 /**
@@ -96,8 +186,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
  * `llmError`. A streamed call that already emitted tokens is not retried.
  */
 export async function callModel(
-  kernel: Kernel, provider: Provider, request: ChatRequest, run: RunContext, stream: boolean, emit: (e: RunEvent) => void,
+  kernel: Kernel, provider: Provider, request: ChatRequest, run: RunContext, options: CallOptions,
 ): Promise<ChatResponse> {
+  const { stream, emit, budget, report } = options;
   const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? {};
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
@@ -119,10 +210,13 @@ export async function callModel(
       const e = run.signal.aborted
         ? new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted', { cause: error })
         : toOryxError(error, 'ORYX_E_LLM_FAILED', { hint: `The call to provider "${provider.name}" (model ${request.model}) failed.` });
-      const willRetry = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
-      await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry });
+      const retryable = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
+      // Retries come out of the run's budget: a provider failing every time cannot retry forever.
+      const willRetry = retryable && (budget?.takeRetry() ?? true);
+      await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry, ...(report ? { prompt: report } : {}) });
       // Once tokens were shown a retry would show them twice, so it is not retried: say so.
       if (emitted && e.retryable && !run.signal.aborted) throw cutOffError(e);
+      if (retryable && !willRetry) throw new BudgetExceeded(budgetStop('max_llm_retries', budget!.settings.max_llm_retries), { cause: e });
       if (!willRetry) throw e;
       const backoff = Math.random() * baseDelayMs * 2 ** (attempt - 1);
       const delayMs = Math.min(maxDelayMs, Math.max(e.retryAfterMs ?? 0, backoff));
@@ -132,7 +226,7 @@ export async function callModel(
       continue;
     }
     const latencyMs = Math.round(performance.now() - started);
-    return kernel.hooks.afterLLM.promise(response, { run, request, attempt, latencyMs });
+    return kernel.hooks.afterLLM.promise(response, { run, request, attempt, latencyMs, ...(report ? { prompt: report } : {}) });
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { OryxError } from './errors.ts';
+import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
+import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
 import { groupTurns } from './prompt.ts';
 import type { Message, RunContext, RunInput, RunResult, SessionInfo } from './types.ts';
@@ -85,46 +86,67 @@ export class AgentService {
     }
     const session = await this.openSession(agent.name, input.session);
     const store = this.kernel.service('sessions');
-    const signal = input.signal ?? new AbortController().signal;
+    const budget = new RunBudget(agent.settings);
+    const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
     const run: RunContext = {
       runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
-      ...(input.user ? { user: input.user } : {}),
+      startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}),
     };
-    // Aborted while queued behind another run: leave the session untouched.
-    if (signal.aborted) {
-      return { sessionId: session.id, agent: agent.name, answer: '', stopReason: 'aborted', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } };
-    }
-    // History is read before anything is written: a session whose stored history cannot be
-    // read is refused untouched.
-    const max = agent.settings.max_history_turns;
-    const stored = await store.history(session.id, max);
-    const { secrets } = this.kernel;
-    const user: Message = { role: 'user', content: input.message };
-    await store.append(session.id, [secrets.message(user)]);
-    const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-    let turns = groupTurns([...stored.map((s) => s.message), user]);
-    if (turns.length > max) {
-      const leaving = turns.slice(0, turns.length - max);
-      await this.kernel.hooks.trimContext.promise({
-        run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
+    try {
+      // Aborted while queued behind another run: leave the session untouched.
+      if (input.signal?.aborted) {
+        return {
+          runId: run.runId, sessionId: session.id, agent: agent.name, answer: '', stopReason: 'aborted', notice: 'aborted', iterations: 0,
+          usage: { inputTokens: 0, outputTokens: 0 }, budget: budget.used(),
+        };
+      }
+      // History is read before anything is written: a session whose stored history cannot be
+      // read is refused untouched.
+      const max = agent.settings.max_history_turns;
+      const stored = await store.history(session.id, max);
+      const { secrets } = this.kernel;
+      const user: Message = { role: 'user', content: input.message };
+      await store.append(session.id, [secrets.message(user)]);
+      const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
+      let turns = groupTurns([...stored.map((s) => s.message), user]);
+      if (turns.length > max) {
+        const leaving = turns.slice(0, turns.length - max);
+        await this.kernel.hooks.trimContext.promise({
+          run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
+        });
+        turns = turns.slice(turns.length - max);
+      }
+      const result = await runLoop({
+        kernel: this.kernel,
+        run,
+        provider,
+        budget,
+        history: turns.flat(),
+        tools: await this.kernel.toolsFor(agent, signal),
+        commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
+        seqOf: (m) => seq.get(m),
+        stream: input.stream,
+        onEvent: input.onEvent,
       });
-      turns = turns.slice(turns.length - max);
+      if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
+      const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
+      await this.kernel.hooks.afterRun.promise(full, run);
+      return full;
+    } catch (error) {
+      // A run that failed outside the loop (the history could not be read or written) still
+      // reaches afterRun, so its record exists; then the error goes to the caller as before.
+      if (!(isOryxError(error) && error.data?.hook === 'afterRun')) {
+        const e = toOryxError(error, 'ORYX_E_RUN_FAILED');
+        const failed: RunResult = {
+          runId: run.runId, sessionId: session.id, agent: agent.name, answer: '', stopReason: 'error', iterations: run.iteration,
+          usage: { inputTokens: 0, outputTokens: 0 }, budget: budget.used(), error: { code: e.code, message: this.kernel.secrets.mask(e.message) },
+        };
+        await this.kernel.hooks.afterRun.promise(failed, run).catch((again) => this.kernel.log.warn(`afterRun failed: ${errorMessage(again)}`));
+      }
+      throw error;
+    } finally {
+      budget.dispose();
     }
-    const result = await runLoop({
-      kernel: this.kernel,
-      run,
-      provider,
-      history: turns.flat(),
-      tools: await this.kernel.toolsFor(agent, signal),
-      commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
-      seqOf: (m) => seq.get(m),
-      stream: input.stream,
-      onEvent: input.onEvent,
-    });
-    if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
-    const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
-    await this.kernel.hooks.afterRun.promise(full, run);
-    return full;
   }
 
   /** Runs on one session go one after the other, in this process and (via the store's lock) across processes. */

@@ -51,6 +51,11 @@ export interface Tool extends ToolSpec {
   /** Per-call time limit; the kernel default is 60 s. */
   timeoutMs?: number;
   /**
+   * `false` for a tool that must run alone (it writes files, runs commands): the executor
+   * never runs it at the same time as another call. Default `true`.
+   */
+  parallel?: boolean;
+  /**
    * Validates arguments; return an error string to reject. When absent the kernel checks the
    * arguments against `inputSchema`.
    */
@@ -136,7 +141,22 @@ export interface Provider {
 // Agents
 
 export interface AgentSettings {
+  /** Model calls per run (the graceful final call at the limit not counted). */
   max_iterations: number;
+  /** Tool calls per run, over every iteration. */
+  max_tool_calls: number;
+  /** Tokens per run, input plus output, summed from provider usage. */
+  max_tokens: number;
+  /** Wall clock for the whole run (model calls, retries and tools), in ms. */
+  max_duration_ms: number;
+  /** Model call retries per run, over every call (a provider's own `maxRetries` still caps one call). */
+  max_llm_retries: number;
+  /** Repeated tool calls: `repeat` identical calls in a row, an A-B ping-pong over `pingpong` calls; `false` turns it off. */
+  loop_detection: LoopDetectionSettings | false;
+  /** Tool calls of one response run concurrently (tools with `parallel: false` alone). */
+  parallel_tools: boolean;
+  /** At most this many tool calls at a time. */
+  max_parallel_tools: number;
   max_history_turns: number;
   /** Token budget for the whole prompt; older turns are dropped and long tool results cut to fit. */
   context_tokens: number;
@@ -144,6 +164,14 @@ export interface AgentSettings {
   max_tool_calls_per_step: number;
   /** Characters of one tool result the model sees (and the session stores); the rest is cut with a marker. */
   max_tool_output_chars: number;
+}
+
+/** When the loop guard steps in ({@link AgentSettings.loop_detection}). */
+export interface LoopDetectionSettings {
+  /** The same tool with the same arguments this many times in a row. */
+  repeat: number;
+  /** A-B-A-B over this many calls. */
+  pingpong: number;
 }
 
 /** An agent loaded from `.oryxos/agents/<name>/AGENT.md`. */
@@ -431,7 +459,26 @@ export interface LongTermMemoryStore {
 // ---------------------------------------------------------------------------------------
 // Runs
 
-export type StopReason = 'final' | 'limit' | 'error' | 'aborted';
+/**
+ * How a run ended: `final` (an answer without tool calls), `limit` (max_iterations), `budget`
+ * (another limit of the run budget), `loop` (the loop guard stopped a repeating run),
+ * `aborted` (the signal fired) or `error`.
+ */
+export type StopReason = 'final' | 'limit' | 'budget' | 'loop' | 'error' | 'aborted';
+
+/** The limits of one run's budget, as named in AGENT.md `settings:`. */
+export type BudgetLimit = 'max_iterations' | 'max_tool_calls' | 'max_tokens' | 'max_duration_ms' | 'max_llm_retries';
+
+/** What a run used of its budget. */
+export interface BudgetUsed {
+  /** Input plus output tokens, from provider usage. */
+  tokens: number;
+  toolCalls: number;
+  /** Model call retries. */
+  retries: number;
+  /** Wall clock since the run started. */
+  ms: number;
+}
 
 /** Events a run emits as it goes, for streaming front ends (CLI, SSE). */
 export type RunEvent =
@@ -442,7 +489,9 @@ export type RunEvent =
   | { type: 'assistant'; message: AssistantMessage }
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'tool_result'; call: ToolCall; result: ToolResult }
-  | { type: 'retry'; attempt: number; delayMs: number; error: { code: string; message: string } };
+  | { type: 'retry'; attempt: number; delayMs: number; error: { code: string; message: string } }
+  /** The run is stopping short of an answer (limit, budget, loop): why, before the final tool-less call. */
+  | { type: 'stopping'; reason: 'limit' | 'budget' | 'loop'; notice: string };
 
 export interface RunInput {
   agent: string;
@@ -465,12 +514,20 @@ export interface RunInput {
 }
 
 export interface RunResult {
+  /** The run's id (also in every audit row of the run). */
+  runId: string;
   sessionId: string;
   agent: string;
   answer: string;
   stopReason: StopReason;
+  /** One line saying why the run stopped, for every stop reason but `final`. */
+  notice?: string;
+  /** The limit reached, for `limit` and `budget`. */
+  limit?: { name: BudgetLimit; value: number };
   iterations: number;
   usage: Usage;
+  /** What the run used of its budget. */
+  budget: BudgetUsed;
   /** Set when stopReason is `error`. */
   error?: { code: string; message: string; hint?: string };
 }
@@ -483,7 +540,10 @@ export interface RunContext {
   provider: string;
   model: string;
   iteration: number;
+  /** Fires when the run is aborted or its `max_duration_ms` is up. */
   signal: AbortSignal;
   /** Who the run acts for ({@link RunInput.user}). */
   user?: string;
+  /** When the run started (ISO 8601). */
+  startedAt: string;
 }

@@ -56,36 +56,53 @@ test('many tool calls in one response and across iterations, each result matched
   await t.close();
 });
 
-test('max_iterations: onLimit default returns the last response and the stop reason is limit', async () => {
-  const loop = { toolCalls: [{ name: 'echo', args: { text: 'again' } }], text: 'still working' };
-  const llm = scripted([loop, loop, loop]);
+test('max_iterations: one last call without tools gives the answer, committed; stopReason limit', async () => {
+  const step = (n: number) => ({ toolCalls: [{ name: 'echo', args: { text: `step ${n}` } }], text: 'still working' });
+  const llm = scripted([step(1), step(2), step(3), { text: 'Found steps 1-3; step 4 is unfinished.' }]);
   const t = await testKernel({ plugins: [llm, toolsPlugin(echo)], agents: { assistant: { tools: ['echo'], settings: { max_iterations: 3 } } } });
-  const r = await t.service.process({ agent: 'assistant', message: 'loop' });
+  const events: RunEvent[] = [];
+  const r = await t.service.process({ agent: 'assistant', message: 'loop', onEvent: (e) => events.push(e) });
   assert.is(r.stopReason, 'limit');
-  assert.is(r.iterations, 3);
-  assert.is(r.answer, 'still working');
-  assert.is(llm.requests.length, 3);
-  // the last tool call still got its result, so the session stays consistent
+  assert.is(r.answer, 'Found steps 1-3; step 4 is unfinished.');
+  assert.equal(r.limit, { name: 'max_iterations', value: 3 });
+  assert.is(r.notice, 'stopped at max_iterations (3 model calls)');
+  assert.is(r.iterations, 4, 'the final call is one more model call');
+  assert.is(llm.requests.length, 4);
+  const final = llm.requests[3]!;
+  assert.equal(final.tools, [], 'the last request offers no tools');
+  assert.equal(llm.requests[2]!.tools.map((x) => x.name), ['echo']);
+  assert.is(final.messages.at(-1)!.role, 'system');
+  assert.match(final.messages.at(-1)!.content, 'Answer now with what you have, and say plainly what is unfinished');
+  assert.match(final.messages.at(-1)!.content, 'max_iterations (3 model calls)');
+  assert.ok(events.some((e) => e.type === 'stopping' && e.reason === 'limit'));
+  // Every call has its result and the answer is committed like any assistant message.
   const stored = await t.kernel.service('sessions').messages(r.sessionId);
-  assert.is(stored.at(-1)!.message.role, 'tool');
+  assert.equal(stored.map((s) => s.message.role), ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+  assert.equal(stored.at(-1)!.message, { role: 'assistant', content: 'Found steps 1-3; step 4 is unfinished.' });
   await t.close();
 });
 
-test('max_iterations: an onLimit tap can replace the final response', async () => {
-  const loop = { toolCalls: [{ name: 'echo', args: { text: 'x' } }] };
-  const llm = scripted([loop, loop]);
+test('max_iterations: an onLimit tap can replace the final response (no extra model call)', async () => {
+  const step = (n: number) => ({ toolCalls: [{ name: 'echo', args: { text: `x${n}` } }] });
+  const llm = scripted([step(1), step(2)]);
+  const seen: string[] = [];
   const limiter: Plugin = {
     name: 'limiter', version: '1.0.0', kernel: '^1',
     setup(k) {
-      k.hooks.onLimit.tapPromise(async ({ last }) => ({ ...last, message: { role: 'assistant', content: `gave up after ${last.message.toolCalls?.length} call(s)` } }));
+      k.hooks.onLimit.tapPromise(async ({ last, reason, limit }) => {
+        seen.push(`${reason}:${limit?.name}=${limit?.value}`);
+        return { ...last, message: { role: 'assistant', content: `gave up after ${last.message.toolCalls?.length} call(s)` } };
+      });
     },
   };
   const t = await testKernel({ plugins: [llm, toolsPlugin(echo), limiter], agents: { assistant: { tools: ['*'], settings: { max_iterations: 2 } } } });
   const r = await t.service.process({ agent: 'assistant', message: 'loop' });
   assert.is(r.stopReason, 'limit');
   assert.is(r.answer, 'gave up after 1 call(s)');
+  assert.is(llm.requests.length, 2);
+  assert.equal(seen, ['limit:max_iterations=2']);
   const stored = await t.kernel.service('sessions').messages(r.sessionId);
-  assert.equal(stored.at(-1)!.message, { role: 'assistant', content: 'gave up after 1 call(s)', toolCalls: undefined });
+  assert.equal(stored.at(-1)!.message, { role: 'assistant', content: 'gave up after 1 call(s)' });
   await t.close();
 });
 

@@ -53,8 +53,9 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
     if (!entry) throw new OryxError('ORYX_E_LLM_FAILED', `scripted provider: no step ${index + 1} in the script (it has ${script.length})`);
     const step = typeof entry === 'function' ? entry(request, index) : entry;
     if (step.delayMs) await new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, step.delayMs);
-      request.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(request.signal!.reason ?? new Error('aborted')); }, { once: true });
+      const onAbort = () => { clearTimeout(timer); reject(request.signal!.reason ?? new Error('aborted')); };
+      const timer = setTimeout(() => { request.signal?.removeEventListener('abort', onAbort); resolve(undefined); }, step.delayMs);
+      request.signal?.addEventListener('abort', onAbort, { once: true });
     });
     if (step.error) throw step.error;
     const toolCalls = step.toolCalls?.map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.args ?? {}, ...(c.argsError ? { argsError: c.argsError } : {}) }));
@@ -149,7 +150,7 @@ export interface TestAgent {
   provider?: string;
   model?: string;
   tools?: string[];
-  settings?: Record<string, number>;
+  settings?: Record<string, unknown>;
   sandbox?: unknown;
   body?: string;
   [key: string]: unknown;

@@ -224,6 +224,7 @@ function sseEvents(channel: SseChannel): (event: RunEvent) => void {
     if (e.type === 'iteration') iteration = e.iteration;
     else if (e.type === 'token') channel.send('token', { text: e.text, iteration });
     else if (e.type === 'tool_call') channel.send('tool_call', { id: e.call.id, name: e.call.name, args: e.call.args });
+    else if (e.type === 'stopping') channel.send('stopping', { reason: e.reason, notice: e.notice });
     else if (e.type === 'tool_result') {
       channel.send('tool_result', {
         id: e.call.id, name: e.call.name, content: e.result.content, isError: e.result.isError, ...(e.result.denied ? { denied: e.result.denied } : {}),
@@ -234,7 +235,10 @@ function sseEvents(channel: SseChannel): (event: RunEvent) => void {
 
 function answerOf(r: RunResult) {
   // `error` on a run that still answered: the details of a stop other than `final` (code, message, hint).
-  return { sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, iterations: r.iterations, usage: r.usage, ...(r.error ? { error: r.error } : {}) };
+  return {
+    runId: r.runId, sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, ...(r.notice ? { notice: r.notice } : {}),
+    ...(r.limit ? { limit: r.limit } : {}), iterations: r.iterations, usage: r.usage, budget: r.budget, ...(r.error ? { error: r.error } : {}),
+  };
 }
 
 function runJson(c: Context, result: RunResult): Response {

@@ -140,7 +140,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
 }
 
 function finishReason(r: RunResult): 'stop' | 'length' {
-  return r.stopReason === 'limit' ? 'length' : 'stop';
+  return r.stopReason === 'final' ? 'stop' : 'length';
 }
 
 function usageOf(r: RunResult) {

@@ -99,11 +99,15 @@ export const SessionWithMessages = Session.and({
 export const SessionPage = type({ items: Session.array(), 'nextCursor?': 'string' });
 
 export const RunResponse = type({
+  runId: 'string',
   sessionId: 'string',
   answer: 'string',
-  stopReason: "'final' | 'limit'",
+  stopReason: "'final' | 'limit' | 'budget' | 'loop'",
+  'notice?': 'string',
+  'limit?': { name: 'string', value: 'number' },
   iterations: 'number',
   usage,
+  budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' },
   'error?': { code: 'string', message: 'string', 'hint?': 'string' },
 });
 
@@ -128,7 +132,7 @@ export const AgentList = type({
     'model?': 'string',
     tools: 'string[]',
     skills: 'string[]',
-    'settings?': 'Record<string, number>',
+    'settings?': 'Record<string, number | boolean | object>',
     file: 'string',
     'error?': { code: 'string', message: 'string' },
   }).array(),

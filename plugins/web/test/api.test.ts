@@ -231,7 +231,10 @@ test('POST /api/sessions/:id/messages runs the agent: answer, stopReason, iterat
   const id = await newSession(h);
   const res = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth);
   assert.is(res.status, 200);
-  assert.equal(await res.json(), { sessionId: id, answer: 'pong', stopReason: 'final', iterations: 2, usage: { inputTokens: 7, outputTokens: 3 } });
+  const { runId, budget, ...body } = await res.json() as Record<string, any>;
+  assert.equal(body, { sessionId: id, answer: 'pong', stopReason: 'final', iterations: 2, usage: { inputTokens: 7, outputTokens: 3 } });
+  assert.type(runId, 'string');
+  assert.equal([budget.tokens, budget.toolCalls], [10, 1]);
   assert.equal(h.llm.requests[0]!.messages.at(-1), { role: 'user', content: 'go' });
   const stored = await h.kernel.service('sessions').messages(id);
   assert.equal(stored.map((s) => s.message.role), ['user', 'assistant', 'tool', 'assistant']);
@@ -240,12 +243,12 @@ test('POST /api/sessions/:id/messages runs the agent: answer, stopReason, iterat
 test('POST messages: stopReason limit is a 200 answer; a failing model is 502 with the run error', () => withWeb({
   plugins: [toolsPlugin],
   agents: { assistant: { tools: ['echo'], settings: { max_iterations: 1 } } },
-  script: [{ text: 'thinking', toolCalls: [{ name: 'echo', args: { text: 'a' } }] }, { error: new Error('model exploded') }],
+  script: [{ text: 'thinking', toolCalls: [{ name: 'echo', args: { text: 'a' } }] }, { text: 'what I have so far' }, { error: new Error('model exploded') }],
 }, async (h) => {
   const id = await newSession(h);
   const limited = await json(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'loop' }, h.auth));
   assert.is(limited.stopReason, 'limit');
-  assert.is(limited.answer, 'thinking');
+  assert.is(limited.answer, 'what I have so far', 'the answer of the last, tool-less call');
   const failed = await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, h.auth);
   assert.is(failed.status, 502);
   const body = await json(failed);

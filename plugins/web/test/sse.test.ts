@@ -39,9 +39,34 @@ test('SSE: token, tool_call, tool_result, token…, done, in the order the loop 
     assert.equal(data[4], { id: 'c1', name: 'echo', content: 'echo: hi', isError: false });
     assert.is(data.slice(5, 8).map((d) => d.text).join(''), 'all good here');
     assert.ok(data.slice(5, 8).every((d) => d.iteration === 2));
-    assert.equal(data[8], { sessionId: id, answer: 'all good here', stopReason: 'final', iterations: 2, usage: { inputTokens: 20, outputTokens: 10 } });
+    const { runId, budget, ...done } = data[8];
+    assert.equal(done, { sessionId: id, answer: 'all good here', stopReason: 'final', iterations: 2, usage: { inputTokens: 20, outputTokens: 10 } });
+    assert.match(runId, /^[0-9a-f-]{36}$/);
+    assert.equal([budget.tokens, budget.toolCalls, budget.retries], [30, 1, 0]);
     const stored = await h.kernel.service('sessions').messages(id);
     assert.equal(stored.map((s) => s.message.role), ['user', 'assistant', 'tool', 'assistant']);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a run at max_iterations: REST and SSE done carry stopReason limit, the limit and the tool-less answer', async () => {
+  const step = (n: number) => ({ toolCalls: [{ name: 'echo', args: { text: `step ${n}` } }] });
+  const h = await startWeb({
+    plugins: [echoTool],
+    agents: { assistant: { tools: ['*'], settings: { max_iterations: 1 } } },
+    script: [step(1), { text: 'one step done, the rest unfinished' }, step(2), { text: 'streamed: unfinished' }],
+  });
+  try {
+    const id = await newSession(h);
+    const rest = await (await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth)).json();
+    assert.equal([rest.stopReason, rest.answer, rest.limit, rest.notice], ['limit', 'one step done, the rest unfinished', { name: 'max_iterations', value: 1 }, 'stopped at max_iterations (1 model calls)']);
+    const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, { ...h.auth, ...sse }));
+    assert.equal(events.map((e) => e.event).filter((e) => e !== 'token'), ['tool_call', 'tool_result', 'stopping', 'done']);
+    assert.equal(JSON.parse(events.find((e) => e.event === 'stopping')!.data), { reason: 'limit', notice: 'stopped at max_iterations (1 model calls)' });
+    const done = JSON.parse(events.at(-1)!.data);
+    assert.equal([done.stopReason, done.answer, done.limit], ['limit', 'streamed: unfinished', { name: 'max_iterations', value: 1 }]);
+    assert.equal(h.llm.requests.at(-1)!.tools, [], 'the last call offered no tools');
   } finally {
     await h.close();
   }

@@ -33,7 +33,8 @@ export default class Chat extends OryxCommand {
     let session = resumed ? (await service.openSession(agent, resumed.id)).id : undefined;
     const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
     let running: AbortController | undefined;
-    rl.on('SIGINT', () => { if (running) running.abort(); else rl.close(); });
+    // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
+    rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });
     this.log(`Chatting with ${agent}${session ? ` (session ${session})` : ''}. /exit to leave.`);
     const prompt = () => { if (process.stdin.isTTY) process.stdout.write('you> '); };
     prompt();
@@ -61,8 +62,8 @@ export default class Chat extends OryxCommand {
         session = result.sessionId;
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
         else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
-        if (result.stopReason === 'limit') this.logToStderr('(stopped at max_iterations)');
         if (result.stopReason === 'aborted') this.logToStderr('(cancelled)');
+        else if (result.stopReason !== 'final' && result.stopReason !== 'error') this.logToStderr(`(${result.notice ?? result.stopReason})`);
       } catch (error) {
         this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);
       } finally {

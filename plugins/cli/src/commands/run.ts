@@ -5,6 +5,7 @@ import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
 import { RunProgress, progressLogger, terminalMode } from '../progress.ts';
+import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
 import { resolveSessionId } from '../session-id.ts';
 
 export default class Run extends OryxCommand {
@@ -13,7 +14,9 @@ export default class Run extends OryxCommand {
     + 'The words of the message need no quotes. Resume a stored session with --session (its id or the 8 characters '
     + '`oryx sessions` shows); pass - as the message to read it from standard input. On a terminal a spinner shows what the '
     + 'agent is doing, one line per tool call, and a footer with the session, iterations, tokens and time (stderr; '
-    + 'not with --json or --quiet).';
+    + 'not with --json or --quiet). Exit status: 0 for an answer, 3 when the run stopped at a limit, its budget or a loop '
+    + '(the answer is what the model gave without tools, and a note says why), 130 after Ctrl-C, 1 for an error. '
+    + 'A second Ctrl-C exits at once.';
   static override examples = [
     '<%= config.bin %> run What files are in this folder?',
     '<%= config.bin %> run -a researcher -s 3f2a9c1e "and the next step?"',
@@ -60,17 +63,31 @@ export default class Run extends OryxCommand {
     const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
     const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
-    // servers are shut down, the database is closed).
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
-    process.once('SIGTERM', onSigint);
+    // servers are shut down, the database is closed). A second Ctrl-C exits at once.
+    const onSigint = () => {
+      if (controller.signal.aborted) process.exit(EXIT.interrupted);
+      controller.abort();
+    };
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
     const stream = flags.stream && !json;
     let streamed = false;
+    let cutShown = false;
     const onEvent = (e: RunEvent) => {
       progress?.onEvent(e);
+      // Nothing is cut silently: the first cut of a run gets one line (every cut with -v).
+      if (e.type === 'prompt' && e.report.cut.length && !json && (!cutShown || flags.verbose)) {
+        cutShown = true;
+        const line = `warning: the prompt was cut to fit: ${describeCuts(e.report.cut)}`;
+        if (progress) progress.detail(line); else this.logToStderr(line);
+      }
       if (e.type === 'token' && stream) { process.stdout.write(this.forPeople(e.text)); streamed = true; }
       if (e.type === 'assistant' && streamed) { process.stdout.write('\n'); streamed = false; }
       if (!flags.verbose || json) return;
+      if (e.type === 'prompt') {
+        const line = `prompt: ${describeReport(e.report)}`;
+        if (progress) progress.detail(line); else this.logToStderr(line);
+      }
       if (e.type === 'tool_call' && !progress) this.logToStderr(`→ ${e.call.name} ${JSON.stringify(e.call.args)}`);
       if (e.type === 'tool_result') {
         const line = `${e.result.isError ? '✗' : '←'} ${e.call.name}: ${e.result.content.slice(0, 200).replace(/\n/g, ' ')}`;
@@ -90,16 +107,13 @@ export default class Run extends OryxCommand {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
     }
-    if (json) {
-      if (result.stopReason === 'error') process.exitCode = 1;
-      return result;
-    }
+    process.exitCode = exitCode(result);
+    if (json) return result;
     if (result.stopReason === 'error' && result.error) {
       throw new OryxError(result.error.code, result.error.message, { hint: result.error.hint });
     }
-    if (!stream || result.stopReason !== 'final') this.log(result.answer);
-    if (result.stopReason === 'limit') this.logToStderr(`note: stopped at max_iterations (${result.iterations}); session ${result.sessionId}`);
-    if (result.stopReason === 'aborted') this.logToStderr(`note: aborted; session ${result.sessionId} keeps what was done`);
+    if ((!stream || result.stopReason !== 'final') && (result.answer || result.stopReason === 'final')) this.log(result.answer);
+    if (result.stopReason !== 'final') this.logToStderr(`note: ${result.notice ?? result.stopReason}; session ${result.sessionId}${result.stopReason === 'aborted' ? ' keeps what was done' : ''}`);
     if (progress) progress.footer(result, performance.now() - started);
     else if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`);
     return result;
