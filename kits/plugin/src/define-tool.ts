@@ -12,6 +12,8 @@ export interface ToolDefinition<A extends Type<object>> {
   /** What each argument means, for the model; every key must be a property of `args`. */
   describe: Partial<Record<keyof A['infer'] & string, string>>;
   timeoutMs?: number;
+  /** `false` for a tool that must run alone (it writes or runs something): never at the same time as another call. */
+  parallel?: boolean;
   actions?(args: A['infer'], ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
   execute(args: A['infer'], ctx: ToolContext): Promise<ToolResult | string>;
 }
@@ -54,6 +56,7 @@ export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool
     source: def.source ?? 'plugin',
     inputSchema: schema,
     timeoutMs: def.timeoutMs,
+    ...(def.parallel === false ? { parallel: false } : {}),
     validate(args) {
       const out = def.args(args);
       return out instanceof type.errors ? out.summary.split('\n').join('; ') : undefined;

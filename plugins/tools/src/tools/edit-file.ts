@@ -52,6 +52,7 @@ function lineNumbers(text: string, offsets: number[]): number[] {
 export function editFileTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'edit_file',
+    parallel: false, // changes files or runs programs: never beside another call
     description: 'Replace one exact occurrence of `old` with `new` in a text file. `old` must match the file exactly (whitespace included) and occur exactly once; otherwise nothing changes and the result says how many matches there were.',
     args: type({ path: 'string > 0', old: 'string > 0', new: 'string', '+': 'reject' }),
     describe: {

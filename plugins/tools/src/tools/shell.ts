@@ -17,6 +17,7 @@ export function shellTool(env: ToolEnv): Tool {
   const o = env.options;
   return builtinTool({
     name: 'shell',
+    parallel: false, // changes files or runs programs: never beside another call
     description: `Run one program with a list of arguments. There is no shell: ; && | $() backticks * ~ $VAR and > are passed to the program as plain text, so run one program per call. `
       + `Returns the exit code, stdout and stderr (each cut to ${o.maxOutputChars} characters, with the full length). A non-zero exit code is an error result. `
       + `Stops the program after timeoutMs (default ${o.shellTimeoutMs}, at most ${o.maxShellTimeoutMs}). Standard input is empty.`,

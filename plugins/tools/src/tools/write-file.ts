@@ -9,6 +9,7 @@ import { fsProblem } from '../fs-paths.ts';
 export function writeFileTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'write_file',
+    parallel: false, // changes files or runs programs: never beside another call
     description: 'Create or replace a text file with the given content (missing parent folders are created). The file is replaced all at once; to change part of a file, use edit_file.',
     args: type({ path: 'string > 0', content: 'string', '+': 'reject' }),
     describe: {
