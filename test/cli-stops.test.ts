@@ -66,6 +66,14 @@ test('exit 0 for an answer; 3 at max_iterations with the tool-less answer and a 
   const failedJson = await oryx(['run', 'fail', '--json']);
   assert.is(failedJson.code, 1);
   assert.is(JSON.parse(failedJson.stdout).stopReason, 'error');
+
+  // Every one of them has its record; --session narrows to one session.
+  const runs = await oryx(['runs', '--json']);
+  assert.is(runs.code, 0, runs.stderr);
+  assert.equal(JSON.parse(runs.stdout).items.map((r: { stopReason: string }) => r.stopReason), ['error', 'error', 'limit', 'limit', 'final']);
+  const one = JSON.parse((await oryx(['runs', '--session', result.sessionId.slice(0, 8), '--json'])).stdout).items;
+  assert.equal(one.map((r: { runId: string; stopReason: string }) => [r.runId, r.stopReason]), [[result.runId, 'limit']]);
+  assert.match((await oryx(['runs'])).stdout, /limit .*stopped at max_iterations/);
 });
 
 /** Starts `oryx run <message>`, sends SIGINT once `marker` exists, and resolves with the exit code and output. */
@@ -98,6 +106,8 @@ test('Ctrl-C mid-model and mid-tool: exit 130, stopReason aborted, every stored 
     assert.equal(messages.map((m) => m.role), ['user', 'assistant', 'tool']);
     const last = messages[2]!;
     assert.ok(last.role === 'tool' && last.isError && /aborted/.test(last.content), JSON.stringify(last));
+    const [record] = await k.kernel.service('runRecords').list({ sessionId: result.sessionId });
+    assert.equal([record!.runId, record!.stopReason], [result.runId, 'aborted']);
   } finally {
     await k.close({ keep: true });
   }

@@ -72,6 +72,11 @@ const channel = type({
 /** Each command that takes --json, with the shape it prints. */
 const SCHEMAS: Record<string, type.Any> = {
   'init': type({ root: 'string', provider: "'openai' | 'ollama'", reason: 'string', files: 'string[]', overwritten: 'string[]', '+': 'reject' }),
+  'runs': type({ items: type({
+    runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', finishedAt: 'string', stopReason: 'string',
+    'notice?': 'string', iterations: 'number', toolCalls: 'number', inputTokens: 'number', outputTokens: 'number', retries: 'number',
+    durationMs: 'number', 'errorCode?': 'string', '+': 'reject',
+  }).array(), '+': 'reject' }),
   'run': type({
     runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error'",
     'notice?': 'string', 'limit?': { name: 'string', value: 'number' }, iterations: 'number', usage,

@@ -387,6 +387,34 @@ export interface Services {
   memory: LongTermMemoryStore;
   /** The audit trail, provided by the audit plugin (sandbox denials and confined connections). */
   audit: AuditLog;
+  /** How every run ended, provided by the session store plugin (sqlite, postgres). */
+  runRecords: RunRecordStore;
+}
+
+/** One run as stored when it ended (every run: answered, stopped, aborted or failed). */
+export interface RunRecord {
+  runId: string;
+  sessionId: string;
+  agent: string;
+  /** The run that started this one (a sub-agent's parent), when there is one. */
+  parentRunId?: string;
+  startedAt: string;
+  finishedAt: string;
+  stopReason: StopReason;
+  /** Why it stopped short, in one line (limit, budget, loop, aborted). */
+  notice?: string;
+  iterations: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  retries: number;
+  durationMs: number;
+  errorCode?: string;
+}
+
+/** The `runRecords` service: the runs of a session, or the latest runs, newest first. */
+export interface RunRecordStore {
+  list(query?: { sessionId?: string; limit?: number }): Promise<RunRecord[]>;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -546,4 +574,6 @@ export interface RunContext {
   user?: string;
   /** When the run started (ISO 8601). */
   startedAt: string;
+  /** The run that started this one (a sub-agent's parent), when there is one. */
+  parentRunId?: string;
 }

@@ -1,5 +1,5 @@
 import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext } from '@oryxos/kernel';
-import { migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
+import { attachRunRecords, migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
 import { openPostgres, type OpenPostgres, type PgConnectOptions } from './database.ts';
 import { pgError } from './errors.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, SCHEMA_VERSION } from './migrations.ts';
@@ -23,7 +23,7 @@ export default function postgres(options: PostgresOptions): Plugin {
   return {
     ...pluginPackage(import.meta.url),
     name: 'postgres',
-    provides: ['sessions', 'database'],
+    provides: ['sessions', 'database', 'runRecords'],
     options: opts,
     async setup(ctx: PluginContext) {
       const url = resolveUrl(opts.url);
@@ -63,6 +63,7 @@ export default function postgres(options: PostgresOptions): Plugin {
       };
       ctx.provide('sessions', store);
       ctx.provide('database', service);
+      attachRunRecords(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
         const open = db;

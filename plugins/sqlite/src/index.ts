@@ -15,3 +15,4 @@ export { SqliteSessionStore, storeForKernel, type SqliteSessionStoreOptions, typ
 export { checkIntegrity, type IntegrityReport, type IntegrityProblem } from './integrity.ts';
 export { resolveTarget, displayUrl, type DatabaseTarget } from './url.ts';
 export { migrationControl, withMigrationControl, reportingMigrate, type MigrationControl, type MigrationReport } from './migration-control.ts';
+export { attachRunRecords, RUN_MIGRATIONS, RUNS_OWNER } from './run-records.ts';

@@ -6,6 +6,7 @@ import { checkIntegrity, type IntegrityReport } from './integrity.ts';
 import { migrationControl, reportingMigrate } from './migration-control.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
+import { attachRunRecords } from './run-records.ts';
 import { storeForKernel } from './session-store.ts';
 import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
 
@@ -37,7 +38,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
   return {
     ...pluginPackage(import.meta.url),
     name: 'sqlite',
-    provides: ['sessions', 'database'],
+    provides: ['sessions', 'database', 'runRecords'],
     options: opts,
     async setup(ctx: PluginContext) {
       const configured = resolveTarget(opts.url, ctx.config.root);
@@ -73,6 +74,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       };
       ctx.provide('sessions', store);
       ctx.provide('database', service);
+      attachRunRecords(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
         const open = db;

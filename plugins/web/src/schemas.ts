@@ -92,8 +92,15 @@ const message = type({
   'isError?': 'boolean',
 });
 
+export const RunRecordSchema = type({
+  runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', finishedAt: 'string',
+  stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error'", 'notice?': 'string', iterations: 'number', toolCalls: 'number',
+  inputTokens: 'number', outputTokens: 'number', retries: 'number', durationMs: 'number', 'errorCode?': 'string',
+});
+
 export const SessionWithMessages = Session.and({
   messages: type({ seq: 'number', message, createdAt: 'string' }).array(),
+  'runs?': RunRecordSchema.array(),
 });
 
 export const SessionPage = type({ items: Session.array(), 'nextCursor?': 'string' });

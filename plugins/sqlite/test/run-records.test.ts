@@ -1,0 +1,40 @@
+// Every run leaves a record in the `runs` table, whatever its end; deleting the session deletes them.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { OryxError } from '@oryxos/kernel';
+import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
+import sqlite from '../src/index.ts';
+
+test('runs: final, limit, error and aborted runs each get a row with their stop reason and what they used', async () => {
+  const controller = new AbortController();
+  const llm = scripted([
+    { text: 'hello', usage: { inputTokens: 10, outputTokens: 2 } },
+    { toolCalls: [{ name: 'echo', args: { text: 'a' } }] }, { text: 'what I have' },
+    { error: new OryxError('ORYX_E_LLM_AUTH', 'bad key') },
+    () => { setImmediate(() => controller.abort()); return { text: 'late', delayMs: 10_000 }; },
+  ]);
+  const t = await testKernel({ plugins: [llm, toolsPlugin(echoTool()), sqlite()], agents: { assistant: { tools: ['*'], settings: { max_iterations: 1 } } } });
+  try {
+    const first = await t.service.process({ agent: 'assistant', message: 'hi' });
+    const session = first.sessionId;
+    const limited = await t.service.process({ agent: 'assistant', session, message: 'work' });
+    const failed = await t.service.process({ agent: 'assistant', session, message: 'again' });
+    const aborted = await t.service.process({ agent: 'assistant', session, message: 'slow', signal: controller.signal });
+    const records = await t.kernel.service('runRecords').list({ sessionId: session });
+    assert.equal(records.map((r) => r.runId), [aborted.runId, failed.runId, limited.runId, first.runId], 'newest first');
+    assert.equal(records.map((r) => [r.stopReason, r.iterations, r.toolCalls, r.errorCode ?? null]), [
+      ['aborted', 1, 0, 'ORYX_E_RUN_ABORTED'], ['error', 1, 0, 'ORYX_E_LLM_AUTH'], ['limit', 2, 1, null], ['final', 1, 0, null],
+    ]);
+    const last = records.at(-1)!;
+    assert.equal([last.inputTokens, last.outputTokens, last.agent, last.sessionId], [10, 2, 'assistant', session]);
+    assert.is(records[2]!.notice, 'stopped at max_iterations (1 model calls)');
+    assert.ok(Date.parse(last.finishedAt) >= Date.parse(last.startedAt));
+    assert.is((await t.kernel.service('runRecords').list()).length, 4);
+    await t.kernel.service('sessions').delete(session);
+    assert.equal(await t.kernel.service('runRecords').list(), [], 'the runs went with their session');
+  } finally {
+    await t.close();
+  }
+});
+
+test.run();
