@@ -572,8 +572,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Who the run acts for ({@link RunInput.user}). */
   user?: string;
-  /** When the run started (ISO 8601). */
-  startedAt: string;
+  /** When the run started (ISO 8601); set by the kernel for every run it starts. */
+  startedAt?: string;
   /** The run that started this one (a sub-agent's parent), when there is one. */
   parentRunId?: string;
 }

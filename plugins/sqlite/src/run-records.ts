@@ -61,7 +61,8 @@ export function attachRunRecords(ctx: PluginContext, db: () => Database): RunRec
       `INSERT INTO runs (id, session_id, agent, parent_run_id, started_at, finished_at, stop_reason, notice, iterations, tool_calls,
         input_tokens, output_tokens, retries, duration_ms, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        run.runId, result.sessionId, result.agent, run.parentRunId ?? null, run.startedAt, finished.toISOString(), result.stopReason,
+        run.runId, result.sessionId, result.agent, run.parentRunId ?? null, run.startedAt ?? new Date(finished.getTime() - result.budget.ms).toISOString(),
+        finished.toISOString(), result.stopReason,
         result.notice ?? null, result.iterations, result.budget.toolCalls, result.usage.inputTokens, result.usage.outputTokens,
         result.budget.retries, result.budget.ms, result.error?.code ?? null,
       ],

@@ -59,7 +59,7 @@ test('a run at max_iterations: REST and SSE done carry stopReason limit, the lim
   });
   try {
     const id = await newSession(h);
-    const rest = await (await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth)).json();
+    const rest = await (await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth)).json() as Record<string, unknown>;
     assert.equal([rest.stopReason, rest.answer, rest.limit, rest.notice], ['limit', 'one step done, the rest unfinished', { name: 'max_iterations', value: 1 }, 'stopped at max_iterations (1 model calls)']);
     const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, { ...h.auth, ...sse }));
     assert.equal(events.map((e) => e.event).filter((e) => e !== 'token'), ['tool_call', 'tool_result', 'stopping', 'done']);
