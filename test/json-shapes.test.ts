@@ -210,6 +210,7 @@ test('every command prints its one shape; lists are {items}, shows the object, k
   await shape('run', ['run', '-s', run.sessionId.slice(0, 8), 'second']);
   const [sessions] = await Promise.all([
     shape('sessions', ['sessions']),
+    shape('runs', ['runs', '-s', run.sessionId.slice(0, 8)]),
     shape('sessions:show', ['sessions', 'show', run.sessionId.slice(0, 8)]),
     shape('agents', ['agents']),
     shape('tools', ['tools']),

@@ -39,7 +39,8 @@ test('a run with a success, a tool error, a denial and an unknown tool: one row 
       assert.ok(!Number.isNaN(Date.parse(c.created_at)));
     }
 
-    const tools = await db.query<ToolInvocationRow>('SELECT * FROM tool_invocations ORDER BY id');
+    // The four calls of one response run concurrently: each row is written as its call ends.
+    const tools = await db.query<ToolInvocationRow>('SELECT * FROM tool_invocations ORDER BY tool_call_id');
     assert.equal(tools.map((x) => [x.tool_call_id, x.tool, x.source, x.status]), [
       ['c1', 'echo', 'plugin', 'ok'],
       ['c2', 'fail', 'builtin', 'error'],

@@ -119,7 +119,7 @@ test('oryx init then oryx run with a scripted provider: tools run, answer printe
   const json = await oryx(['run', '-', '--json'], { input: 'from stdin\n' });
   assert.is(json.code, 0, json.stderr);
   const result = JSON.parse(json.stdout);
-  assert.equal(Object.keys(result).sort(), ['agent', 'answer', 'iterations', 'sessionId', 'stopReason', 'usage']);
+  assert.equal(Object.keys(result).sort(), ['agent', 'answer', 'budget', 'iterations', 'runId', 'sessionId', 'stopReason', 'usage']);
   assert.is(result.answer, 'The tool said: HELLO CLI');
   assert.is(result.stopReason, 'final');
   assert.is(result.iterations, 2);

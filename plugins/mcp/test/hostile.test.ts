@@ -39,7 +39,8 @@ const transports: [string, () => Promise<McpServerConfig>][] = [
 /** One run whose model makes `calls` in one response, then answers; returns the tool results the model saw. */
 async function calls(server: McpServerConfig, list: { name: string; args: Record<string, unknown> }[]): Promise<ToolMessage[]> {
   const llm = scripted([{ toolCalls: list }, { text: 'done' }]);
-  t = await mcpKernel({ servers: { evil: server } }, { plugins: [llm] });
+  // One after the other: each case checks what the server does after the call before it.
+  t = await mcpKernel({ servers: { evil: server } }, { plugins: [llm], agents: { assistant: { tools: ['*'], settings: { parallel_tools: false } } } });
   const run = await t.service.process({ agent: 'assistant', message: 'go' });
   assert.is(run.stopReason, 'final', JSON.stringify(run.error));
   return llm.requests[1]!.messages.filter((m): m is ToolMessage => m.role === 'tool');

@@ -44,15 +44,15 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       const [owner, versions] = e.own.split(':') as [string, string];
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
-      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/1 pending', scheduler: '0/1 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 7 : 3);
+      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/1 pending', scheduler: '0/1 pending', runs: '0/1 pending' }, e.store);
+      assert.is(json(status).pending, owner === 'sqlite' ? 8 : 4);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });
       assert.is(migrated.code, 0, migrated.stderr);
       assert.match(migrated.stdout, /scheduler\s+1\s+1/);
       status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
-      assert.equal(Object.values(states(json(status))).map((s) => s.split(' ').slice(1).join(' ')), ['up to date', 'up to date', 'up to date']);
+      assert.equal(Object.values(states(json(status))).map((s) => s.split(' ').slice(1).join(' ')), ['up to date', 'up to date', 'up to date', 'up to date']);
       const again = await runOryx(['db', 'migrate', '--json'], { cwd: dir, env: e.env });
       assert.ok(json(again).owners.every((o: { applied: number[] }) => o.applied.length === 0), 'nothing left to apply');
 
@@ -102,10 +102,10 @@ test('oryx db copy: a SQLite project\'s sessions, audit and scheduler rows to Po
     const report = json(copied) as { tables: { table: string; rows: number; checksum: string }[]; to: string };
     assert.not.match(copied.stdout, ':oryx@', 'the password is not shown');
     const raw = new Libsql(path.join(source, '.oryxos', 'oryx.db'));
-    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions']
+    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions', 'runs']
       .map((t) => [t, (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
     raw.close();
-    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1 });
+    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1, runs: 3 });
     assert.equal(Object.fromEntries(report.tables.map((t) => [t.table, t.rows])), counts, 'every table with rows, each count as in the source');
 
     const twice = await runOryx(['db', 'copy', '--from', `file:${source}/.oryxos/oryx.db`, '--to', database.url, '--json'], { cwd: target, env });

@@ -1,4 +1,4 @@
-import { STAGE, type Database, type Migration, type PluginContext, type RunRecord, type RunRecordStore, type RunResult, type RunContext } from '@oryxos/kernel';
+import { STAGE, errorMessage, type Database, type Migration, type PluginContext, type RunRecord, type RunRecordStore, type RunResult, type RunContext } from '@oryxos/kernel';
 
 /** The owner the `runs` table's migrations are recorded under (the same on SQLite and PostgreSQL). */
 export const RUNS_OWNER = 'runs';
@@ -57,6 +57,7 @@ export function attachRunRecords(ctx: PluginContext, db: () => Database): RunRec
   ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async (result: RunResult, run: RunContext) => {
     if (ctx.readOnly) return;
     const finished = new Date();
+    // A record that cannot be written (the database went away) costs a warning, never the run's result.
     await db().execute(
       `INSERT INTO runs (id, session_id, agent, parent_run_id, started_at, finished_at, stop_reason, notice, iterations, tool_calls,
         input_tokens, output_tokens, retries, duration_ms, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -66,7 +67,7 @@ export function attachRunRecords(ctx: PluginContext, db: () => Database): RunRec
         result.notice ?? null, result.iterations, result.budget.toolCalls, result.usage.inputTokens, result.usage.outputTokens,
         result.budget.retries, result.budget.ms, result.error?.code ?? null,
       ],
-    );
+    ).catch((error) => ctx.log.warn(`the record of run ${run.runId} was not written: ${errorMessage(error)}`));
   });
   const store: RunRecordStore = {
     async list({ sessionId, limit = 50 } = {}) {

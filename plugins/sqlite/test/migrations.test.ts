@@ -10,7 +10,7 @@ import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../sr
 import { rejection, tempDir } from './helpers.ts';
 
 /** The store's own tables: the audit, scheduler and notify plugins create theirs only when enabled. */
-const TABLES = ['messages', 'messages_quarantine', 'schema_migrations', 'session_leases', 'sessions'];
+const TABLES = ['messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions'];
 
 async function tables(file: string): Promise<string[]> {
   const db = new Libsql(file);
@@ -28,7 +28,7 @@ test('an empty file is migrated to the current schema at start', async () => {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '');
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
-    const versions = await k.kernel.service('database').query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    const versions = await k.kernel.service('database').query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version");
     assert.equal(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
     const [{ journal_mode }] = await k.kernel.service('database').query<{ journal_mode: string }>('PRAGMA journal_mode');
     assert.is(journal_mode, 'wal');
@@ -51,7 +51,7 @@ test('an older schema is upgraded step by step and keeps its data; a second star
 
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     const db = k.kernel.service('database');
-    assert.equal((await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version), [1, 2, 3, 4, 5]);
+    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5]);
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close({ keep: true });
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });

@@ -20,14 +20,15 @@ export async function tempDir(prefix = 'oryx-tools-'): Promise<{ dir: string; cl
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Runs the calls in one model turn (they execute in order) and returns what afterTool saw. */
+/** Runs the calls in one model turn and returns what afterTool saw, in call order. */
 export async function run(dir: string, calls: Call[], options: { sandbox?: SandboxOptions; tools?: ToolsOptions; plugins?: Plugin[] } = {}): Promise<Outcome[]> {
   const seen: Outcome[] = [];
   const probe: Plugin = {
     name: 'probe', version: '1.0.0', kernel: '^1',
     setup(k) {
       k.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => {
-        seen.push({ status: info.status, content: result.content, result });
+        // In call order (c1, c2…): read-only calls of one turn run concurrently and may end in any order.
+        seen[Number(info.call.id.slice(1)) - 1] = { status: info.status, content: result.content, result };
         return result;
       });
     },
