@@ -99,6 +99,15 @@ const SCHEMAS: Record<string, type.Any> = {
   'notify:channels': list(channel),
   'notify:add': channel,
   'notify:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
+  'plugins': list(type({
+    package: 'string', version: 'string', 'kernel?': 'string', 'kernelOk?': 'boolean', 'enabled?': 'boolean', from: "'bundled' | 'installed' | 'linked'",
+    permissions: 'string[]', commands: 'boolean', root: 'string', '+': 'reject',
+  }), { kernel: 'string' }),
+  'plugins:new': type({ dir: 'string', package: 'string', kind: "'tool' | 'provider' | 'channel'", files: 'string[]', '+': 'reject' }),
+  'version': type({
+    cli: 'string', kernel: 'string', node: 'string', platform: 'string',
+    packages: type({ name: 'string', version: 'string', type: 'string', root: 'string', '+': 'reject' }).array(), '+': 'reject',
+  }),
   'notify:test': type({ id: 'number', status: "'sent'", attempts: 'number', channel: 'string', to: 'string[]', 'messageId?': 'string', 'rejected?': 'string[]', '+': 'reject' }),
 };
 
@@ -203,6 +212,8 @@ test('every command prints its one shape; lists are {items}, shows the object, k
     shape('sessions', ['sessions']),
     shape('sessions:show', ['sessions', 'show', run.sessionId.slice(0, 8)]),
     shape('agents', ['agents']),
+    shape('plugins', ['plugins']),
+    shape('version', ['version']),
     shape('tools', ['tools']),
     shape('tools', ['tools', '-a', 'assistant']),
     shape('audit:llm', ['audit', 'llm']),
@@ -246,6 +257,10 @@ test('every command prints its one shape; lists are {items}, shows the object, k
         assert.is(init.code, 0, init.stderr);
         assertShape('init', JSON.parse(init.stdout));
         checked.add('init');
+        const made = await runOryx(['plugins', 'new', 'word-count', '--kind', 'tool', '--json'], { cwd: other });
+        assert.is(made.code, 0, made.stderr);
+        assertShape('plugins:new', JSON.parse(made.stdout));
+        checked.add('plugins:new');
       } finally {
         await rm(other, { recursive: true, force: true });
       }
