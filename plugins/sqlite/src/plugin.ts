@@ -45,8 +45,13 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       // `oryx db status`: read what the database holds, then let every plugin migrate a scratch
       // database instead, so each one reports what it would apply without touching the real one.
       const scratch = control?.mode === 'plan';
-      const target: DatabaseTarget = scratch ? { kind: 'file', path: ':memory:' } : configured;
-      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || scratch ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      // A command that only reads (`oryx sessions`, `oryx audit …`) in a project with no database
+      // yet reads an empty in-memory one: nothing is created by a read.
+      const nothingYet = ctx.readOnly && configured.kind === 'file' && configured.path !== ':memory:' && !existsSync(configured.path);
+      const inMemory = scratch || nothingYet;
+      const target: DatabaseTarget = inMemory ? { kind: 'file', path: ':memory:' } : configured;
+      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || inMemory ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      if (nothingYet) ctx.log.debug(`no database at ${configured.path} yet; this read-only command reads an empty one and creates none`);
       if (control) {
         control.database = { dialect: 'sqlite', url: configured.kind === 'file' ? `file:${configured.path}` : displayUrl(configured.url) };
         if (scratch) control.recorded = await readRecorded(configured, { driver: driverFor(configured), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
