@@ -2,8 +2,10 @@
 // `oryx plugins install` and `link` accept and refuse, and `oryx plugins` listing, linking,
 // enabling and unlinking the fixture plugin (test/fixtures/oryx-plugin-shout). The packed,
 // globally installed CLI does the same in test/install.test.ts.
+import { execFile } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError, kernelVersion, type OryxError } from '@oryxos/kernel';
@@ -13,6 +15,8 @@ import { localPath } from '../src/plugin-install.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const fixture = path.join(repo, 'test', 'fixtures', 'oryx-plugin-shout');
+const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+const run = promisify(execFile);
 let dir: string;
 const oryx = (args: string[]) => runOryx(args, { cwd: dir, env: { XDG_DATA_HOME: path.join(dir, 'data'), OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined } });
 const json = async (args: string[]) => {
@@ -125,6 +129,55 @@ test('a plugin whose kernel range does not match is refused at load, naming both
   assert.is(r.code, 1, r.stdout);
   assert.match(r.stderr, `error ORYX_E_PLUGIN_KERNEL_MISMATCH: Plugin "shout"@1.2.3 (oryx-plugin-shout) needs kernel ^2, but this is kernel ${kernelVersion()}`);
   assert.match(r.stderr, 'hint: Install a version of oryx-plugin-shout built for kernel');
+});
+
+test('oryx plugins new: each kind passes its own test and typechecks; linked, the tool and the channel work in oryx run', async () => {
+  const made: Record<string, { dir: string; package: string; files: string[] }> = {};
+  for (const kind of ['tool', 'provider', 'channel']) {
+    made[kind] = await json(['plugins', 'new', `my-${kind}`, '--kind', kind]);
+    const pkgDir = made[kind]!.dir;
+    assert.is(pkgDir, path.join(dir, `oryx-plugin-my-${kind}`));
+    assert.ok(made[kind]!.files.includes('README.md') && made[kind]!.files.includes(`test/my-${kind}.test.ts`), made[kind]!.files.join());
+    // Inside the checkout, the package finds tsx, uvu and the kernel without an install.
+    const tested = await run('npm', ['test'], { cwd: pkgDir });
+    assert.match(tested.stdout, /Passed:\s+[1-9]/);
+    assert.not.match(tested.stdout, /Skipped:\s+[1-9]/);
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: pkgDir });
+    const linked = await oryx(['plugins', 'link', pkgDir, '--no-install']);
+    assert.is(linked.code, 0, linked.stderr);
+  }
+  const rows = Object.fromEntries((await json(['plugins'])).items.filter((p: { from: string }) => p.from === 'linked')
+    .map((p: { package: string; permissions: string[] }) => [p.package, p.permissions]));
+  assert.equal(rows, { 'oryx-plugin-my-channel': ['files:write'], 'oryx-plugin-my-provider': ['http'], 'oryx-plugin-my-tool': [] });
+
+  await writeFile(path.join(dir, 'oryx.config.ts'), `
+    import { defineConfig } from '@oryxos/kernel';
+    import { scripted, allowAll } from '@oryxos/kernel/testing';
+    import myTool from 'oryx-plugin-my-tool';
+    import myChannel from 'oryx-plugin-my-channel';
+    export default defineConfig({ plugins: [
+      scripted([{ toolCalls: [{ name: 'my_tool', args: { text: 'a b c' } }] }, (req) => ({ text: 'counted ' + req.messages.at(-1).content })]),
+      allowAll(), myTool(), myChannel({ file: 'runs.jsonl' }),
+    ] });
+  `);
+  await mkdir(path.join(dir, '.oryxos', 'agents', 'assistant'), { recursive: true });
+  await writeFile(path.join(dir, '.oryxos', 'agents', 'assistant', 'AGENT.md'), '---\ndescription: test\ntools: [my_tool]\n---\nYou count.\n');
+  const r = await json(['run', 'count']);
+  assert.is(r.answer, 'counted {"words":3,"lines":1,"characters":5}');
+  const journal = (await readFile(path.join(dir, 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+  assert.equal(journal.map((e: { sessionId: string; answer: string }) => [e.sessionId, e.answer]), [[r.sessionId, r.answer]]);
+});
+
+test('oryx plugins new refuses a bad name and an existing folder, writing nothing', async () => {
+  const bad = await oryx(['plugins', 'new', 'My_Tool']);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, 'error ORYX_E_PLUGINS_NEW_NAME: "My_Tool" is not a plugin name');
+  await mkdir(path.join(dir, 'oryx-plugin-taken'));
+  await writeFile(path.join(dir, 'oryx-plugin-taken', 'keep.txt'), 'mine');
+  const taken = await oryx(['plugins', 'new', 'taken', '--kind', 'channel']);
+  assert.is(taken.code, 1);
+  assert.match(taken.stderr, `error ORYX_E_PLUGINS_NEW_EXISTS: ${path.join(dir, 'oryx-plugin-taken')} already exists`);
+  assert.is(await readFile(path.join(dir, 'oryx-plugin-taken', 'keep.txt'), 'utf8'), 'mine');
 });
 
 test.run();
