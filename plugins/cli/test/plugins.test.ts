@@ -12,6 +12,7 @@ import { isOryxError, kernelVersion, type OryxError } from '@oryxos/kernel';
 import { runOryx, tempProject } from '@oryxos/kernel/testing';
 import { checkPluginPackage } from '../src/plugin-package.ts';
 import { localPath } from '../src/plugin-install.ts';
+import { pluginTemplate } from '../src/plugin-templates.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const fixture = path.join(repo, 'test', 'fixtures', 'oryx-plugin-shout');
@@ -166,6 +167,16 @@ test('oryx plugins new: each kind passes its own test and typechecks; linked, th
   assert.is(r.answer, 'counted {"words":3,"lines":1,"characters":5}');
   const journal = (await readFile(path.join(dir, 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
   assert.equal(journal.map((e: { sessionId: string; answer: string }) => [e.sessionId, e.answer]), [[r.sessionId, r.answer]]);
+});
+
+test('docs/plugins.md shows the tool and the channel plugin exactly as oryx plugins new writes them', async () => {
+  const doc = await readFile(path.join(repo, 'docs', 'plugins.md'), 'utf8');
+  const deps = { kernel: '^1.0.0', pluginKit: '^0.1.0', providerKit: '^0.1.0' };
+  const shown = { tool: ['word-count', ['package.json', 'src/errors.ts', 'src/index.ts', 'test/word-count.test.ts']], channel: ['journal', ['src/index.ts', 'test/journal.test.ts']] } as const;
+  for (const [kind, [name, files]] of Object.entries(shown)) {
+    const written = pluginTemplate(name, kind as 'tool' | 'channel', deps);
+    for (const file of files) assert.ok(doc.includes(`\n${written[file]!.trimEnd()}\n\`\`\``), `docs/plugins.md shows ${name}/${file} as written`);
+  }
 });
 
 test('oryx plugins new refuses a bad name and an existing folder, writing nothing', async () => {
