@@ -111,6 +111,7 @@ export async function checkProviders(kernel: Kernel, agents: AgentDefinition[], 
   return Promise.all(targets.map(async ({ provider, model, agents: users }): Promise<DoctorCheck> => {
     const check = `provider ${provider}`;
     const used = users.length ? `, agents: ${users.join(', ')}` : ', used by no agent';
+    if (!model && !users.length) return { check, status: 'skip', detail: 'used by no agent and has no defaultModel: no model to ask' };
     if (!model) {
       return { check, status: 'fail', detail: `no model to ask${used}`, fix: `Set model: in the AGENT.md of its agents, or defaultModel in the options of the "${provider}" provider.` };
     }
