@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isOryxError, type Database, type DatabaseTx, type SqlParams } from '@oryxos/kernel';
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
+import { DeferredWrites, type Pending } from './deferred.ts';
 import { openFailure, sqlFailure } from './driver-errors.ts';
 import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
@@ -18,6 +19,12 @@ type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
 /** A connection: the `database` service but `migrate` (the plugin adds it), plus which driver, and closing it. */
 export interface OpenDatabase extends Omit<Database, 'migrate'> {
   readonly driver: 'libsql' | 'client';
+  /**
+   * Queues a write that may wait for this connection's next transaction and commit with it
+   * (see {@link DeferredWrites}); a read on this connection sees it. `onError` hears why it
+   * could not be written.
+   */
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void;
   /** Waits for queued work, then closes the connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -82,6 +89,10 @@ class SharedHandle implements OpenDatabase {
   execute(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.execute(sql, params); }
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.query<T>(sql, params); }
   transaction<T>(fn: (tx: Tx) => Promise<T>) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.transaction(fn); }
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void) {
+    if (this.closed) onError?.(closedError(this.url));
+    else this.connection.defer(sql, params, onError);
+  }
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -164,6 +175,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private readonly serial = new Serial();
   private readonly statements = new Map<string, Statement>();
   private readonly tx = new AsyncLocalStorage<TxScope>();
+  private readonly deferred = new DeferredWrites(() => this.tx.exit(() => this.transaction(async () => {})));
   private closed = false;
 
   readonly dialect = 'sqlite';
@@ -172,13 +184,20 @@ class EmbeddedDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
+    if (this.deferred.size) return this.transaction((tx) => tx.execute(sql, params));
     return this.queued(() => this.run(sql, params));
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const current = this.current();
     if (current) return current.query<T>(sql, params);
+    if (this.deferred.size) return this.transaction((tx) => tx.query<T>(sql, params));
     return this.queued(() => this.all<T>(sql, params));
+  }
+
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void {
+    if (this.closed) onError?.(closedError(this.url));
+    else this.deferred.add({ sql, params, onError });
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -194,7 +213,9 @@ class EmbeddedDatabase implements OpenDatabase {
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return this.all<R>(sql, params); },
       } };
       this.exec('BEGIN IMMEDIATE');
+      let carried: readonly Pending[] = [];
       try {
+        if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
         this.exec('COMMIT');
         return result;
@@ -202,6 +223,7 @@ class EmbeddedDatabase implements OpenDatabase {
         if (this.db.inTransaction) {
           try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
         }
+        this.deferred.restore(carried);
         throw error;
       } finally {
         scope.active = false;
@@ -217,6 +239,7 @@ class EmbeddedDatabase implements OpenDatabase {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await flushBeforeClose(this.deferred, () => this.transaction(async () => {}));
     await this.serial.run(() => {
       if (this.closed) return;
       this.closed = true;
@@ -278,6 +301,7 @@ class ClientDatabase implements OpenDatabase {
   readonly driver = 'client' as const;
   private readonly serial = new Serial();
   private readonly tx = new AsyncLocalStorage<TxScope>();
+  private readonly deferred = new DeferredWrites(() => this.tx.exit(() => this.transaction(async () => {})));
   private closed = false;
 
   readonly dialect = 'sqlite';
@@ -286,13 +310,20 @@ class ClientDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
+    if (this.deferred.size) return this.transaction((tx) => tx.execute(sql, params));
     return this.queued(async () => toExecuteResult(await this.send(this.client, sql, params)));
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const current = this.current();
     if (current) return current.query<T>(sql, params);
+    if (this.deferred.size) return this.transaction((tx) => tx.query<T>(sql, params));
     return this.queued(async () => toRows<T>(await this.send(this.client, sql, params)));
+  }
+
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void {
+    if (this.closed) onError?.(closedError(this.url));
+    else this.deferred.add({ sql, params, onError });
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -307,12 +338,15 @@ class ClientDatabase implements OpenDatabase {
         execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return toExecuteResult(await this.send(handle, sql, params)); },
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return toRows<R>(await this.send(handle, sql, params)); },
       } };
+      let carried: readonly Pending[] = [];
       try {
+        if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
         try { await handle.commit(); } catch (error) { throw sqlFailure(error, 'COMMIT'); }
         return result;
       } catch (error) {
         if (!handle.closed) await handle.rollback().catch(() => {});
+        this.deferred.restore(carried);
         throw error;
       } finally {
         scope.active = false;
@@ -328,6 +362,7 @@ class ClientDatabase implements OpenDatabase {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await flushBeforeClose(this.deferred, () => this.transaction(async () => {}));
     this.closed = true;
     await this.serial.run(() => this.client.close());
   }
@@ -344,6 +379,13 @@ class ClientDatabase implements OpenDatabase {
       throw sqlFailure(error, sql);
     }
   }
+}
+
+/** Writes what is still deferred; what cannot be written hears why. */
+async function flushBeforeClose(deferred: DeferredWrites, flush: () => Promise<unknown>): Promise<void> {
+  deferred.cancel();
+  if (deferred.size) await flush().catch((error) => deferred.fail(error));
+  deferred.cancel();
 }
 
 type ClientResult = Awaited<ReturnType<Client['execute']>>;
