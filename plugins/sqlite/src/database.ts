@@ -175,7 +175,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private readonly serial = new Serial();
   private readonly statements = new Map<string, Statement>();
   private readonly tx = new AsyncLocalStorage<TxScope>();
-  private readonly deferred = new DeferredWrites(() => this.tx.exit(() => this.transaction(async () => {})));
+  private readonly deferred = new DeferredWrites(() => this.flush());
   private closed = false;
 
   readonly dialect = 'sqlite';
@@ -184,20 +184,28 @@ class EmbeddedDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return this.transaction((tx) => tx.execute(sql, params));
+    if (this.deferred.size) return this.flush().then(() => this.execute(sql, params));
     return this.queued(() => this.run(sql, params));
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const current = this.current();
     if (current) return current.query<T>(sql, params);
-    if (this.deferred.size) return this.transaction((tx) => tx.query<T>(sql, params));
+    if (this.deferred.size) return this.flush().then(() => this.query<T>(sql, params));
     return this.queued(() => this.all<T>(sql, params));
   }
 
   defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void {
     if (this.closed) onError?.(closedError(this.url));
     else this.deferred.add({ sql, params, onError });
+  }
+
+  /**
+   * Commits the deferred writes in a transaction of their own (outside any the caller is in), so
+   * a statement outside a transaction — a read, a PRAGMA — runs after them, as it did before.
+   */
+  private flush(): Promise<void> {
+    return this.tx.exit(() => this.transaction(async () => {}));
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -239,7 +247,7 @@ class EmbeddedDatabase implements OpenDatabase {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await flushBeforeClose(this.deferred, () => this.transaction(async () => {}));
+    await flushBeforeClose(this.deferred, () => this.flush());
     await this.serial.run(() => {
       if (this.closed) return;
       this.closed = true;
@@ -301,7 +309,7 @@ class ClientDatabase implements OpenDatabase {
   readonly driver = 'client' as const;
   private readonly serial = new Serial();
   private readonly tx = new AsyncLocalStorage<TxScope>();
-  private readonly deferred = new DeferredWrites(() => this.tx.exit(() => this.transaction(async () => {})));
+  private readonly deferred = new DeferredWrites(() => this.flush());
   private closed = false;
 
   readonly dialect = 'sqlite';
@@ -310,20 +318,28 @@ class ClientDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return this.transaction((tx) => tx.execute(sql, params));
+    if (this.deferred.size) return this.flush().then(() => this.execute(sql, params));
     return this.queued(async () => toExecuteResult(await this.send(this.client, sql, params)));
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
     const current = this.current();
     if (current) return current.query<T>(sql, params);
-    if (this.deferred.size) return this.transaction((tx) => tx.query<T>(sql, params));
+    if (this.deferred.size) return this.flush().then(() => this.query<T>(sql, params));
     return this.queued(async () => toRows<T>(await this.send(this.client, sql, params)));
   }
 
   defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void {
     if (this.closed) onError?.(closedError(this.url));
     else this.deferred.add({ sql, params, onError });
+  }
+
+  /**
+   * Commits the deferred writes in a transaction of their own (outside any the caller is in), so
+   * a statement outside a transaction — a read, a PRAGMA — runs after them, as it did before.
+   */
+  private flush(): Promise<void> {
+    return this.tx.exit(() => this.transaction(async () => {}));
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -362,7 +378,7 @@ class ClientDatabase implements OpenDatabase {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await flushBeforeClose(this.deferred, () => this.transaction(async () => {}));
+    await flushBeforeClose(this.deferred, () => this.flush());
     this.closed = true;
     await this.serial.run(() => this.client.close());
   }
