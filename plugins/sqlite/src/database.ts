@@ -37,8 +37,18 @@ export interface OpenOptions {
 }
 
 /**
+ * WAL pages written before a commit also checkpoints them into the database file (SQLite's
+ * default is 1,000). A checkpoint's fsyncs took most of the time of the commits of a loop step;
+ * ten times fewer of them, each writing back pages that were mostly rewritten several times in
+ * between, make a commit about twice as fast. The WAL file grows to ~40 MB before it is reused.
+ * Commits stay as durable (`synchronous=NORMAL`: none is lost when the process dies).
+ */
+const WAL_CHECKPOINT_PAGES = 10_000;
+
+/**
  * Opens a database. A file is created (with its folder) when missing; its connection gets
- * `synchronous=NORMAL`, a busy timeout and foreign keys. WAL is a separate step
+ * `synchronous=NORMAL`, a WAL checkpoint every {@link WAL_CHECKPOINT_PAGES} pages, a busy
+ * timeout and foreign keys. WAL is a separate step
  * ({@link enableWal}) because it writes to the file, which must wait until the schema version
  * has been found acceptable. WAL with `synchronous=NORMAL` survives a killed process without
  * losing a committed transaction.
@@ -112,6 +122,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
       try {
         db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
         db.exec('PRAGMA synchronous = NORMAL');
+        db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
         db.exec('PRAGMA foreign_keys = ON');
         db.prepare('SELECT 1').all();
       } catch (error) {
@@ -131,6 +142,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
     try {
       if (target.kind === 'file') {
         await client.execute('PRAGMA synchronous = NORMAL');
+        await client.execute(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
         await client.execute('PRAGMA foreign_keys = ON');
       }
       await client.execute('SELECT 1');
