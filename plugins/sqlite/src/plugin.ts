@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext, type SqlParams } from '@oryxos/kernel';
 import { enableWal, openDatabase, type OpenDatabase, type OpenOptions } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
@@ -19,6 +19,13 @@ import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
  */
 export interface SqliteDatabaseService extends Database {
   check(options?: { full?: boolean; maxProblems?: number }): Promise<IntegrityReport>;
+  /**
+   * A write that may wait for the next transaction on this database and commit with it (the
+   * audit trail's rows commit with the session message that follows them), else on the next
+   * turn of the event loop; reads through this service see it at once. `onError` hears why it
+   * could not be written.
+   */
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void;
 }
 
 /**
@@ -75,6 +82,10 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         transaction: (fn) => current().transaction(fn),
         migrate: migrateAny,
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
+        defer: (sql, params, onError) => {
+          if (db) db.defer(sql, params, onError);
+          else onError?.(sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open'));
+        },
       };
       ctx.provide('sessions', store);
       ctx.provide('database', service);
