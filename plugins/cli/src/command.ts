@@ -63,7 +63,8 @@ export abstract class OryxCommand extends Command {
   /** The config `--config` names, or the one found from the working folder up; undefined when there is none. */
   protected async loadConfig(): Promise<ResolvedConfig | undefined> {
     const { flags } = await this.parse(this.constructor as typeof OryxCommand);
-    return loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config) });
+    const { readOnly } = this.constructor as typeof OryxCommand;
+    return loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config), readOnly });
   }
 
   /** Text for a terminal: registered secrets masked, control characters (but newline and tab) shown as escapes. */

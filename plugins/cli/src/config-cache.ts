@@ -30,19 +30,21 @@ interface Compiled {
 /**
  * The config's default export (or its exports when it has none), compiled into `cacheDir` on
  * first use; undefined when it cannot be (a file that does not parse, a folder that cannot be
- * written): then jiti runs it as before. `alias` maps the bare imports the project cannot
+ * written, or `write: false` and not compiled yet): then jiti runs it as before. `alias` maps the bare imports the project cannot
  * resolve to the installation's files (`importAliases`).
  *
  * @example
  * await importConfigCached('/proj/oryx.config.ts', aliases, '/proj/node_modules/.cache/oryxos-config', () => createJiti(url))
  */
 export async function importConfigCached(
-  file: string, alias: Record<string, string>, cacheDir: string, jiti: () => Promise<ConfigCompiler>,
+  file: string, alias: Record<string, string>, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
 ): Promise<{ config: unknown } | undefined> {
   const source = await readFile(file, 'utf8');
   const key = createHash('sha256').update(JSON.stringify([FORMAT, file, source, alias])).digest('hex').slice(0, 32);
   const compiled = path.join(cacheDir, `config-${key}.mjs`);
   if (!(await usable(compiled))) {
+    // A read-only command compiles nothing into the cache: jiti runs the file as it is.
+    if (options.write === false) return undefined;
     const code = (await jiti()).transform({ source, filename: file, ts: true, async: true });
     // A file that does not parse: jiti's own import reports it (line, column) as before.
     if (code.includes('__JITI_ERROR__')) return undefined;

@@ -76,7 +76,7 @@ export async function assertConfigIsYours(file: string, uid = process.getuid?.()
  * cache folder ({@link importConfigCached}), else through jiti. A bare import the project cannot
  * resolve is looked up in `resolveFrom`, in order ({@link importAliases}).
  */
-async function importConfig(file: string, resolveFrom: readonly string[]): Promise<unknown> {
+async function importConfig(file: string, resolveFrom: readonly string[], readOnly = false): Promise<unknown> {
   const dir = path.dirname(file);
   // The cache goes next to the project's dependencies, else into its workspace (folders the
   // sandbox protects), never to a shared temp folder where another user could plant a file.
@@ -86,9 +86,9 @@ async function importConfig(file: string, resolveFrom: readonly string[]): Promi
   let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
   const compiler = async () => {
     const { createJiti } = await import('jiti');
-    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: cacheDir ?? false, interopDefault: true, alias });
+    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias });
   };
-  const cached = cacheDir ? await importConfigCached(file, alias, cacheDir, compiler) : undefined;
+  const cached = cacheDir ? await importConfigCached(file, alias, cacheDir, compiler, { write: !readOnly }) : undefined;
   return cached ? cached.config : (await compiler()).import(file, { default: true });
 }
 
@@ -103,6 +103,11 @@ export interface LoadConfigOptions {
    * the OryxOS installation, then the plugins installed with `oryx plugins install`.
    */
   resolveFrom?: readonly string[];
+  /**
+   * For a command that only reads: a compiled config already in the cache is used, but nothing
+   * is written (no cache file), so the project folder is left as it was.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -130,7 +135,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   let raw: unknown;
   const where = path.relative(cwd, file) || file;
   try {
-    raw = await importConfig(file, options.resolveFrom ?? []);
+    raw = await importConfig(file, options.resolveFrom ?? [], options.readOnly);
   } catch (error) {
     if (isOryxError(error)) throw asConfigError(error, where);
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(errorMessage(error));
