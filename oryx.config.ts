@@ -21,7 +21,7 @@ export default defineConfig({
     sandbox({
       files: { read: ['.'], write: ['.oryxos/memory'], deny: ['.oryxos/oryx.db', '.oryxos/oryx.db-wal', '.oryxos/oryx.db-shm'] },
     }),
-    tools(),
+    tools({ maxOutputChars: 60_000 }), // the whole README fits in one read_file result
     mcp(),
     web(),
   ],

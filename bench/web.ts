@@ -137,6 +137,11 @@ async function main(): Promise<void> {
     const r = best.get(name)!;
     console.log(`${name.padEnd(48)} ${r.rps.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.errors).padStart(7)}`);
   }
+  const rps = (name: string) => best.get(name)!.rps;
+  // One machine-readable line for bench/suite.ts (`npm run bench`).
+  console.log(`RESULT ${JSON.stringify({
+    bareHealth: rps(scenarios[0]![0]), oryxHealth: rps(scenarios[1]![0]), bareInvoke: rps(scenarios[2]![0]), oryxInvoke: rps(scenarios[3]![0]),
+  })}`);
   await new Promise<void>((resolve) => bareServer.close(() => resolve()));
   bareServer.closeAllConnections();
   await t.close();

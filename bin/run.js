@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { execute } from '@oclif/core';
+import { execute, settings } from '@oclif/core';
 
 const args = process.argv.slice(2);
 if (args[0] === '--version' || args[0] === '-v') args[0] = 'version';
@@ -21,4 +21,7 @@ if (existsSync(plugins) && JSON.parse(readFileSync(plugins, 'utf8')).oclif?.plug
   register('./host-modules.js', import.meta.url);
   globalThis[Symbol.for('oryxos.hostModules')] = true; // `oryx plugins install` registers them otherwise
 }
+// Plugins run as built JavaScript: oclif must not try to transpile a linked plugin's TypeScript
+// (it cannot for ESM, and says so on every command).
+settings.enableAutoTranspile = false;
 await execute({ args, dir: import.meta.url });

@@ -1,7 +1,7 @@
 // OryxOS installed like any CLI: the repository packed (`npm pack`, every package bundled),
 // installed globally into a temp prefix offline (`npm install -g --prefix`), and used from an
 // empty folder with no node_modules above it — `oryx init`, `oryx run` against a loopback
-// OpenAI-compatible server, `oryx sessions`, `oryx --version`, `/api/info` of `oryx web`; then
+// OpenAI-compatible server, `oryx sessions`, `oryx doctor`, `oryx --version`, `/api/info` of `oryx web`; then
 // a third-party plugin from outside the repository (test/fixtures/oryx-plugin-shout, copied to
 // the temp folder) installed, enabled, its command and its tool used, audited, uninstalled and
 // linked; a kernel-range mismatch and a non-plugin package refused; and a plugin written by
@@ -107,6 +107,14 @@ test('in an empty folder: oryx init, then oryx run against a loopback model, the
   const sessions = await oryx(['sessions', '--json']);
   assert.is(sessions.code, 0, sessions.stderr);
   assert.equal(JSON.parse(sessions.stdout).items.map((s: { id: string }) => s.id), [result.sessionId]);
+  // The doctor of the installed CLI: the same config, the loopback model, the database the run created.
+  const doctor = await oryx(['doctor', '--json']);
+  const checks = JSON.parse(doctor.stdout).items as { check: string; status: string; detail: string }[];
+  const status = Object.fromEntries(checks.map((c) => [c.check, c.status]));
+  for (const check of ['node', 'config', 'plugins', 'database', 'provider openai', 'sandbox']) assert.is(status[check], 'ok', JSON.stringify(checks));
+  assert.match(checks.find((c) => c.check === 'database')!.detail, 'migrations current');
+  // The web port of the generated config (8787) may be taken on this machine: the exit status follows the checks.
+  assert.is(doctor.code, checks.some((c) => c.status === 'fail') ? 1 : 0, doctor.stderr);
 });
 
 test('an error ends with its code and hint, without oclif\'s EEXIT noise', async () => {

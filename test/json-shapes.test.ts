@@ -108,6 +108,16 @@ const SCHEMAS: Record<string, type.Any> = {
   'notify:channels': list(channel),
   'notify:add': channel,
   'notify:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
+  'version': type({
+    cli: 'string', kernel: 'string', node: 'string', platform: 'string',
+    packages: type({ name: 'string', version: 'string', type: "'core' | 'user' | 'link'", root: 'string', '+': 'reject' }).array(), '+': 'reject',
+  }),
+  'plugins': list(type({
+    package: 'string', version: 'string', 'kernel?': 'string', 'kernelOk?': 'boolean', 'enabled?': 'boolean', from: "'bundled' | 'installed' | 'linked'",
+    permissions: 'string[]', commands: 'boolean', root: 'string', '+': 'reject',
+  }), { kernel: 'string' }),
+  'plugins:new': type({ dir: 'string', package: 'string', kind: "'tool' | 'provider' | 'channel'", files: 'string[]', '+': 'reject' }),
+  'doctor': list(type({ check: 'string', status: "'ok' | 'fail' | 'warn' | 'skip'", detail: 'string', 'code?': 'string', 'fix?': 'string', '+': 'reject' })),
   'notify:test': type({ id: 'number', status: "'sent'", attempts: 'number', channel: 'string', to: 'string[]', 'messageId?': 'string', 'rejected?': 'string[]', '+': 'reject' }),
 };
 
@@ -229,7 +239,14 @@ test('every command prints its one shape; lists are {items}, shows the object, k
   ]);
   assert.is(sessions.items.length, 1);
   assert.is(sessions.items[0].messageCount, 8, 'both runs went to the session the short id named');
-  await Promise.all([shape('memory:show', ['memory', 'show']), shape('memory:recall', ['memory', 'recall', 'tea'])]);
+  await Promise.all([shape('memory:show', ['memory', 'show']), shape('memory:recall', ['memory', 'recall', 'tea']), shape('version', ['version'])]);
+  await shape('plugins', ['plugins']);
+  // The web port of this config (8787) may be taken on this machine: the doctor then exits 1, with the same shape.
+  const doctor = await runOryx(['doctor', '--json'], { cwd: dir });
+  const checks = JSON.parse(doctor.stdout);
+  assertShape('doctor', checks);
+  assert.is(doctor.code, checks.items.some((c: { status: string }) => c.status === 'fail') ? 1 : 0, doctor.stderr);
+  checked.add('doctor');
 
   // Three independent chains of commands that change state, side by side.
   await Promise.all([
@@ -256,6 +273,10 @@ test('every command prints its one shape; lists are {items}, shows the object, k
         assert.is(init.code, 0, init.stderr);
         assertShape('init', JSON.parse(init.stdout));
         checked.add('init');
+        const made = await runOryx(['plugins', 'new', 'journal', '--kind', 'channel', '--json'], { cwd: other });
+        assert.is(made.code, 0, made.stderr);
+        assertShape('plugins:new', JSON.parse(made.stdout));
+        checked.add('plugins:new');
       } finally {
         await rm(other, { recursive: true, force: true });
       }

@@ -19,9 +19,12 @@ const SANDBOX_INSERT = `INSERT INTO sandbox_events (decision, kind, target, reas
 
 const TABLES = ['llm_calls', 'tool_invocations', 'sandbox_events'];
 
+/** What a `database` service that can defer a write offers (the sqlite plugin's does). */
+interface Deferring { defer(sql: string, params: SqlValue[], onError: (error: unknown) => void): void }
+
 /**
  * Writes audit rows. A failed write is logged (ORYX_E_AUDIT_WRITE) and swallowed: the run
- * matters more than its audit row.
+ * matters more than its audit row. On SQLite a row commits with the session's next message.
  *
  * @example
  * const recorder = new AuditRecorder(() => kernel.service('database'), { redact: createRedactor(), maxOutputChars: 8192, maxInputChars: 32768 }, kernel.log);
@@ -58,13 +61,16 @@ export class AuditRecorder {
     const { run, call } = info;
     const input = call.argsError ?? JSON.stringify(call.args ?? {});
     const content = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+    const denied = info.status === 'denied';
+    const [keptInput, keptOutput, reason] = await this.capped([
+      [input, this.options.maxInputChars], [content, this.options.maxOutputChars], ...(denied ? [[result.denied ?? '', Infinity] as const] : []),
+    ]);
     await this.write('tool_invocations', TOOL_INSERT, [
       run.sessionId, run.runId, run.agent.name, run.iteration, call.id, call.name,
       // an unknown tool has no source: NULL rather than a guess
       info.tool?.source ?? null,
-      await this.capped(input, this.options.maxInputChars), input.length,
-      await this.capped(content, this.options.maxOutputChars), result.fullChars ?? content.length,
-      info.status, info.status === 'denied' ? await this.options.redact(result.denied ?? '') : null,
+      keptInput!, input.length, keptOutput!, result.fullChars ?? content.length,
+      info.status, denied ? reason! : null,
       result.retryable ? 1 : 0, info.durationMs, new Date().toISOString(),
     ]);
   }
@@ -99,17 +105,27 @@ export class AuditRecorder {
     }
   }
 
-  /** The first `max` characters, redacted (only what is kept, plus a margin, is scanned). */
-  private async capped(text: string, max: number): Promise<string> {
-    const redacted = await this.options.redact(text.length > max + MARGIN ? text.slice(0, max + MARGIN) : text);
-    return redacted.length > max ? redacted.slice(0, max) : redacted;
+  /** Each text's first `max` characters, redacted together (only what is kept, plus a margin, is scanned). */
+  private async capped(texts: (readonly [string, number])[]): Promise<string[]> {
+    const { redact } = this.options;
+    const scanned = texts.map(([text, max]) => (text.length > max + MARGIN ? text.slice(0, max + MARGIN) : text));
+    const redacted = redact.all ? await redact.all(scanned) : await Promise.all(scanned.map((text) => redact(text)));
+    return redacted.map((text, i) => (text.length > texts[i]![1] ? text.slice(0, texts[i]![1]) : text));
   }
 
+  /**
+   * A database that can defer a write (the sqlite plugin's) commits the row with the next
+   * transaction — the session message that follows the model or tool call — instead of in one
+   * of its own; any other database writes it at once.
+   */
   private async write(table: string, sql: string, params: SqlValue[]): Promise<void> {
+    const warn = (error: unknown) => this.log.warn(`ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
+    const db = this.db() as Database & Partial<Deferring>;
     try {
-      await this.db().execute(sql, params);
+      if (typeof db.defer === 'function') db.defer(sql, params, warn);
+      else await db.execute(sql, params);
     } catch (error) {
-      this.log.warn(`ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
+      warn(error);
     }
   }
 }

@@ -1,5 +1,9 @@
 /** A text rewrite applied to everything the audit writes. */
-export type Redactor = (text: string) => Promise<string>;
+export interface Redactor {
+  (text: string): Promise<string>;
+  /** The same rewrite of several texts (a tool call's input and output) with one secret scan. */
+  all?(texts: string[]): Promise<string[]>;
+}
 
 /** What the `redact` option accepts: patterns (a string is a literal secret) or a function. */
 export type RedactOption = (RegExp | string)[] | ((text: string) => string);
@@ -16,7 +20,14 @@ let scanner: Promise<Scan> | undefined;
  * Loaded on first use. Returns the secret values found.
  */
 async function loadScanner(): Promise<Scan> {
-  const [{ lintSource }, { creator }] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+  const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
+    import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend'), import('@secretlint/profiler'),
+  ]);
+  // secretlint's profiler (for its CLI's --profile) marks every rule of every scan and keeps each
+  // mark forever, searching them all on the next one: a scan's cost grew with the number of scans
+  // before it (62 ms per loop step after a few thousand). Fixed upstream in secretlint 13
+  // (profiling opt-in), which needs Node 22; until then it is switched off here, as 13 does.
+  secretLintProfiler.mark = () => {};
   const config = {
     rules: [{
       id: '@secretlint/secretlint-rule-preset-recommend', rule: creator,
@@ -86,17 +97,11 @@ function redactAssignments(text: string): string {
  * await redact('DB_PASSWORD=hunter2hunter2 and internal-42'); // 'DB_PASSWORD=[REDACTED] and [REDACTED]'
  */
 export function createRedactor(options: { redact?: RedactOption; defaults?: boolean; exact?: (text: string) => string } = {}): Redactor {
-  const steps: ((text: string) => string | Promise<string>)[] = [];
-  if (options.exact) steps.push(options.exact);
-  if (options.defaults !== false) {
-    steps.push(async (text) => {
-      let out = text;
-      const scan = await (scanner ??= loadScanner());
-      for (const secret of new Set(await scan(text))) out = out.split(secret).join(REDACTED);
-      return out;
-    });
-    steps.push(redactAssignments, (t) => t.replace(PREFIXED, REDACTED));
-  }
+  const before: ((text: string) => string)[] = [];
+  const steps: ((text: string) => string)[] = [];
+  if (options.exact) before.push(options.exact);
+  const scanning = options.defaults !== false;
+  if (scanning) steps.push(redactAssignments, (t) => t.replace(PREFIXED, REDACTED));
   if (typeof options.redact === 'function') steps.push(options.redact);
   else {
     for (const p of options.redact ?? []) {
@@ -107,9 +112,16 @@ export function createRedactor(options: { redact?: RedactOption; defaults?: bool
       steps.push((t) => t.replace(pattern, REDACTED));
     }
   }
-  return async (text) => {
-    let out = text;
-    for (const step of steps) out = await step(out);
-    return String(out);
+  // The secret scan (secretlint) is the costly step: several texts share one scan, their
+  // concatenation, and every secret it finds is cut from each of them.
+  const all = async (texts: string[]): Promise<string[]> => {
+    let out = texts.map((text) => before.reduce((t, step) => step(t), text));
+    if (scanning) {
+      const scan = await (scanner ??= loadScanner());
+      const secrets = new Set(await scan(out.join('\n\n')));
+      out = out.map((text) => { for (const secret of secrets) text = text.split(secret).join(REDACTED); return text; });
+    }
+    return out.map((text) => String(steps.reduce((t, step) => step(t), text)));
   };
+  return Object.assign(async (text: string) => (await all([text]))[0]!, { all });
 }

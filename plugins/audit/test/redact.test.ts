@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedactor, secretName } from '../src/index.ts';
@@ -105,6 +106,20 @@ test('user patterns: literal strings (special characters included) and regexes w
   assert.is(await r('a.b(c) axb(c) tok-1 tok-22'), '[REDACTED] axb(c) [REDACTED] [REDACTED]');
   const f = createRedactor({ redact: (t) => t.toUpperCase(), defaults: false });
   assert.is(await f(`DB_PASSWORD=${k.password}`), `DB_PASSWORD=${k.password.toUpperCase()}`);
+});
+
+test('several texts share one scan: each keeps its own text, a secret found in one is cut from it', async () => {
+  const [input, output, plain] = await redact.all!([`{"token":"${k.github}"}`, `found ${k.npm} in .npmrc`, 'hi 1']);
+  assert.is(input, '{"token":"[REDACTED]"}');
+  assert.is(output, 'found [REDACTED] in .npmrc');
+  assert.is(plain, 'hi 1');
+});
+
+test('a scan leaves no performance marks behind (secretlint profiles every scan unless switched off, and each one cost more than the last)', async () => {
+  await redact('warm-up');
+  const marks = performance.getEntriesByType('mark').length;
+  for (let i = 0; i < 5; i++) await redact(`hi ${i}`);
+  assert.is(performance.getEntriesByType('mark').length, marks);
 });
 
 test.run();

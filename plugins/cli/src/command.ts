@@ -42,13 +42,12 @@ export abstract class OryxCommand extends Command {
   private kernel?: Kernel;
 
   /**
-   * Loads the config (or the defaults without one) and starts a kernel on it, read-only when
-   * the command is ({@link OryxCommand.readOnly}) or `options.readOnly` says so.
+   * Loads the config (or the defaults without one; `options.config` when the command loaded it
+   * already) and starts a kernel on it, read-only when the command is ({@link OryxCommand.readOnly})
+   * or `options.readOnly` says so.
    */
-  protected async boot(options: { logger?: Logger; readOnly?: boolean } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
-    const { flags } = await this.parse(this.constructor as typeof OryxCommand);
-    const config = (await loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config) }))
-      ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+  protected async boot(options: { logger?: Logger; readOnly?: boolean; config?: ResolvedConfig } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
+    const config = options.config ?? (await this.loadConfig()) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
     const logger: Logger = options.logger ?? {
       debug: () => {},
       info: () => {},
@@ -59,6 +58,13 @@ export abstract class OryxCommand extends Command {
     this.kernel = new Kernel({ config, logger, readOnly, host });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
+  }
+
+  /** The config `--config` names, or the one found from the working folder up; undefined when there is none. */
+  protected async loadConfig(): Promise<ResolvedConfig | undefined> {
+    const { flags } = await this.parse(this.constructor as typeof OryxCommand);
+    const { readOnly } = this.constructor as typeof OryxCommand;
+    return loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config), readOnly });
   }
 
   /** Text for a terminal: registered secrets masked, control characters (but newline and tab) shown as escapes. */

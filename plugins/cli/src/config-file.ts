@@ -8,6 +8,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OryxError, asConfigError, errorMessage, isOryxError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
+import { importConfigCached } from './config-cache.ts';
 import { importAliases } from './config-imports.ts';
 
 /** The names a config file may have, in the order they are looked for in one folder. */
@@ -71,18 +72,24 @@ export async function assertConfigIsYours(file: string, uid = process.getuid?.()
 }
 
 /**
- * Runs a config file through jiti (TypeScript or JavaScript). A bare import the project cannot
+ * Runs a config file (TypeScript or JavaScript): compiled once per content into the project's
+ * cache folder ({@link importConfigCached}), else through jiti. A bare import the project cannot
  * resolve is looked up in `resolveFrom`, in order ({@link importAliases}).
  */
-async function importConfig(file: string, resolveFrom: readonly string[]): Promise<unknown> {
-  const { createJiti } = await import('jiti');
-  // The transpile cache goes next to the project's dependencies (a folder the sandbox
-  // protects), never to a shared temp folder where another user could plant a cached file.
-  const modules = path.join(path.dirname(file), 'node_modules');
-  const fsCache = (await exists(modules)) ? path.join(modules, '.cache', 'oryxos-config') : false;
-  const alias = await importAliases(path.dirname(file), resolveFrom);
-  const jiti = createJiti(pathToFileURL(file).href, { fsCache, interopDefault: true, alias });
-  return jiti.import(file, { default: true });
+async function importConfig(file: string, resolveFrom: readonly string[], readOnly = false): Promise<unknown> {
+  const dir = path.dirname(file);
+  // The cache goes next to the project's dependencies, else into its workspace (folders the
+  // sandbox protects), never to a shared temp folder where another user could plant a file.
+  const cacheDir = await exists(path.join(dir, 'node_modules')) ? path.join(dir, 'node_modules', '.cache', 'oryxos-config')
+    : await exists(path.join(dir, '.oryxos')) ? path.join(dir, '.oryxos', 'cache') : undefined;
+  const alias = await importAliases(dir, resolveFrom);
+  let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
+  const compiler = async () => {
+    const { createJiti } = await import('jiti');
+    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias });
+  };
+  const cached = cacheDir ? await importConfigCached(file, alias, cacheDir, compiler, { write: !readOnly }) : undefined;
+  return cached ? cached.config : (await compiler()).import(file, { default: true });
 }
 
 /** Where {@link loadConfig} looks and what it may import from. */
@@ -96,6 +103,11 @@ export interface LoadConfigOptions {
    * the OryxOS installation, then the plugins installed with `oryx plugins install`.
    */
   resolveFrom?: readonly string[];
+  /**
+   * For a command that only reads: a compiled config already in the cache is used, but nothing
+   * is written (no cache file), so the project folder is left as it was.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -123,7 +135,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   let raw: unknown;
   const where = path.relative(cwd, file) || file;
   try {
-    raw = await importConfig(file, options.resolveFrom ?? []);
+    raw = await importConfig(file, options.resolveFrom ?? [], options.readOnly);
   } catch (error) {
     if (isOryxError(error)) throw asConfigError(error, where);
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(errorMessage(error));

@@ -103,6 +103,7 @@ servers: {}
 oryx.db-*
 logs/
 web-token
+cache/
 **/MEMORY.md.lock
 **/MEMORY.md.*.tmp
 # What people said: per-user memories, and each conversation's memory and checkpoints.

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -32,6 +32,35 @@ test('oryx.config.ts is found from a subfolder up, typed with defineConfig, with
   assert.is(config!.defaultAgent, 'helper');
   assert.equal(config!.plugins.map((p) => p.name), ['provider-scripted']);
   assert.is(config!.file, path.join(dir, 'oryx.config.ts'));
+});
+
+test('the config is compiled once per content into .oryxos/cache; its own TypeScript imports still load; a cache file others may write is not run', async () => {
+  await mkdir(path.join(dir, '.oryxos'));
+  await writeFile(path.join(dir, 'agent-name.ts'), `export const name: string = 'first';`);
+  const write = (extra: string) => writeFile(path.join(dir, 'oryx.config.ts'), `
+    import { defineConfig } from '@oryxos/kernel';
+    import { scripted } from '@oryxos/kernel/testing';
+    import { name } from './agent-name.ts';
+    export default defineConfig({ defaultAgent: name${extra}, plugins: [scripted([{ text: 'x' }])] });
+  `);
+  const cacheDir = path.join(dir, '.oryxos', 'cache');
+  const compiled = async () => (await readdir(cacheDir)).filter((f) => /^config-[0-9a-f]+\.mjs$/.test(f));
+  await write('');
+  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first');
+  const [first] = await compiled();
+  assert.ok(first, 'a compiled module in .oryxos/cache');
+  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first');
+  assert.equal(await compiled(), [first], 'the same content reuses it');
+
+  await write(" + '-2'");
+  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first-2', 'an edit is seen at once');
+  assert.is((await compiled()).length, 2);
+
+  // Planted code in a cache file every user may write is never run: the config is compiled again.
+  const planted = path.join(cacheDir, (await compiled()).find((f) => f !== first)!);
+  await writeFile(planted, `throw new Error('planted');`);
+  await chmod(planted, 0o666);
+  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first-2');
 });
 
 test('--config loads the named file; a missing one is ORYX_E_CONFIG_NOT_FOUND', async () => {

@@ -55,7 +55,7 @@ export default function mcp(options: McpOptions = {}): Plugin {
         maxTools: opts.limits?.maxTools ?? DEFAULTS.maxTools,
         maxToolListChars: opts.limits?.maxToolListChars ?? DEFAULTS.maxToolListChars,
         maxMessageBytes: opts.limits?.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
-        logDir: path.join(ctx.config.workspaceDir, 'logs'),
+        ...(ctx.readOnly ? {} : { logDir: path.join(ctx.config.workspaceDir, 'logs') }),
         clientVersion: pkg.version,
       }, loaded.file);
       ctx.provide('mcp', manager);

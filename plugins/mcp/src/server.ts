@@ -62,7 +62,8 @@ export interface ServerDeps {
   connectTimeoutMs: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  logDir: string;
+  /** Where stdio servers' stderr logs go; none for a read-only command (it writes no file). */
+  logDir?: string;
   clientVersion: string;
   maxTools: number;
   maxToolListChars: number;
@@ -117,7 +118,7 @@ export class McpServerConnection {
   /** Read through a getter: `close()` may change the state while `start()` awaits. */
   private get shuttingDown(): boolean { return this.state === 'shutdown'; }
   get timeoutMs(): number { return this.entry.config.timeoutMs ?? this.deps.timeoutMs; }
-  get logFile(): string { return path.join(this.deps.logDir, `mcp-${this.name}.log`); }
+  get logFile(): string | undefined { return this.deps.logDir && path.join(this.deps.logDir, `mcp-${this.name}.log`); }
 
   /**
    * The program to start. A path with a slash is taken relative to the project folder, so the
@@ -155,7 +156,7 @@ export class McpServerConnection {
       ...(pid ? { pid } : {}),
       failures: this.failures,
       ...(waiting ? { retryAt: new Date(this.retryAt).toISOString() } : {}),
-      ...(this.kind === 'stdio' ? { log: this.logFile } : {}),
+      ...(this.kind === 'stdio' && this.logFile ? { log: this.logFile } : {}),
       ...(this.refused.length ? { refused: [...this.refused] } : {}),
     };
   }
@@ -371,11 +372,12 @@ export class McpServerConnection {
       return { transport: new StreamableHTTPClientTransport(new URL(c.url!), { requestInit: { headers: c.headers ?? {} }, fetch }) };
     }
     const [{ StdioClientTransport }, { LinearReadBuffer }] = await Promise.all([import('@modelcontextprotocol/sdk/client/stdio.js'), import('./read-buffer.ts')]);
-    await mkdir(this.deps.logDir, { recursive: true });
-    const log = createWriteStream(this.logFile, { flags: 'a' });
-    log.on('error', (error) => this.deps.ctx.log.debug(`cannot write ${this.logFile}: ${errorMessage(error)}`));
+    const logFile = this.logFile;
+    if (this.deps.logDir) await mkdir(this.deps.logDir, { recursive: true });
+    const log = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+    log?.on('error', (error) => this.deps.ctx.log.debug(`cannot write ${this.logFile}: ${errorMessage(error)}`));
     const mask = (text: string) => this.deps.ctx.secrets.mask(text);
-    log.write(mask(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`));
+    log?.write(mask(`[${new Date().toISOString()}] oryxos: starting ${[this.command, ...(c.args ?? [])].join(' ')}${launch!.confined ? ' (confined)' : ''}\n`));
     // Exactly what the sandbox returned: the program (under bubblewrap when confined) with the
     // minimal environment plus what exec.env allows. The SDK adds HOME, LOGNAME, PATH, SHELL,
     // TERM and USER from this process, which the minimal environment holds already.
@@ -389,7 +391,7 @@ export class McpServerConnection {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop()!.slice(-65_536);
       if (!lines.length) return;
-      log.write(mask(`${lines.join('\n')}\n`));
+      log?.write(mask(`${lines.join('\n')}\n`));
       const shown = lines.map((l) => l.trim()).filter(Boolean);
       this.stderrTail = [...this.stderrTail, ...shown].slice(-5);
     });
@@ -470,8 +472,9 @@ export class McpServerConnection {
   }
 
   private startFailure(error: unknown): OryxError {
+    const logFile = this.logFile;
     const hint = this.kind === 'stdio'
-      ? `Check its command and read ${path.relative(process.cwd(), this.logFile) || this.logFile}.`
+      ? (logFile ? `Check its command and read ${path.relative(process.cwd(), logFile) || logFile}.` : `Check its command; its error output: ${this.stderrTail.join(' | ') || '(none)'}.`)
       : 'Check the url and headers, and that the server is running.';
     if (isOryxError(error)) {
       if (error.code === 'ORYX_E_SANDBOX_DENIED') {

@@ -1,19 +1,12 @@
-import { execFile } from 'node:child_process';
+// End to end through the built `oryx` CLI (npm test builds first; alone: `npx tsc -b plugins/openai` first).
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 import { openaiServer, completion, chunk, textStream } from './helpers/openai-server.ts';
 
-const run = promisify(execFile);
-const repo = path.resolve(import.meta.dirname, '../../..');
 
-test.before(async () => {
-  // The CLI loads the built package through oryx.config.ts, so build it first.
-  await run('npx', ['tsc', '-b', 'plugins/openai'], { cwd: repo });
-});
 
 const config = (url: string) => `import { defineConfig, type Tool } from '@oryxos/kernel';
 import openai from '@oryxos/plugin-openai';

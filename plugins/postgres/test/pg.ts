@@ -31,7 +31,17 @@ export async function freshDatabase(prefix = 'oryx_t'): Promise<{ name: string; 
     async drop() {
       const a = postgresClient(ADMIN_URL, { max: 1, onnotice: () => {} });
       try {
-        await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        // FORCE cannot end a backend of another role: an autovacuum worker that happens to be on
+        // the database refuses it for a moment; it finishes soon, so try again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+            break;
+          } catch (error) {
+            if (attempt >= 20 || !/member of the role whose process is being terminated/.test((error as Error).message)) throw error;
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        }
       } finally {
         await a.end({ timeout: 1 });
       }

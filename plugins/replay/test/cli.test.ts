@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
+// End to end through the built `oryx` CLI (npm test builds first; alone: `npx tsc -b plugins/replay` first).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
 
-const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../../..');
 /** `oryx … --json` that must succeed, parsed. */
 async function json(dir: string, ...args: string[]): Promise<any> {
@@ -15,9 +13,6 @@ async function json(dir: string, ...args: string[]): Promise<any> {
   return JSON.parse(r.stdout);
 }
 
-test.before(async () => {
-  await run('npx', ['tsc', '-b', 'plugins/replay'], { cwd: repo });
-});
 
 const tool = `const add: Tool = {
   name: 'add', description: 'Add two numbers', source: 'plugin',

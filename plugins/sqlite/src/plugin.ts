@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext, type SqlParams } from '@oryxos/kernel';
 import { enableWal, openDatabase, type OpenDatabase, type OpenOptions } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
@@ -20,6 +20,13 @@ import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
  */
 export interface SqliteDatabaseService extends Database {
   check(options?: { full?: boolean; maxProblems?: number }): Promise<IntegrityReport>;
+  /**
+   * A write that may wait for the next transaction on this database and commit with it (the
+   * audit trail's rows commit with the session message that follows them), else on the next
+   * turn of the event loop; reads through this service see it at once. `onError` hears why it
+   * could not be written.
+   */
+  defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void;
 }
 
 /**
@@ -46,8 +53,13 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       // `oryx db status`: read what the database holds, then let every plugin migrate a scratch
       // database instead, so each one reports what it would apply without touching the real one.
       const scratch = control?.mode === 'plan';
-      const target: DatabaseTarget = scratch ? { kind: 'file', path: ':memory:' } : configured;
-      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || scratch ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      // A command that only reads (`oryx sessions`, `oryx audit …`) in a project with no database
+      // yet reads an empty in-memory one: nothing is created by a read.
+      const nothingYet = ctx.readOnly && configured.kind === 'file' && configured.path !== ':memory:' && !existsSync(configured.path);
+      const inMemory = scratch || nothingYet;
+      const target: DatabaseTarget = inMemory ? { kind: 'file', path: ':memory:' } : configured;
+      const driverFor = (t: DatabaseTarget) => (opts.driver === 'auto' || inMemory ? (t.kind === 'file' ? 'libsql' : 'client') : opts.driver);
+      if (nothingYet) ctx.log.debug(`no database at ${configured.path} yet; this read-only command reads an empty one and creates none`);
       if (control) {
         control.database = { dialect: 'sqlite', url: configured.kind === 'file' ? `file:${configured.path}` : displayUrl(configured.url) };
         if (scratch) control.recorded = await readRecorded(configured, { driver: driverFor(configured), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
@@ -71,6 +83,10 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         transaction: (fn) => current().transaction(fn),
         migrate: migrateAny,
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
+        defer: (sql, params, onError) => {
+          if (db) db.defer(sql, params, onError);
+          else onError?.(sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open'));
+        },
       };
       ctx.provide('sessions', store);
       ctx.provide('database', service);

@@ -39,7 +39,7 @@ export interface SqliteSessionStoreOptions {
 
 /**
  * The durable session store (`kernel.service('sessions')`): one row per message, each
- * `append` its own transaction, positions (`seq`) assigned inside it and guarded by
+ * `append` its own transaction (three statements for one message), positions (`seq`) assigned inside it and guarded by
  * UNIQUE(session_id, seq). `lock` serializes runs on a session across processes.
  *
  * @example
@@ -153,11 +153,15 @@ export class SqliteSessionStore implements SessionStore {
       try {
         await this.db().transaction(async (tx) => {
           const now = new Date().toISOString();
-          // PostgreSQL: the row lock makes concurrent appends to one session take turns, so
-          // MAX(seq) below sees the previous one's rows (SQLite's write transaction already does).
-          const [session] = await tx.query<{ title: string }>(tx.dialect === 'postgres'
-            ? 'SELECT title FROM sessions WHERE id = ? FOR UPDATE' : 'SELECT title FROM sessions WHERE id = ?', [id]);
-          if (!session) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+          // The session row first: it says whether the session exists, and on PostgreSQL its row
+          // lock makes concurrent appends to one session take turns, so MAX(seq) below sees the
+          // previous one's rows (SQLite's write transaction already does).
+          const updated = await tx.execute(
+            `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
+               title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`,
+            [now, encoded.length, title, id],
+          );
+          if (updated.rowsAffected === 0) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
           const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
           let seq = Number(top?.seq ?? 0);
           for (const m of encoded) {
@@ -167,11 +171,6 @@ export class SqliteSessionStore implements SessionStore {
               [id, ++seq, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now],
             );
           }
-          await tx.execute(
-            `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
-               title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`,
-            [now, encoded.length, title, id],
-          );
         });
         return;
       } catch (error) {

@@ -2,34 +2,46 @@ import { type } from 'arktype';
 import { mustGetSession } from './api-routes.ts';
 import type { WebContext } from './context.ts';
 import type { RouteTable } from './routes.ts';
+import { lazyType } from './lazy-type.ts';
 import { ErrorResponse, limit } from './schemas.ts';
 import { shapeTrace, traceSource } from './trace.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
-export const TraceQuery = type({ 'runs?': limit(100) });
+/** The types of these routes, built on the first request or document (see {@link lazyType}). */
+function build() {
+  const TraceQuery = type({ 'runs?': limit(100) });
 
-const totals = type({
-  llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number',
-  toolCalls: 'number', toolErrors: 'number', denied: 'number', toolMs: 'number',
-});
-const llmEntry = type({
-  kind: "'llm'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', attempt: 'number',
-  'provider?': 'string', 'model?': 'string', 'inputTokens?': 'number', 'outputTokens?': 'number', 'finishReason?': 'string',
-  status: "'ok' | 'error'", 'errorCode?': 'string', 'error?': 'string', retried: 'boolean',
-});
-const toolEntry = type({
-  kind: "'tool'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', 'toolCallId?': 'string', tool: 'string',
-  'source?': 'string', status: "'ok' | 'error' | 'denied'", 'deniedReason?': 'string', 'inputChars?': 'number', 'outputChars?': 'number',
-});
-export const TraceResponse = type({
-  sessionId: 'string', agent: 'string', moreRuns: 'boolean', totals,
-  runs: type({
-    runId: 'string', 'agent?': 'string', startedAt: 'string', endedAt: 'string', durationMs: 'number', totals,
-    entries: llmEntry.or(toolEntry).array(),
-  }).array(),
-});
-export const StopResponse = type({ sessionId: 'string', stopped: 'number' });
+  const totals = type({
+    llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number',
+    toolCalls: 'number', toolErrors: 'number', denied: 'number', toolMs: 'number',
+  });
+  const llmEntry = type({
+    kind: "'llm'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', attempt: 'number',
+    'provider?': 'string', 'model?': 'string', 'inputTokens?': 'number', 'outputTokens?': 'number', 'finishReason?': 'string',
+    status: "'ok' | 'error'", 'errorCode?': 'string', 'error?': 'string', retried: 'boolean',
+  });
+  const toolEntry = type({
+    kind: "'tool'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', 'toolCallId?': 'string', tool: 'string',
+    'source?': 'string', status: "'ok' | 'error' | 'denied'", 'deniedReason?': 'string', 'inputChars?': 'number', 'outputChars?': 'number',
+  });
+  const TraceResponse = type({
+    sessionId: 'string', agent: 'string', moreRuns: 'boolean', totals,
+    runs: type({
+      runId: 'string', 'agent?': 'string', startedAt: 'string', endedAt: 'string', durationMs: 'number', totals,
+      entries: llmEntry.or(toolEntry).array(),
+    }).array(),
+  });
+  const StopResponse = type({ sessionId: 'string', stopped: 'number' });
+  return { TraceQuery, TraceResponse, StopResponse };
+}
+
+let built: ReturnType<typeof build> | undefined;
+const all = () => (built ??= build());
+
+export const TraceQuery = lazyType(() => all().TraceQuery);
+export const TraceResponse = lazyType(() => all().TraceResponse);
+export const StopResponse = lazyType(() => all().StopResponse);
 
 /**
  * Routes about a session's runs, for the console and any other client: the run timeline from

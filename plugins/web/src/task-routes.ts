@@ -28,42 +28,46 @@ export function schedulerOf(kernel: Pick<PluginContext, 'service' | 'hasService'
   return kernel.hasService(name) ? kernel.service(name) as unknown as SchedulerPort : undefined;
 }
 
-const TaskBody = type({
-  name: 'string > 0',
-  agent: 'string > 0',
-  message: 'string > 0',
-  'cron?': 'string',
-  'every?': 'string | number',
-  'at?': 'string',
-  'timezone?': 'string',
-  'session?': "'new' | 'task'",
-  'notify?': 'string',
-  'enabled?': 'boolean',
-  'timeoutMs?': 'number.integer >= 1000',
-  'overlap?': "'skip' | 'queue'",
-  'catchUp?': "'latest' | 'none' | 'all'",
-  '+': 'reject',
-});
+/** The types of these routes, built only when they are registered (a scheduler is enabled). */
+function taskTypes() {
+  const TaskBody = type({
+    name: 'string > 0',
+    agent: 'string > 0',
+    message: 'string > 0',
+    'cron?': 'string',
+    'every?': 'string | number',
+    'at?': 'string',
+    'timezone?': 'string',
+    'session?': "'new' | 'task'",
+    'notify?': 'string',
+    'enabled?': 'boolean',
+    'timeoutMs?': 'number.integer >= 1000',
+    'overlap?': "'skip' | 'queue'",
+    'catchUp?': "'latest' | 'none' | 'all'",
+    '+': 'reject',
+  });
 
-const Task = type({
-  name: 'string', agent: 'string', message: 'string', schedule: 'string', 'cron?': 'string', 'every?': 'string', 'everyMs?': 'number',
-  'at?': 'string', 'timezone?': 'string', session: "'new' | 'task'", 'sessionId?': 'string', 'notify?': 'string', enabled: 'boolean',
-  timeoutMs: 'number', overlap: "'skip' | 'queue'", catchUp: "'latest' | 'none' | 'all'", source: "'config' | 'runtime'", 'next?': 'string',
-  'last?': { slot: 'string', status: 'string', 'finishedAt?': 'string', 'errorCode?': 'string' }, 'createdAt?': 'string', 'updatedAt?': 'string',
-});
+  const Task = type({
+    name: 'string', agent: 'string', message: 'string', schedule: 'string', 'cron?': 'string', 'every?': 'string', 'everyMs?': 'number',
+    'at?': 'string', 'timezone?': 'string', session: "'new' | 'task'", 'sessionId?': 'string', 'notify?': 'string', enabled: 'boolean',
+    timeoutMs: 'number', overlap: "'skip' | 'queue'", catchUp: "'latest' | 'none' | 'all'", source: "'config' | 'runtime'", 'next?': 'string',
+    'last?': { slot: 'string', status: 'string', 'finishedAt?': 'string', 'errorCode?': 'string' }, 'createdAt?': 'string', 'updatedAt?': 'string',
+  });
 
-const Execution = type({
-  id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
-  firedBy: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', startedAt: 'string | null', finishedAt: 'string | null',
-  durationMs: 'number | null', sessionId: 'string | null', runId: 'string | null', stopReason: 'string | null', answer: 'string | null',
-  errorCode: 'string | null', error: 'string | null', iterations: 'number | null', inputTokens: 'number | null', outputTokens: 'number | null',
-  notifyStatus: 'string | null', notificationId: 'number | null', '+': 'ignore',
-});
+  const Execution = type({
+    id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
+    firedBy: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', startedAt: 'string | null', finishedAt: 'string | null',
+    durationMs: 'number | null', sessionId: 'string | null', runId: 'string | null', stopReason: 'string | null', answer: 'string | null',
+    errorCode: 'string | null', error: 'string | null', iterations: 'number | null', inputTokens: 'number | null', outputTokens: 'number | null',
+    notifyStatus: 'string | null', notificationId: 'number | null', '+': 'ignore',
+  });
 
-const ExecutionsQuery = type({
-  'limit?': type('string.integer.parse').pipe(type('1 <= number.integer <= 1000')),
-  'status?': "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
-});
+  const ExecutionsQuery = type({
+    'limit?': type('string.integer.parse').pipe(type('1 <= number.integer <= 1000')),
+    'status?': "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
+  });
+  return { TaskBody, Task, Execution, ExecutionsQuery };
+}
 
 /** HTTP status of the scheduler's codes (others go through the web plugin's own mapping). */
 const STATUS: Record<string, number> = {
@@ -79,6 +83,7 @@ const err = (description: string) => ({ description, schema: ErrorResponse });
  * only a token that may name users (the server's own) may see or change them.
  */
 export function registerTaskRoutes(routes: RouteTable, scheduler: SchedulerPort): void {
+  const { TaskBody, Task, Execution, ExecutionsQuery } = taskTypes();
   const guarded = (handler: (c: Context<WebEnv>) => Promise<Response>) => async (c: Context<WebEnv>) => {
     if (!identityOf(c).namesUsers) throw webError('ORYX_E_WEB_USER_FORBIDDEN', 'Scheduled tasks run for the server\'s operator; this token may not see or change them');
     try {

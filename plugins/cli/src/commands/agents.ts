@@ -5,6 +5,7 @@ import { listAgents, type AgentJson } from '../agent-list.ts';
 import { listJson, type ListJson } from '../json.ts';
 
 export default class Agents extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List the agents in .oryxos/agents.';
   static override description = 'An agent whose AGENT.md cannot be loaded is listed with its error (the others still are), '
     + 'and the command then exits with status 1.';

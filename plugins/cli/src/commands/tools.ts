@@ -5,6 +5,7 @@ import { table } from '../format.ts';
 import { listJson } from '../json.ts';
 
 export default class Tools extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List tools: all registered ones, or those an agent may use.';
   static override examples = ['<%= config.bin %> tools', '<%= config.bin %> tools -a assistant --json'];
   static override enableJsonFlag = true;

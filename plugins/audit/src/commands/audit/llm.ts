@@ -5,6 +5,7 @@ import { listLlmCalls, type LlmCallRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditLlm extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List model calls (llm_calls): tokens, latency, failures and retries.';
   static override examples = [
     '<%= config.bin %> audit llm',

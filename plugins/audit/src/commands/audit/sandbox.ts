@@ -5,6 +5,7 @@ import { listSandboxEvents, type SandboxEventRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditSandbox extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List sandbox events (sandbox_events): every denial and every connection of a confined process.';
   static override examples = [
     '<%= config.bin %> audit sandbox',

@@ -4,6 +4,7 @@ import { summarize, type SessionSummary } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditSummary extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'One line per session: model calls, tokens, failures, tool calls, tool errors, denials.';
   static override examples = ['<%= config.bin %> audit summary', '<%= config.bin %> audit summary --agent researcher --json'];
   static override enableJsonFlag = true;

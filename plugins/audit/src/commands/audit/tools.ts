@@ -5,6 +5,7 @@ import { listToolInvocations, type ToolInvocationRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditTools extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List tool calls (tool_invocations): inputs, outputs, errors and denials.';
   static override examples = [
     '<%= config.bin %> audit tools',

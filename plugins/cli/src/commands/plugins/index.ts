@@ -1,9 +1,8 @@
 import { errorMessage, kernelVersion } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
 import { OryxCommand } from '../../command.ts';
-import { loadConfig } from '../../config-file.ts';
 import { table } from '../../format.ts';
-import { installedPackages, pluginSources } from '../../installation.ts';
+import { installedPackages } from '../../installation.ts';
 import { readPluginPackage } from '../../plugin-package.ts';
 
 /** One row of `oryx plugins`. */
@@ -34,11 +33,11 @@ export default class Plugins extends OryxCommand {
   static override readOnly = true;
 
   async run(): Promise<{ kernel: string; items: PluginRow[] }> {
-    const { flags } = await this.parse(Plugins);
+    await this.parse(Plugins);
     const kernel = kernelVersion();
     let enabled: Set<string> | undefined = new Set();
     try {
-      const config = await loadConfig({ file: flags.config, resolveFrom: pluginSources(this.config) });
+      const config = await this.loadConfig();
       enabled = new Set(config?.plugins.map((p) => p.package).filter((p): p is string => p !== undefined));
     } catch (error) {
       enabled = undefined;

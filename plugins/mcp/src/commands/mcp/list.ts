@@ -4,6 +4,7 @@ import type { McpServerStatus } from '../../server.ts';
 import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class McpList extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List the MCP servers with their status and tool count.';
   static override description = 'Starts every enabled server (in parallel, each within its connect timeout) to check it, '
     + 'then shows its transport, state, tool count and, for an unavailable one, why.';

@@ -5,6 +5,7 @@ import type { McpToolInfo } from '../../server.ts';
 import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class McpTools extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List the tools of one MCP server, with the names agents use.';
   static override description = 'Starts the server if needed. Agents see each tool as <server>__<tool>; '
     + 'the server\'s tools: allow-list in mcp_servers.yaml hides the others. --json includes each input schema.';

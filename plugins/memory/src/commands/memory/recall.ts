@@ -6,6 +6,7 @@ import { RECALL_MAX_LIMIT } from '../../tools.ts';
 import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class MemoryRecall extends OryxCommand {
+  static override readOnly = true;
   static override summary = "Search an agent's archived memory, best match first (the same ranking as the recall_memory tool).";
   static override description = 'Keyword ranking (BM25) over the Archive entries of the MEMORY.md the agent uses; '
     + 'Chinese, Japanese and Korean text is matched by characters and character pairs.';

@@ -6,6 +6,7 @@ import { isOryxError } from '@oryxos/kernel';
 import { resolveSessionId } from '@oryxos/plugin-cli';
 
 export default class MemoryShow extends OryxCommand {
+  static override readOnly = true;
   static override summary = "Show an agent's long-term memory: the Core and Archive entries of its MEMORY.md.";
   static override description = 'Reads .oryxos/agents/<agent>/MEMORY.md when it exists, else the shared .oryxos/memory/MEMORY.md; '
     + "with --user, that user's memory beside it (users/<user>/MEMORY.md); with --session, the session's memory and checkpoints.";

@@ -4,6 +4,7 @@ import { notifierOf } from '../../cli.ts';
 import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class NotifyChannels extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List notify channels: server, sender, recipients and where the password comes from (never the password).';
   static override examples = ['<%= config.bin %> notify channels', '<%= config.bin %> notify channels --json'];
   static override enableJsonFlag = true;

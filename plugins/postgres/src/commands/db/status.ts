@@ -13,6 +13,7 @@ export interface OwnerStatus {
 }
 
 export default class DbStatus extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'The database the config uses, and each plugin\'s schema version there next to the one this code knows.';
   static override description = 'Connects to the database of the store plugin in oryx.config.ts (sqlite or postgres) and changes nothing: '
     + 'every enabled plugin\'s migrations run against a scratch database instead, so the report says what `oryx db migrate` would apply. '

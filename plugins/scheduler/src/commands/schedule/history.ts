@@ -5,6 +5,7 @@ import type { ExecutionRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class ScheduleHistory extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'A task\'s executions, newest slot first: status, session, error, mail.';
   static override examples = [
     '<%= config.bin %> schedule history morning-brief',

@@ -4,6 +4,7 @@ import type { TaskInfo } from '../../rows.ts';
 import { listJson, type ListJson } from '@oryxos/plugin-cli';
 
 export default class ScheduleList extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List scheduled tasks: schedule, agent, next slot, last result.';
   static override examples = ['<%= config.bin %> schedule list', '<%= config.bin %> schedule list --json'];
   static override enableJsonFlag = true;

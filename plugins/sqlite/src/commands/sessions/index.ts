@@ -3,6 +3,7 @@ import type { Page, SessionInfo } from '@oryxos/kernel';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 
 export default class Sessions extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'List stored sessions, most recently active first.';
   static override examples = [
     '<%= config.bin %> sessions',

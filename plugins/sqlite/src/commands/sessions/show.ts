@@ -9,6 +9,7 @@ import type { SqliteSessionStore } from '../../session-store.ts';
 interface DamagedJson { seq: number; damaged: { code: string; message: string; hint?: string; column?: unknown } }
 
 export default class SessionsShow extends OryxCommand {
+  static override readOnly = true;
   static override summary = 'Show a session: its messages, tool calls and tool results.';
   static override description = 'A message that cannot be read (a damaged row) is shown in its place as UNREADABLE, with the reason; '
     + '`oryx sessions repair ID` moves such messages aside.';

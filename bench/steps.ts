@@ -1,0 +1,116 @@
+// Per-step cost of whole runs through the kernel, in the peer harness's scenario
+// (../shared/bench-peers): K-step runs, an instant scripted model that calls the tool `echo`
+// (arguments checked by an arktype validator) on steps 1..K-1 and answers on step K, each run
+// on a new session. Warms up, then times R sequential runs; prints one `RESULT {json}` line.
+//
+// Run (after npm run build): node --import tsx bench/steps.ts memory|sqlite [runs] [fill]
+//   memory  the kernel's in-memory store, allow-all sandbox
+//   sqlite  @oryxos/plugin-sqlite (a fresh file) + @oryxos/plugin-audit
+//   fill    sqlite only: first fill the database with this many finished runs (sessions,
+//           messages and audit rows shaped like the measured ones, written in bulk SQL), to
+//           see whether the per-step cost stays flat as the database grows
+// `npm run bench` runs it as part of bench/suite.ts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Database, Plugin, Provider, Tool } from '@oryxos/kernel';
+import { allowAll, testKernel } from '@oryxos/kernel/testing';
+import { type } from 'arktype';
+
+const mode = process.argv[2] ?? 'memory';
+const R = Number(process.argv[3] ?? 1000);
+const fill = Number(process.argv[4] ?? 0);
+const K = 10;
+const WARMUP_MS = Number(process.env.WARMUP_MS ?? 1500);
+if (mode !== 'memory' && mode !== 'sqlite') throw new Error(`mode must be memory or sqlite, not ${mode}`);
+
+let step = 0;
+const counters = { model: 0, tool: 0 };
+const provider: Provider = {
+  name: 'bench', defaultModel: 'bench-model',
+  async chat(request) {
+    counters.model++;
+    step++;
+    const done = step >= K;
+    return {
+      message: done ? { role: 'assistant', content: `done after ${K - 1} tool calls` }
+        : { role: 'assistant', content: '', toolCalls: [{ id: `call_${step}`, name: 'echo', args: { text: `hi ${step}` } }] },
+      usage: { inputTokens: 100, outputTokens: 10 }, finishReason: done ? 'stop' : 'tool_calls', model: request.model,
+    };
+  },
+};
+const echoArgs = type({ text: 'string', '+': 'reject' });
+const echo: Tool = {
+  name: 'echo', description: 'Echo text back', source: 'plugin',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  validate(args) { const out = echoArgs(args); return out instanceof type.errors ? out.summary : undefined; },
+  async execute(args) { counters.tool++; return String((args as { text: string }).text); },
+};
+const bench: Plugin = { name: 'bench', version: '1.0.0', kernel: '^1', setup(ctx) { ctx.registerProvider(provider); ctx.registerTool(echo); } };
+
+const dir = await mkdtemp(path.join(tmpdir(), 'oryx-bench-steps-'));
+const plugins: Plugin[] = [bench, allowAll()];
+if (mode === 'sqlite') {
+  const [{ default: sqlite }, { default: audit }] = await Promise.all([import('@oryxos/plugin-sqlite'), import('@oryxos/plugin-audit')]);
+  plugins.push(sqlite(), audit());
+}
+const t = await testKernel({ plugins, dir, agents: { assistant: { tools: ['echo'], settings: { max_iterations: K + 5 } } } });
+const runOnce = async () => {
+  step = 0;
+  const r = await t.service.process({ agent: 'assistant', message: 'say hi via echo' });
+  if (r.answer !== `done after ${K - 1} tool calls`) throw new Error(`unexpected answer ${JSON.stringify(r.answer)} (${r.stopReason})`);
+};
+
+if (fill > 0) await fillDatabase(t.kernel.service('database') as Database, fill);
+const w0 = performance.now();
+for (let i = 0; i < 20 || performance.now() - w0 < WARMUP_MS; i++) await runOnce();
+
+counters.model = 0;
+counters.tool = 0;
+let peakRss = process.memoryUsage.rss();
+const t0 = performance.now();
+for (let i = 0; i < R; i++) {
+  await runOnce();
+  if (i % 20 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}
+const ms = performance.now() - t0;
+if (counters.model !== R * K || counters.tool !== R * (K - 1)) throw new Error(`counted ${counters.model} model / ${counters.tool} tool calls, expected ${R * K} / ${R * (K - 1)}`);
+peakRss = Math.max(peakRss, process.memoryUsage.rss());
+await t.close();
+await rm(dir, { recursive: true, force: true });
+console.log(`RESULT ${JSON.stringify({ mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), peakRssMb: peakRss / 2 ** 20 })}`);
+
+/**
+ * `runs` finished runs in bulk: per run a session, 1 user + K assistant + K-1 tool messages,
+ * K llm_calls and K-1 tool_invocations rows, with random session ids like the real ones.
+ */
+async function fillDatabase(db: Database, runs: number): Promise<void> {
+  const now = new Date().toISOString();
+  await db.transaction(async (tx) => {
+    await tx.execute('CREATE TEMP TABLE fill_runs (n INTEGER PRIMARY KEY, id TEXT NOT NULL)');
+    await tx.execute(`WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ?)
+      INSERT INTO fill_runs (n, id) SELECT n, lower(hex(randomblob(16))) FROM r`, [runs]);
+    await tx.execute(`INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count)
+      SELECT id, 'assistant', 'say hi via echo', ?, ?, ? FROM fill_runs`, [now, now, 2 * K]);
+    await tx.execute(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+      INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, created_at)
+      SELECT f.id, s.i,
+        CASE WHEN s.i = 1 THEN 'user' WHEN s.i % 2 = 0 THEN 'assistant' ELSE 'tool' END,
+        CASE WHEN s.i = 1 THEN 'say hi via echo' WHEN s.i = ? THEN 'done' WHEN s.i % 2 = 0 THEN '' ELSE 'hi ' || (s.i / 2) END,
+        CASE WHEN s.i % 2 = 0 AND s.i < ? THEN '[{"id":"call_' || (s.i / 2) || '","name":"echo","args":{"text":"hi ' || (s.i / 2) || '"}}]' END,
+        CASE WHEN s.i > 1 AND s.i % 2 = 1 THEN 'call_' || (s.i / 2) END,
+        CASE WHEN s.i > 1 AND s.i % 2 = 1 THEN 'echo' END,
+        CASE WHEN s.i > 1 AND s.i % 2 = 1 THEN 0 END, ?
+      FROM fill_runs f, s`, [2 * K, 2 * K, 2 * K, now]);
+    await tx.execute(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+      INSERT INTO llm_calls (session_id, run_id, agent, iteration, attempt, provider, model, input_tokens, output_tokens, latency_ms, finish_reason, status, created_at)
+      SELECT f.id, 'run-' || f.n, 'assistant', s.i, 1, 'bench', 'bench-model', 100, 10, 0, CASE WHEN s.i = ? THEN 'stop' ELSE 'tool_calls' END, 'ok', ?
+      FROM fill_runs f, s`, [K, K, now]);
+    await tx.execute(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+      INSERT INTO tool_invocations (session_id, run_id, agent, iteration, tool_call_id, tool, source, input, input_chars, output, output_chars, status, retryable, duration_ms, created_at)
+      SELECT f.id, 'run-' || f.n, 'assistant', s.i, 'call_' || s.i, 'echo', 'plugin', '{"text":"hi ' || s.i || '"}', 14, 'hi ' || s.i, 4, 'ok', 0, 0, ?
+      FROM fill_runs f, s`, [K - 1, now]);
+    await tx.execute('DROP TABLE fill_runs');
+  });
+  await db.query('PRAGMA wal_checkpoint(TRUNCATE)');
+}

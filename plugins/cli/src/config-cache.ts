@@ -1,0 +1,99 @@
+/**
+ * Running `oryx.config.ts` fast: the file is compiled once per content (jiti's TypeScript
+ * transform) into a module kept in the project's cache folder, named by a hash of the source,
+ * the file's path and what the installation offers its bare imports. Its package imports then
+ * load through Node's own ESM loader, as any program's would, instead of being recompiled by
+ * jiti on every start (most of what an `oryx agents` cost). Relative imports — the project's own
+ * TypeScript — still go through jiti.
+ */
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** Bumped when the shape of a compiled module changes, so older cache files are not used. */
+const FORMAT = 1;
+
+/** What this needs of a jiti instance. */
+export interface ConfigCompiler {
+  transform(options: { source: string; filename: string; ts: boolean; async: boolean }): string;
+  import(id: string): Promise<unknown>;
+}
+
+interface Compiled {
+  default(exports: Record<string, unknown>, module: { exports: Record<string, unknown> }, require: NodeJS.Require, filename: string, dirname: string, jitiImport: (id: string) => Promise<unknown>): Promise<void>;
+  /** Node's resolution from the compiled file, which sits inside the project: the project's packages. */
+  resolve(id: string): string;
+}
+
+/**
+ * The config's default export (or its exports when it has none), compiled into `cacheDir` on
+ * first use; undefined when it cannot be (a file that does not parse, a folder that cannot be
+ * written, or `write: false` and not compiled yet): then jiti runs it as before. `alias` maps the bare imports the project cannot
+ * resolve to the installation's files (`importAliases`).
+ *
+ * @example
+ * await importConfigCached('/proj/oryx.config.ts', aliases, '/proj/node_modules/.cache/oryxos-config', () => createJiti(url))
+ */
+export async function importConfigCached(
+  file: string, alias: Record<string, string>, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
+): Promise<{ config: unknown } | undefined> {
+  const source = await readFile(file, 'utf8');
+  const key = createHash('sha256').update(JSON.stringify([FORMAT, file, source, alias])).digest('hex').slice(0, 32);
+  const compiled = path.join(cacheDir, `config-${key}.mjs`);
+  if (!(await usable(compiled))) {
+    // A read-only command compiles nothing into the cache: jiti runs the file as it is.
+    if (options.write === false) return undefined;
+    const code = (await jiti()).transform({ source, filename: file, ts: true, async: true });
+    // A file that does not parse: jiti's own import reports it (line, column) as before.
+    if (code.includes('__JITI_ERROR__')) return undefined;
+    const stored = await store(compiled, `// ${path.basename(file)}, compiled by oryx (jiti): a cache, safe to delete\n`
+      + 'export const resolve = (id) => import.meta.resolve(id);\n'
+      + `export default async function (exports, module, require, __filename, __dirname, jitiImport) {\n${code}\n}\n`);
+    if (!stored) return undefined;
+  }
+  const mod = await import(pathToFileURL(compiled).href) as Compiled;
+  const module = { exports: {} as Record<string, unknown> };
+  await mod.default(module.exports, module, createRequire(file), file, path.dirname(file), importer(file, alias, mod, jiti));
+  return { config: 'default' in module.exports ? module.exports.default : module.exports };
+}
+
+/**
+ * How the compiled config imports: a package through Node's loader (the project's copy, else the
+ * installation's), anything else through jiti. A package comes back as its namespace marked
+ * `__esModule`, the shape the compiled code's interop helpers expect of an ES module.
+ */
+function importer(file: string, alias: Record<string, string>, mod: Compiled, jiti: () => Promise<ConfigCompiler>) {
+  const bare = (id: string) => !/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(id);
+  return async (id: string): Promise<unknown> => {
+    let url: string | undefined;
+    if (builtinModules.includes(id.replace(/^node:/, ''))) url = id;
+    else if (bare(id)) {
+      try { url = mod.resolve(id); } catch { url = alias[id] && pathToFileURL(alias[id]).href; }
+    }
+    if (!url || /\.[cm]?tsx?$/.test(url)) return (await jiti()).import(url ? fileURLToPath(url) : path.resolve(path.dirname(file), id));
+    return { ...(await import(url) as Record<string, unknown>), __esModule: true };
+  };
+}
+
+/** A cache file this user wrote and nobody else may change (like the config itself). */
+async function usable(file: string): Promise<boolean> {
+  const s = await lstat(file).catch(() => undefined);
+  if (!s?.isFile()) return false;
+  const uid = process.getuid?.();
+  return (uid === undefined || s.uid === uid) && (s.mode & 0o022) === 0;
+}
+
+/** Writes through a temp file, so a concurrent start never reads half of it; false when the folder cannot be written. */
+async function store(file: string, body: string): Promise<boolean> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, body, { mode: 0o600 });
+    await rename(temp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The checks of `oryx doctor`, each returning one or more lines: ok, fail (with the fix), warn
+ * (worth reading, not broken) or skip (could not be checked, and why). They read what the
+ * booted kernel offers every host (providers, agents, tool sources, plugins' resolved options),
+ * never a plugin's internals.
+ */
+import { createServer } from 'node:net';
+import { errorMessage, isOryxError, type AgentDefinition, type Kernel, type ResolvedConfig } from '@oryxos/kernel';
+import satisfies from 'semver/functions/satisfies.js';
+
+/** One line of `oryx doctor`. */
+export interface DoctorCheck {
+  /** What was checked: `node`, `config`, `plugins`, `database`, `provider <name>`, `tools <source>`, `web port`, `sandbox`. */
+  check: string;
+  status: 'ok' | 'fail' | 'warn' | 'skip';
+  detail: string;
+  /** The error code of a failure, when it has one. */
+  code?: string;
+  /** How to fix a failure. */
+  fix?: string;
+}
+
+/** A failed check from an error: its message, its code and its hint as the fix (else `fix`). */
+export const failedCheck = (check: string, error: unknown, fix?: string): DoctorCheck => ({
+  check, status: 'fail', detail: errorMessage(error),
+  ...(isOryxError(error) ? { code: error.code } : {}),
+  ...((isOryxError(error) && error.hint) || fix ? { fix: (isOryxError(error) && error.hint) || fix } : {}),
+});
+
+/** The running Node against the `engines.node` range of the CLI package. */
+export function checkNode(range: string | undefined, version = process.versions.node): DoctorCheck {
+  const needed = range ?? '>=20.19';
+  return satisfies(version, needed)
+    ? { check: 'node', status: 'ok', detail: `${version} (needs ${needed})` }
+    : { check: 'node', status: 'fail', detail: `${version} does not satisfy ${needed}`, fix: `Install Node ${needed} (nvm install 22, or your system's package).` };
+}
+
+/**
+ * What `oryx db status` reads: the store plugin (sqlite, postgres) reports each owner's schema
+ * version through this control instead of migrating (the protocol of `withMigrationControl` in
+ * @oryxos/plugin-sqlite, which both store plugins read), so the doctor changes no database.
+ */
+export interface PlanControl {
+  mode: 'plan';
+  reports: { owner: string; database: number; code: number; pending: { version: number; name: string }[] }[];
+  database?: { dialect: string; url: string };
+}
+
+/** Runs `fn` (which boots the kernel) with the store plugins in plan mode. */
+export async function withPlanControl<T>(control: PlanControl, fn: () => Promise<T>): Promise<T> {
+  const key = Symbol.for('oryxos.database.migrationControl');
+  const holder = globalThis as { [key]?: PlanControl };
+  holder[key] = control;
+  try {
+    return await fn();
+  } finally {
+    if (holder[key] === control) delete holder[key];
+  }
+}
+
+/** The database opened (the boot read its recorded versions) and each owner's schema against the code. */
+export function checkDatabase(control: PlanControl): DoctorCheck {
+  if (!control.database) return { check: 'database', status: 'skip', detail: 'no store plugin (sqlite, postgres) is enabled: sessions live in memory and are lost at exit' };
+  const where = `${control.database.dialect} ${control.database.url}`;
+  const newer = control.reports.filter((r) => r.database > r.code);
+  if (newer.length) {
+    return {
+      check: 'database', status: 'fail',
+      detail: `${where}: the schema of ${newer.map((r) => `${r.owner} (${r.database} > ${r.code})`).join(', ')} is newer than this OryxOS`,
+      fix: 'Upgrade OryxOS (and the plugins that own those tables) to the version that wrote the database, or point the store plugin at another database.',
+    };
+  }
+  const pending = control.reports.flatMap((r) => r.pending.map((p) => `${r.owner} ${p.version}`));
+  const versions = control.reports.map((r) => `${r.owner} ${r.code}`).join(', ');
+  const fresh = control.reports.every((r) => r.database === 0);
+  return {
+    check: 'database', status: 'ok',
+    detail: !pending.length ? `${where}: opens; migrations current (${versions || 'none'})`
+      : fresh ? `${where}: opens; a new database: ${pending.length} migration(s) applied at the first start`
+        : `${where}: opens; ${pending.length} migration(s) pending (${pending.join(', ')}), applied at the next start or by \`oryx db migrate\``,
+  };
+}
+
+/** The (provider, model) pairs the agents use, and providers no agent uses with their default model. */
+function providerTargets(kernel: Kernel, agents: AgentDefinition[]): { provider: string; model?: string; agents: string[] }[] {
+  const targets = new Map<string, { provider: string; model?: string; agents: string[] }>();
+  for (const agent of agents) {
+    let provider;
+    try { provider = kernel.providerFor(agent); } catch { continue; } // `oryx agents` reports that agent
+    const model = agent.model ?? provider.defaultModel;
+    const key = `${provider.name}\0${model ?? ''}`;
+    (targets.get(key) ?? targets.set(key, { provider: provider.name, model, agents: [] }).get(key)!).agents.push(agent.name);
+  }
+  for (const name of kernel.providerNames) {
+    if ([...targets.values()].some((t) => t.provider === name)) continue;
+    targets.set(name, { provider: name, model: kernel.provider(name).defaultModel, agents: [] });
+  }
+  return [...targets.values()];
+}
+
+/**
+ * Each provider answers a one-word request (no tools, no retries, within `timeoutMs`), with the
+ * model its agents use; a failure carries the provider's code and hint (the key variable it
+ * read, the URL it could not reach, the model it could not find).
+ */
+export async function checkProviders(kernel: Kernel, agents: AgentDefinition[], timeoutMs: number): Promise<DoctorCheck[]> {
+  const targets = providerTargets(kernel, agents);
+  if (!targets.length) {
+    return [{ check: 'provider', status: 'fail', detail: 'no provider plugin is enabled, so no agent can run', fix: 'Enable one in oryx.config.ts: openai(), ollama(), …' }];
+  }
+  return Promise.all(targets.map(async ({ provider, model, agents: users }): Promise<DoctorCheck> => {
+    const check = `provider ${provider}`;
+    const used = users.length ? `, agents: ${users.join(', ')}` : ', used by no agent';
+    if (!model && !users.length) return { check, status: 'skip', detail: 'used by no agent and has no defaultModel: no model to ask' };
+    if (!model) {
+      return { check, status: 'fail', detail: `no model to ask${used}`, fix: `Set model: in the AGENT.md of its agents, or defaultModel in the options of the "${provider}" provider.` };
+    }
+    const started = Date.now();
+    try {
+      const response = await kernel.provider(provider).chat({
+        model, tools: [], signal: AbortSignal.timeout(timeoutMs),
+        messages: [{ role: 'user', content: 'This is a connectivity check. Reply with the single word: ok' }],
+      });
+      return { check, status: 'ok', detail: `model ${response.model || model} answered in ${Date.now() - started} ms${used}` };
+    } catch (error) {
+      const e = failedCheck(check, error, `Check the options of the "${provider}" provider in oryx.config.ts and the variables it reads.`);
+      return { ...e, detail: `${e.detail}${users.length ? ` (agents: ${users.join(', ')})` : ''}` };
+    }
+  }));
+}
+
+/**
+ * Every tool source (MCP servers) is started and asked for its tools, as an agent allowed every
+ * tool would; one line per source, with the reason of any that failed (a sandbox denial names
+ * the program or URL it refused).
+ */
+export async function checkToolSources(kernel: Kernel, agent: AgentDefinition | undefined): Promise<DoctorCheck[]> {
+  if (agent) await kernel.allTools({ ...agent, tools: ['*'] }, AbortSignal.timeout(60_000));
+  const sources = await kernel.toolSourceStatus();
+  if (!sources.length) return [{ check: 'tools', status: 'skip', detail: 'no tool sources (MCP servers) are declared' }];
+  return sources.map((s): DoctorCheck => (s.ok
+    ? { check: `tools ${s.provider}/${s.name}`, status: 'ok', detail: `${s.tools} tool(s)` }
+    : {
+      check: `tools ${s.provider}/${s.name}`, status: 'fail', detail: s.reason ?? 'unavailable',
+      fix: `Fix the "${s.name}" entry (command, url, env) where ${s.provider} servers are declared, or allow it in sandbox({ exec, http }) when the sandbox denied it.`,
+    }));
+}
+
+/** The port `oryx web` will listen on is free (when the web plugin is enabled). */
+export async function checkWebPort(config: ResolvedConfig): Promise<DoctorCheck> {
+  const web = config.plugins.find((p) => p.name === 'web');
+  if (!web) return { check: 'web port', status: 'skip', detail: 'the web plugin is not enabled' };
+  const { host = '127.0.0.1', port = 8787 } = (web.options ?? {}) as { host?: string; port?: number };
+  if (port === 0) return { check: 'web port', status: 'ok', detail: 'port 0: oryx web picks a free port' };
+  const problem = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    const server = createServer();
+    server.once('error', resolve);
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(undefined)));
+  });
+  if (!problem) return { check: 'web port', status: 'ok', detail: `${host}:${port} is free` };
+  return {
+    check: 'web port', status: 'fail', detail: `${host}:${port} cannot be used: ${problem.code === 'EADDRINUSE' ? 'another program listens on it' : problem.message}`,
+    code: problem.code, fix: 'Stop the program that holds it, or pick another port: web({ port }) in oryx.config.ts, or oryx web --port.',
+  };
+}
+
+type Entry = { source?: string; command?: string };
+const list = (entries: (Entry | string)[] | undefined, show: (e: Entry) => string | undefined) =>
+  (entries?.length ? entries.map((e) => (typeof e === 'string' ? e : show(e) ?? JSON.stringify(e))).join(', ') : 'nothing');
+
+/**
+ * What the sandbox allows, read from the sandbox plugin's resolved options; its start-up
+ * warnings come as `warn` lines of the plugins check.
+ */
+export function sandboxSummary(config: ResolvedConfig): DoctorCheck {
+  const plugin = config.plugins.find((p) => p.name === 'sandbox');
+  if (!plugin) return { check: 'sandbox', status: 'warn', detail: 'no sandbox plugin: every file, program, HTTP and SMTP action of agents and tools is denied' };
+  const rules = (plugin.options ?? {}) as {
+    files?: { read?: string[]; write?: string[]; deny?: string[] };
+    exec?: Entry[]; http?: Entry[]; smtp?: Entry[]; confine?: boolean;
+  };
+  const parts = [
+    `files read: ${list(rules.files?.read, () => undefined)}`,
+    `files write: ${list(rules.files?.write, () => undefined)}`,
+    `exec: ${list(rules.exec, (e) => e.command)}`,
+    `http: ${list(rules.http, (e) => e.source)}`,
+    `smtp: ${list(rules.smtp, (e) => e.source)}`,
+    rules.confine === false ? 'programs NOT confined (confine: false)' : 'programs confined (bubblewrap)',
+  ];
+  return { check: 'sandbox', status: 'ok', detail: parts.join('; ') };
+}

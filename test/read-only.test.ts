@@ -1,0 +1,82 @@
+// Nothing written by a read: the commands that only read (`oryx agents`, `sessions`, `tools`,
+// `audit …`, `memory show|recall`, `mcp list|tools`, `db status`, `version`, `plugins`) leave the
+// project folder byte-identical, with or without a database, and say there is nothing yet.
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
+
+const READS = [
+  ['agents'], ['sessions'], ['tools'], ['audit', 'llm'], ['audit', 'tools'], ['audit', 'sandbox'], ['audit', 'summary'],
+  ['memory', 'show'], ['memory', 'recall', 'tea'], ['mcp', 'list'], ['mcp', 'tools', 'fx'], ['db', 'status'], ['version'], ['plugins'],
+];
+const FIXTURE = path.resolve('plugins/mcp/test/fixtures/fixture-server.mjs');
+
+/** Every file under `dir` with the hash of its content. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, file)] = createHash('sha256').update(await readFile(file)).digest('hex');
+  }
+  return files;
+}
+
+async function project(): Promise<string> {
+  const dir = await tempProject('read-only-');
+  await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import { allowAll, scripted } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '@oryxos/plugin-audit';
+import memory from '@oryxos/plugin-memory';
+import mcp from '@oryxos/plugin-mcp';
+export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hello back' }]), sqlite(), audit(), memory(), mcp()] });
+`);
+  await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
+  // A stdio MCP server: the read commands start it, and its stderr log is not written for them.
+  await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    connectTimeoutMs: 60000\n`);
+  return dir;
+}
+
+test('in a project with no database, every read command creates nothing and says there is nothing yet', async () => {
+  const dir = await project();
+  try {
+    const before = await snapshot(dir);
+    assert.not.ok(Object.keys(before).some((f) => f.endsWith('.db')), 'no database to start with');
+    const results = await Promise.all(READS.map((args) => runOryx(args, { cwd: dir })));
+    for (const [i, r] of results.entries()) assert.is(r.code, 0, `${READS[i]!.join(' ')}: ${r.stderr}`);
+    assert.equal(await snapshot(dir), before, 'the folder is byte-identical');
+    const said = Object.fromEntries(READS.map((args, i) => [args.join(' '), results[i]!.stdout]));
+    assert.match(said.sessions!, 'No sessions yet');
+    assert.match(said['audit llm']!, 'No model calls recorded');
+    assert.match(said['audit summary']!, 'Nothing recorded yet');
+    assert.match(said['mcp tools fx']!, 'echo', 'the MCP server was started and listed its tools');
+    const json = await runOryx(['sessions', '--json'], { cwd: dir });
+    assert.equal(JSON.parse(json.stdout), { items: [] });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('with a database, read commands see its rows and add no file; a run is what creates the database', async () => {
+  const dir = await project();
+  try {
+    const ran = await runOryx(['run', 'hi', '--json'], { cwd: dir });
+    assert.is(ran.code, 0, ran.stderr);
+    const sessionId = JSON.parse(ran.stdout).sessionId as string;
+    const before = Object.keys(await snapshot(dir)).sort();
+    assert.ok(before.includes(path.join('.oryxos', 'oryx.db')), 'the run created the database');
+    const results = await Promise.all(READS.map((args) => runOryx(args, { cwd: dir })));
+    for (const [i, r] of results.entries()) assert.is(r.code, 0, `${READS[i]!.join(' ')}: ${r.stderr}`);
+    assert.equal(Object.keys(await snapshot(dir)).sort(), before, 'no file added or removed');
+    const sessions = JSON.parse((await runOryx(['sessions', '--json'], { cwd: dir })).stdout);
+    assert.equal(sessions.items.map((s: { id: string }) => s.id), [sessionId]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
