@@ -34,7 +34,8 @@ const nullable = <const T extends string>(t: T) => `${t} | null` as const;
 const llmCall = type({
   id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), attempt: 'number',
   provider: nullable('string'), model: nullable('string'), inputTokens: nullable('number'), outputTokens: nullable('number'), latencyMs: nullable('number'),
-  finishReason: nullable('string'), status: "'ok' | 'error'", errorCode: nullable('string'), error: nullable('string'), retried: nullable('number'), createdAt: 'string', '+': 'reject',
+  finishReason: nullable('string'), status: "'ok' | 'error'", errorCode: nullable('string'), error: nullable('string'), retried: nullable('number'), createdAt: 'string',
+  promptReport: type({ in: type(['string', 'number']).array(), cut: type(['string', 'number', 'string']).array(), tokens: 'number', '+': 'reject' }).or('null'), '+': 'reject',
 });
 const toolCall = type({
   id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), toolCallId: nullable('string'),

@@ -97,4 +97,13 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ],
     },
   },
+  {
+    // What each prompt held and what was cut to fit (the kernel's prompt report), compact JSON.
+    version: 2,
+    name: 'llm-calls-prompt-report',
+    statements: {
+      sqlite: ['ALTER TABLE llm_calls ADD COLUMN prompt_report TEXT'],
+      postgres: ['ALTER TABLE llm_calls ADD COLUMN prompt_report TEXT'],
+    },
+  },
 ]);

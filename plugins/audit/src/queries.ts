@@ -14,6 +14,22 @@ export interface LlmCallRow {
   id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; attempt: number;
   provider: string | null; model: string | null; input_tokens: number | null; output_tokens: number | null; latency_ms: number | null;
   finish_reason: string | null; status: 'ok' | 'error'; error_code: string | null; error: string | null; retried: number | null; created_at: string;
+  /** The prompt report, compact JSON (see {@link PromptReportRow}); null for rows written before it was kept. */
+  prompt_report: string | null;
+}
+
+/** The stored prompt report: each section `[section, chars]`, every cut `[section, chars, reason]`, the estimated tokens. */
+export interface PromptReportRow { in: [string, number][]; cut: [string, number, string][]; tokens: number }
+
+/** The prompt report of a row, parsed; undefined when the row has none. */
+export function promptReportOf(row: Pick<LlmCallRow, 'prompt_report'>): PromptReportRow | undefined {
+  if (typeof row.prompt_report !== 'string') return undefined;
+  try { return JSON.parse(row.prompt_report) as PromptReportRow; } catch { return undefined; }
+}
+
+/** One `llm_calls` row by id. */
+export async function getLlmCall(db: Database, id: number): Promise<LlmCallRow | undefined> {
+  return (await db.query<LlmCallRow>('SELECT * FROM llm_calls WHERE id = ?', [id]))[0];
 }
 
 /** A `tool_invocations` row, as stored. */

@@ -1,4 +1,4 @@
-import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type SandboxEvent, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
+import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type PromptReport, type SandboxEvent, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
 import { auditError } from './errors.ts';
 import type { Redactor } from './redact.ts';
 
@@ -9,7 +9,17 @@ export interface RecorderOptions {
 }
 
 const LLM_INSERT = `INSERT INTO llm_calls (session_id, run_id, agent, iteration, attempt, provider, model, input_tokens, output_tokens,
-  latency_ms, finish_reason, status, error_code, error, retried, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  latency_ms, finish_reason, status, error_code, error, retried, created_at, prompt_report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The prompt report in its compact stored form: `{in: [[section, chars]], cut: [[section, chars, reason]], tokens}`. */
+export function compactPromptReport(report: PromptReport | undefined): string | null {
+  if (!report) return null;
+  return JSON.stringify({
+    in: report.injected.map((i) => [i.section, i.chars]),
+    cut: report.cut.map((c) => [c.section, c.chars, c.reason]),
+    tokens: report.estimatedTokens,
+  });
+}
 
 const TOOL_INSERT = `INSERT INTO tool_invocations (session_id, run_id, agent, iteration, tool_call_id, tool, source, input, input_chars,
   output, output_chars, status, denied_reason, retryable, duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -39,7 +49,7 @@ export class AuditRecorder {
     await this.write('llm_calls', LLM_INSERT, [
       run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, response.model || info.request.model,
       response.usage?.inputTokens ?? null, response.usage?.outputTokens ?? null, info.latencyMs, response.finishReason ?? null,
-      'ok', null, null, null, new Date().toISOString(),
+      'ok', null, null, null, new Date().toISOString(), compactPromptReport(info.prompt),
     ]);
   }
 
@@ -49,7 +59,7 @@ export class AuditRecorder {
     await this.write('llm_calls', LLM_INSERT, [
       run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, info.request.model,
       null, null, info.latencyMs, null, 'error', error.code ?? null, await this.options.redact(errorMessage(error)), info.willRetry ? 1 : 0,
-      new Date().toISOString(),
+      new Date().toISOString(), compactPromptReport(info.prompt),
     ]);
   }
 

@@ -5,7 +5,7 @@ import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite, { openDatabase } from '@oryxos/plugin-sqlite';
 import path from 'node:path';
 import type { Plugin } from '@oryxos/kernel';
-import audit, { type LlmCallRow, type ToolInvocationRow } from '../src/index.ts';
+import audit, { promptReportOf, type LlmCallRow, type ToolInvocationRow } from '../src/index.ts';
 import { big, echo, fail, guarded, rejection, tempDir } from './helpers.ts';
 
 const allTools = toolsPlugin(echo, fail, guarded, big);
@@ -63,6 +63,27 @@ test('a run with a success, a tool error, a denial and an unknown tool: one row 
       assert.is(x.agent, 'assistant');
       assert.ok(typeof x.duration_ms === 'number');
     }
+  } finally {
+    await t.close();
+  }
+});
+
+test('every llm_calls row keeps its prompt report: each section\'s size, and what was cut and why', async () => {
+  const llm = scripted([{ toolCalls: [{ id: 'b1', name: 'big', args: { n: 6000 } }] }, { text: 'done' }]);
+  const t = await testKernel({ plugins: [llm, allTools, sqlite(), audit()], agents: { assistant: { tools: ['big'], settings: { context_tokens: 1000 } } } });
+  try {
+    await t.service.process({ agent: 'assistant', message: 'go' });
+    const calls = await t.kernel.service('database').query<LlmCallRow>('SELECT * FROM llm_calls ORDER BY id');
+    const [first, second] = calls.map((c) => promptReportOf(c)!);
+    assert.ok(first && second, 'both rows have a report');
+    assert.equal(first.cut, [], 'nothing cut before the big result');
+    assert.ok(first.in.some(([section, chars]) => section === 'history' && chars > 0));
+    assert.ok(first.tokens > 0);
+    assert.is(second.cut.length, 1);
+    const [section, chars, reason] = second.cut[0]!;
+    assert.is(section, 'tool:big');
+    assert.is(chars, 6000 - 2000, 'a tool result over a quarter of the budget keeps 2,000 characters at least');
+    assert.match(reason, 'context_tokens');
   } finally {
     await t.close();
   }
@@ -214,8 +235,8 @@ test('audit needs the database service (whatever plugin provides it, listed befo
   assert.match(missing.hint, '@oryxos/plugin-audit');
   const after = await testKernel({ plugins: [scripted([]), audit(), sqlite()] });
   try {
-    const owners = await after.kernel.service('database').query<{ owner: string }>("SELECT owner FROM schema_migrations WHERE owner = 'audit'");
-    assert.equal(owners, [{ owner: 'audit' }], 'audit listed before sqlite still migrates its tables');
+    const owners = await after.kernel.service('database').query<{ owner: string; version: number }>("SELECT owner, version FROM schema_migrations WHERE owner = 'audit' ORDER BY version");
+    assert.equal(owners.map((o) => `${o.owner} ${o.version}`), ['audit 1', 'audit 2'], 'audit listed before sqlite still migrates its tables');
   } finally {
     await after.close();
   }

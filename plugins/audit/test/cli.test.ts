@@ -73,6 +73,21 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
     assert.match(lines[0]!, 'SESSION');
     assert.ok(lines.some((l) => l.startsWith(a.sessionId)));
 
+    // One call in full: its fields and its prompt report, for a person and as JSON.
+    const newest = calls[0];
+    const shown = await runOryx(['audit', 'llm', '--show', String(newest.id)], { cwd: dir });
+    assert.is(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, `model call ${newest.id} at `);
+    assert.match(shown.stdout, /prompt \(about \d+ tokens\): .*history \d+/);
+    assert.match(shown.stdout, 'nothing was cut');
+    const one = JSON.parse((await runOryx(['audit', 'llm', '--show', String(newest.id), '--json'], { cwd: dir })).stdout);
+    assert.is(one.id, newest.id);
+    assert.equal(one.promptReport, newest.promptReport);
+    assert.equal(one.promptReport.cut, []);
+    const missing = await runOryx(['audit', 'llm', '--show', '99999'], { cwd: dir });
+    assert.is(missing.code, 1);
+    assert.match(missing.stderr, 'error ORYX_E_AUDIT_NOT_FOUND: No model call with id 99999');
+
     const bad = await runOryx(['audit', 'tools', '--status', 'maybe'], { cwd: dir });
     assert.is.not(bad.code, 0);
     assert.match(bad.stderr, 'maybe');

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
-import { listLlmCalls, type LlmCallRow } from '../../queries.ts';
+import { auditError } from '../../errors.ts';
+import { getLlmCall, listLlmCalls, promptReportOf, type LlmCallRow, type PromptReportRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditLlm extends OryxCommand {
@@ -11,27 +12,64 @@ export default class AuditLlm extends OryxCommand {
     '<%= config.bin %> audit llm',
     '<%= config.bin %> audit llm --status error --limit 20',
     '<%= config.bin %> audit llm --session 3f2a9c1e --json',
+    '<%= config.bin %> audit llm --show 42',
   ];
   static override enableJsonFlag = true;
   static override flags = {
     ...filterFlags,
     status: Flags.string({ summary: 'Only calls with this status.', options: ['ok', 'error'] }),
+    show: Flags.integer({ summary: 'One call in full, with its prompt report: what each section held and what was cut, and why.', min: 1 }),
   };
 
-  async run(): Promise<ListJson<CamelKeys<LlmCallRow>>> {
+  async run(): Promise<ListJson<CamelKeys<LlmJson>> | CamelKeys<LlmJson>> {
     const { flags } = await this.parse(AuditLlm);
     const { kernel } = await this.boot();
-    const rows = await listLlmCalls(kernel.service('database'), flags);
+    const db = kernel.service('database');
+    if (flags.show !== undefined) {
+      const row = await getLlmCall(db, flags.show);
+      if (!row) throw auditError('ORYX_E_AUDIT_NOT_FOUND', `No model call with id ${flags.show}`);
+      if (!this.jsonEnabled()) this.log(details(row));
+      return camelKeys(asJson(row));
+    }
+    const rows = await listLlmCalls(db, flags);
     if (!this.jsonEnabled()) {
       if (rows.length === 0) this.log('No model calls recorded (with these filters).');
       else {
         this.log(table(rows.map((r) => ({
           id: r.id, time: shortTime(r.created_at), session: shortId(r.session_id), agent: r.agent, iter: r.iteration, try: r.attempt,
           model: r.model, in: r.input_tokens, out: r.output_tokens, ms: r.latency_ms, finish: r.finish_reason, status: r.status,
-          error: r.error ? `${r.error_code}: ${r.error}` : '',
+          cut: cutChars(promptReportOf(r)), error: r.error ? `${r.error_code}: ${r.error}` : '',
         }))));
       }
     }
-    return listJson(rows.map(camelKeys));
+    return listJson(rows.map((r) => camelKeys(asJson(r))));
   }
+}
+
+/** A row as `--json` prints it: the prompt report parsed. */
+type LlmJson = Omit<LlmCallRow, 'prompt_report'> & { prompt_report: PromptReportRow | null };
+
+function asJson(row: LlmCallRow): LlmJson {
+  return { ...row, prompt_report: promptReportOf(row) ?? null };
+}
+
+/** Characters the prompt builder left out, for the table ('' when nothing was, '?' for rows without a report). */
+function cutChars(report: PromptReportRow | undefined): string {
+  if (!report) return '?';
+  const chars = report.cut.reduce((sum, [, n]) => sum + n, 0);
+  return chars ? String(chars) : '';
+}
+
+/** One call for a person: its fields, then the prompt report. */
+function details(r: LlmCallRow): string {
+  const report = promptReportOf(r);
+  const lines = [
+    `model call ${r.id} at ${r.created_at}: ${r.provider ?? '?'} ${r.model ?? '?'}, session ${r.session_id ?? '-'}, run ${r.run_id ?? '-'}, agent ${r.agent ?? '-'}, iteration ${r.iteration ?? '-'}, attempt ${r.attempt}`,
+    `status ${r.status}${r.error ? ` (${r.error_code}: ${r.error})` : ''}; tokens in ${r.input_tokens ?? '?'} out ${r.output_tokens ?? '?'}; ${r.latency_ms ?? '?'} ms; finish ${r.finish_reason ?? '-'}`,
+  ];
+  if (!report) return [...lines, 'prompt report: not recorded (a row from before reports were kept)'].join('\n');
+  lines.push(`prompt (about ${report.tokens} tokens): ${report.in.map(([section, chars]) => `${section} ${chars}`).join(', ')} characters`);
+  if (!report.cut.length) lines.push('nothing was cut');
+  for (const [section, chars, reason] of report.cut) lines.push(`cut from ${section}: ${chars} characters (${reason})`);
+  return lines.join('\n');
 }
