@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '@oryxos/plugin-kit';
 
 /**
  * Child processes of child processes: a server started through `npx` or a shell script is a
@@ -77,24 +78,6 @@ export function descendantsSync(pid: number): number[] {
   return walk(map, pid);
 }
 
-/**
- * True while a process with this id runs. A zombie (exited, waiting for a parent that may
- * never reap it, as an orphan under a container's init often does) counts as ended.
- */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch (error) {
-    // No /proc (macOS): trust kill(0). With /proc, a vanished entry means the process just ended.
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? !existsSync('/proc/self') : true;
-  }
-}
 
 /** Sends a signal, ignoring processes that have already gone. */
 export function signal(pids: number[], sig: NodeJS.Signals): void {
@@ -105,13 +88,13 @@ export function signal(pids: number[], sig: NodeJS.Signals): void {
 
 /** SIGTERM, a grace period, then SIGKILL for whatever is still alive. */
 export async function reap(pids: number[], graceMs = 1000): Promise<void> {
-  let alive = pids.filter(isAlive);
+  let alive = pids.filter(processAlive);
   if (alive.length === 0) return;
   signal(alive, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(25);
-    alive = alive.filter(isAlive);
+    alive = alive.filter(processAlive);
     if (alive.length === 0) return;
   }
   signal(alive, 'SIGKILL');

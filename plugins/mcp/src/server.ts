@@ -9,7 +9,8 @@ import type { ServerEntry } from './config-file.ts';
 import { toToolResult } from './content.ts';
 import { GuardedTransport, limitedFetch, REFUSED_ANSWER } from './guarded-transport.ts';
 import { exposedName, toolAllowed } from './names.ts';
-import { descendants, descendantsSync, isAlive, reap, signal as sendSignal } from './process-tree.ts';
+import { processAlive } from '@oryxos/plugin-kit';
+import { descendants, descendantsSync, reap, signal as sendSignal } from './process-tree.ts';
 
 /**
  * `idle` never started · `connecting` · `ready` · `failed` could not start (retried after a
@@ -463,7 +464,7 @@ export class McpServerConnection {
     if (options.graceful === false && pid) sendSignal([pid], 'SIGTERM');
     if (client) await client.close().catch(() => {});
     else await transport?.close().catch(() => {});
-    await reap(pid && isAlive(pid) ? [...tree, pid] : tree);
+    await reap(pid && processAlive(pid) ? [...tree, pid] : tree);
     await launch?.done();
     if (log) {
       log.write(`[${new Date().toISOString()}] oryxos: disconnected\n`);

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OryxError } from '@oryxos/kernel';
+import { processAlive } from '@oryxos/plugin-kit';
 
 export interface FileLockOptions {
   /** How long to wait for the lock before failing with ORYX_E_MEMORY_LOCKED. */
@@ -14,14 +15,6 @@ export interface FileLockOptions {
 
 interface LockOwner { pid: number; host: string; token: string; at: number }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function parseOwner(text: string): LockOwner | undefined {
   try {
@@ -49,7 +42,7 @@ async function breakStale(lockPath: string, staleMs: number): Promise<boolean> {
     throw error;
   }
   const owner = parseOwner(text);
-  const dead = owner !== undefined && owner.host === hostname() && !alive(owner.pid);
+  const dead = owner !== undefined && owner.host === hostname() && !processAlive(owner.pid);
   // An unparsable lock is one whose owner died between creating and writing it, or one
   // being written right now: only its age tells the two apart.
   if (!dead && Date.now() - mtimeMs < staleMs) return false;
@@ -98,7 +91,7 @@ async function removeDeadLockFiles(lockPath: string): Promise<void> {
   const aside = new RegExp(`^${base}\\.[0-9a-f]{8}\\.stale$`);
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const pid = fresh.exec(name)?.[1];
-    if ((pid !== undefined && !alive(Number(pid))) || aside.test(name)) await unlink(path.join(dir, name)).catch(() => {});
+    if ((pid !== undefined && !processAlive(Number(pid))) || aside.test(name)) await unlink(path.join(dir, name)).catch(() => {});
   }
 }
 

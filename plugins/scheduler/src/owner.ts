@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ActiveRow } from './queries.ts';
+import { processAlive } from '@oryxos/plugin-kit';
 
 /** `host:pid:instance`: who claimed an execution. One process may run several schedulers (tests do). */
 export function newOwnerId(): string {
@@ -12,14 +13,6 @@ function parseOwner(owner: string): { host: string; pid: number } | undefined {
   return m ? { host: m[1]!, pid: Number(m[2]) } : undefined;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Whether an execution's process may still be running it. Our own executions: while we hold
@@ -35,7 +28,7 @@ export function liveness(opts: { self: string; held(id: number): boolean; leaseM
   return (row, now) => {
     if (row.owner === opts.self) return opts.held(Number(row.id));
     const who = row.owner ? parseOwner(row.owner) : undefined;
-    if (who && who.host === host && who.pid !== process.pid && !pidAlive(who.pid)) return false;
+    if (who && who.host === host && who.pid !== process.pid && !processAlive(who.pid)) return false;
     return row.heartbeat_at !== null && Date.parse(row.heartbeat_at) >= now - opts.leaseMs;
   };
 }

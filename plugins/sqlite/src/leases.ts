@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OryxError, errorMessage, type Database, type Logger } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
+import { processAlive } from '@oryxos/plugin-kit';
 
 interface Holder { owner: string; host: string; pid: number; acquired_at: number; expires_at: number }
 
@@ -153,15 +154,6 @@ function busyError(sessionId: string, holder: Holder, mode: AcquireMode): OryxEr
     });
 }
 
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function aborted(sessionId: string): OryxError {
   return new OryxError('ORYX_E_RUN_ABORTED', `The run was aborted while waiting for session "${sessionId}"`, {
