@@ -6,7 +6,7 @@ import { OryxError } from './errors.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
-import type { AgentDefinition, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
+import type { AgentDefinition, AgentRef, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
 
 export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   max_iterations: 10,
@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   context_tokens: 32_000,
   max_tool_calls_per_step: 16,
   max_tool_output_chars: 20_000,
+  max_agent_depth: 2,
 });
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
@@ -40,6 +41,7 @@ export const settingsShape = type({
   'context_tokens?': 'number.integer >= 256',
   'max_tool_calls_per_step?': positiveInt,
   'max_tool_output_chars?': 'number.integer >= 1000',
+  'max_agent_depth?': 'number.integer >= 0',
   '+': 'reject',
 });
 const frontmatterShape = type({
@@ -48,11 +50,12 @@ const frontmatterShape = type({
   'model?': 'string > 0',
   'tools?': 'string[]',
   'skills?': 'string[]',
+  'agents?': 'string[]',
   'settings?': settingsShape,
   'sandbox?': 'object',
   '+': 'ignore',
 });
-const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'settings', 'sandbox', 'name']);
+const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'agents', 'settings', 'sandbox', 'name']);
 
 /** Options of {@link AgentLoader}. */
 export interface AgentLoaderOptions {
@@ -102,7 +105,35 @@ export class AgentLoader {
     return Promise.all((await this.names()).map((name) => this.load(name)));
   }
 
+  /**
+   * The agent and its sub-agents (`agents:`), all of them checked: every name must be an agent
+   * (`ORYX_E_AGENT_INVALID` with the closest name) and no agent may reach itself again
+   * (`ORYX_E_AGENT_CYCLE` naming the path and the file).
+   */
   async load(name: string): Promise<AgentDefinition> {
+    const root = await this.read(name);
+    const known = new Map([[root.name, root]]);
+    const walk = async (agent: AgentDefinition, trail: string[]): Promise<void> => {
+      for (const ref of agent.agents) {
+        if (trail.includes(ref.name)) {
+          const cycle = [...trail.slice(trail.indexOf(ref.name)), ref.name].join(' → ');
+          throw new OryxError('ORYX_E_AGENT_CYCLE', `${agent.file}: agents: ${cycle} is a cycle`, {
+            hint: `Remove "${ref.name}" from agents: in ${agent.file}: an agent cannot call itself, directly or through its sub-agents.`,
+            data: { file: agent.file, field: 'agents', cycle: [...trail.slice(trail.indexOf(ref.name)), ref.name] },
+          });
+        }
+        let sub = known.get(ref.name);
+        if (!sub) known.set(ref.name, sub = await this.read(ref.name));
+        ref.description = sub.description;
+        await walk(sub, [...trail, ref.name]);
+      }
+    };
+    await walk(root, [root.name]);
+    return root;
+  }
+
+  /** One AGENT.md, its sub-agents named but not read. */
+  private async read(name: string): Promise<AgentDefinition> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `"${name}" is not a valid agent name`, {
         hint: 'Agent names are folder names: letters, digits, _ . and -.',
@@ -140,6 +171,7 @@ export class AgentLoader {
     if (stray !== undefined) throw unknownKey(file, text, stray, [...KNOWN, ...pluginKeys].filter((k) => k !== 'name'), stray);
     const settings = mergeSettings(DEFAULT_SETTINGS, this.options.settings, data.settings as AgentSettingsInput | undefined);
     const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !KNOWN.has(k)));
+    const agents = await this.refs(file, text, (data.agents as string[] | undefined) ?? []);
     return {
       name,
       description: typeof data.description === 'string' ? data.description : '',
@@ -147,6 +179,7 @@ export class AgentLoader {
       model: data.model as string | undefined,
       tools: (data.tools as string[] | undefined) ?? [],
       skills: await this.skills(dir, data.skills as string[] | undefined),
+      agents,
       settings,
       sandbox: data.sandbox,
       instructions: parsed.content.trim(),
@@ -155,6 +188,22 @@ export class AgentLoader {
       file,
       extra,
     };
+  }
+
+  /** The `agents:` names as references; a name with no AGENT.md is an error with the closest one. */
+  private async refs(file: string, text: string, names: string[]): Promise<AgentRef[]> {
+    if (names.length === 0) return [];
+    const known = await this.names();
+    return names.map((name) => {
+      if (!known.includes(name)) {
+        const line = lineOfKey(text, 'agents');
+        throw new OryxError('ORYX_E_AGENT_INVALID', `${file}${line ? `:${line}` : ''}: agents: no agent "${name}"${didYouMean(name, known)}`, {
+          hint: `Fix the name in agents: (${known.length ? `known agents: ${known.join(', ')}` : 'there are no agents yet'}), or create .oryxos/agents/${name}/AGENT.md.`,
+          data: { file, field: 'agents', agent: name, line },
+        });
+      }
+      return { name, description: '', file: path.join(this.agentsDir, name, 'AGENT.md') };
+    });
   }
 
   /** AGENTS.md, SOUL.md, USER.md: the agent's own copy first, then the workspace's. */

@@ -272,7 +272,7 @@ async function discoveryAgent(ctx: WebContext): Promise<AgentDefinition> {
     return await ctx.kernel.agents.load(name);
   } catch {
     return {
-      name, description: '', tools: ['*'], skills: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
+      name, description: '', tools: ['*'], skills: [], agents: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
       dir: ctx.kernel.config.workspaceDir, file: '', extra: {},
     };
   }
