@@ -116,10 +116,10 @@ export class AgentLoader {
     const walk = async (agent: AgentDefinition, trail: string[]): Promise<void> => {
       for (const ref of agent.agents) {
         if (trail.includes(ref.name)) {
-          const cycle = [...trail.slice(trail.indexOf(ref.name)), ref.name].join(' → ');
-          throw new OryxError('ORYX_E_AGENT_CYCLE', `${agent.file}: agents: ${cycle} is a cycle`, {
+          const cycle = [...trail.slice(trail.indexOf(ref.name)), ref.name];
+          throw new OryxError('ORYX_E_AGENT_CYCLE', `${agent.file}: agents: ${cycle.join(' → ')} is a cycle`, {
             hint: `Remove "${ref.name}" from agents: in ${agent.file}: an agent cannot call itself, directly or through its sub-agents.`,
-            data: { file: agent.file, field: 'agents', cycle: [...trail.slice(trail.indexOf(ref.name)), ref.name] },
+            data: { file: agent.file, field: 'agents', cycle },
           });
         }
         let sub = known.get(ref.name);

@@ -1,7 +1,12 @@
 import type { AgentDefinition, RunResult, Tool, ToolResult } from './types.ts';
 
-/** The prefix of the tools that run a sub-agent: `agent__researcher`. */
-export const AGENT_TOOL_PREFIX = 'agent__';
+/**
+ * The tool that runs a sub-agent: `agent__researcher`. Tool names are `[a-zA-Z0-9_-]` for most
+ * providers, so a `.` of an agent's folder name becomes `_`.
+ */
+export function agentToolName(agent: string): string {
+  return `agent__${agent.replaceAll('.', '_')}`;
+}
 
 /** Runs one sub-agent on a task in a fresh child session; what an `agent__<name>` tool calls. */
 export type Delegate = (agent: string, task: string, signal: AbortSignal) => Promise<RunResult>;
@@ -18,7 +23,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function subAgentTools(agent: AgentDefinition, depthLeft: number, delegate: Delegate): Tool[] {
   if (depthLeft <= 0) return [];
   return agent.agents.map((ref): Tool => ({
-    name: AGENT_TOOL_PREFIX + ref.name,
+    name: agentToolName(ref.name),
     description: ref.description || `Hands a task to the agent "${ref.name}", which answers with text.`,
     inputSchema: {
       type: 'object',

@@ -71,6 +71,17 @@ test('a child session per call, and a sub-agent that stops short is an error res
   await t.close();
 });
 
+test('a `.` in a sub-agent\'s name becomes `_` in its tool name, which still runs that agent', async () => {
+  const spy = runSpy();
+  const llm = scripted([delegate('web_search', 'look'), { text: 'found' }, { text: 'ok' }]);
+  const t = await testKernel({ plugins: [llm, spy], agents: { lead: { agents: ['web.search'], tools: [] }, 'web.search': { tools: [] } } });
+  const r = await t.service.process({ agent: 'lead', message: 'go' });
+  assert.equal(toolNames(llm.requests[0]!.tools), ['agent__web_search']);
+  assert.is(r.answer, 'ok');
+  assert.ok(spy.runs.some((x) => x.run.agent.name === 'web.search' && x.result.answer === 'found'));
+  await t.close();
+});
+
 test('budget: a sub-agent cannot spend past what its caller has left of max_tool_calls', async () => {
   const echo = echoTool();
   const echoCall = { toolCalls: [{ name: 'echo', args: { text: 'e' } }] };
