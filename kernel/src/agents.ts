@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type } from 'arktype';
 import { OryxError } from './errors.ts';
+import { FileCache } from './file-cache.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
@@ -83,22 +82,24 @@ export function mergeSettings(base: AgentSettings, ...layers: (AgentSettingsInpu
 }
 
 /**
- * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Files are read on every load, so an
- * edit applies to the next run without a restart.
+ * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Every load checks the files (AGENT.md,
+ * bootstrap files, skills) again, through a cache that trusts what it read for 250 ms and then
+ * re-reads only what changed (mtime or size), so an edit applies to the next run without a
+ * restart, within a quarter of a second.
  */
 export class AgentLoader {
+  private readonly files = new FileCache();
+
   constructor(readonly workspaceDir: string, private readonly options: AgentLoaderOptions = {}) {}
 
   get agentsDir(): string { return path.join(this.workspaceDir, 'agents'); }
 
   /** Names of the agent folders that have an AGENT.md. */
   async names(): Promise<string[]> {
-    let entries;
-    try { entries = await readdir(this.agentsDir, { withFileTypes: true }); } catch { return []; }
-    return entries
-      .filter((e) => e.isDirectory() && existsSync(path.join(this.agentsDir, e.name, 'AGENT.md')))
-      .map((e) => e.name)
-      .sort();
+    const entries = (await this.files.entries(this.agentsDir)) ?? [];
+    const found = await Promise.all(entries.map(async (e) => e.dir
+      && (await this.files.entries(path.join(this.agentsDir, e.name)))?.some((f) => f.name === 'AGENT.md' && !f.dir)));
+    return entries.filter((_, i) => found[i]).map((e) => e.name).sort();
   }
 
   async list(): Promise<AgentDefinition[]> {
@@ -141,10 +142,8 @@ export class AgentLoader {
     }
     const dir = path.join(this.agentsDir, name);
     const file = path.join(dir, 'AGENT.md');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
+    const text = await this.files.text(file);
+    if (text === undefined) {
       const known = await this.names();
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `No agent "${name}": ${path.relative(process.cwd(), file)} does not exist`, {
         hint: known.length ? `Known agents: ${known.join(', ')}.` : 'Run `oryx init` to create the assistant agent.',
@@ -211,8 +210,8 @@ export class AgentLoader {
     const found: AgentDefinition['bootstrap'] = [];
     for (const name of BOOTSTRAP_FILES) {
       for (const candidate of [path.join(dir, name), path.join(this.workspaceDir, name)]) {
-        let text: string;
-        try { text = await readFile(candidate, 'utf8'); } catch { continue; }
+        const text = await this.files.text(candidate);
+        if (text === undefined) continue;
         assertMarkdownData(text, candidate);
         found.push({ name, path: candidate, content: text.trim() });
         break;
@@ -227,11 +226,25 @@ export class AgentLoader {
    * are kept: the model reads the body on demand with read_file.
    */
   private async skills(dir: string, allow: string[] | undefined): Promise<SkillRef[]> {
-    const own = await readSkills(path.join(dir, 'skills'));
-    const shared = allow ? await readSkills(path.join(this.workspaceDir, 'skills')) : [];
+    const own = await this.readSkills(path.join(dir, 'skills'));
+    const shared = allow ? await this.readSkills(path.join(this.workspaceDir, 'skills')) : [];
     const matches = (s: SkillRef) => !allow || allow.some((p) => p === s.name || (p.includes('*') && new RegExp('^' + p.split('*').map(escape).join('.*') + '$').test(s.name)));
     const seen = new Set<string>();
     return [...own, ...shared].filter((s) => matches(s) && !seen.has(s.name) && seen.add(s.name));
+  }
+
+  private async readSkills(dir: string): Promise<SkillRef[]> {
+    const files = ((await this.files.entries(dir)) ?? []).filter((e) => !e.dir && e.name.endsWith('.md')).map((e) => e.name).sort();
+    const skills = await Promise.all(files.map(async (f): Promise<SkillRef | undefined> => {
+      const file = path.join(dir, f);
+      const text = await this.files.text(file);
+      if (text === undefined) return undefined;
+      const { data, content } = await parseFrontmatter(text, file);
+      const description = typeof data.description === 'string' ? data.description
+        : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
+      return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };
+    }));
+    return skills.filter((s) => s !== undefined);
   }
 }
 
@@ -246,15 +259,3 @@ function unknownKey(file: string, text: string, key: string, known: string[], fi
 }
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-
-async function readSkills(dir: string): Promise<SkillRef[]> {
-  let files: string[];
-  try { files = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort(); } catch { return []; }
-  return Promise.all(files.map(async (f) => {
-    const file = path.join(dir, f);
-    const { data, content } = await parseFrontmatter(await readFile(file, 'utf8'), file);
-    const description = typeof data.description === 'string' ? data.description
-      : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
-    return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };
-  }));
-}
