@@ -50,6 +50,9 @@ export function assertMarkdownData(text: string, file: string): void {
   }
 }
 
+/** The YAML parser, loaded on first use and then kept: a dynamic import on every agent load costs a module resolution each time. */
+let yaml: Promise<typeof import('yaml')> | undefined;
+
 /**
  * Splits a Markdown file into YAML frontmatter and body. The YAML is parsed on the core
  * schema: plain mappings, lists, strings, numbers, booleans and null; an explicit tag other
@@ -72,7 +75,7 @@ export async function parseFrontmatter(raw: string, file: string): Promise<Front
   }
   const source = rest.slice(0, close.index);
   const content = rest.slice(close.index + close[0].length).replace(/^\r?\n/, '');
-  const { parseDocument } = await import('yaml');
+  const { parseDocument } = await (yaml ??= import('yaml'));
   let doc;
   try {
     doc = parseDocument(source, { schema: 'core', resolveKnownTags: false, customTags: [], merge: false, uniqueKeys: true });
