@@ -64,6 +64,19 @@ let yaml: Promise<typeof import('yaml')> | undefined;
  * // data = { description: 'x' }, content = 'Body'
  */
 export async function parseFrontmatter(raw: string, file: string): Promise<Frontmatter> {
+  // Agent files are read on every run (cached as text); the YAML of an unchanged one is parsed
+  // once. Callers get their own copy of the data, so what they do with it changes nothing here.
+  const last = parsed.get(file);
+  if (last?.raw === raw) return { ...last.result, data: structuredClone(last.result.data) };
+  const result = await parse(raw, file);
+  parsed.set(file, { raw, result: { ...result, data: structuredClone(result.data) } });
+  return result;
+}
+
+/** The last parse of each file, by its exact text. */
+const parsed = new Map<string, { raw: string; result: Frontmatter }>();
+
+async function parse(raw: string, file: string): Promise<Frontmatter> {
   const text = raw.replace(/^\uFEFF/, '');
   assertMarkdownData(text, file);
   const open = OPENING.exec(text);

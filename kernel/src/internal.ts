@@ -5,7 +5,7 @@
  */
 export { runLoop, callModel, type LoopInput, type LoopResult } from './loop.ts';
 export { ToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './executor.ts';
-export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, TokenEstimator } from './prompt.ts';
+export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, promptChars, TokenEstimator } from './prompt.ts';
 export { checkToolArgs } from './tool-schema.ts';
 export { parseFrontmatter, assertMarkdownData, type Frontmatter } from './frontmatter.ts';
 export { createHooks } from './hooks.ts';

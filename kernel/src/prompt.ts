@@ -82,10 +82,27 @@ const messageChars = (m: Message): number => {
   }
   return n;
 };
-export const promptChars = (p: Prompt) =>
-  [...p.system, ...p.memory].reduce((n, s) => n + sectionText(s).length + 2, 0)
-  + p.history.reduce((n, m) => n + messageChars(m), 0)
-  + JSON.stringify(p.tools).length;
+/** The length of `sectionText(s)`, without building it. */
+const sectionChars = (s: PromptSection) => (s.title ? s.title.length + 5 : 0) + s.content.length;
+// A tool's JSON is the same in every iteration of a run (specs are not changed once made):
+// the size of the tools' JSON array is the sum of its items, the commas and the brackets.
+const toolSizes = new WeakMap<ToolSpec, number>();
+const toolsChars = (tools: ToolSpec[]): number => {
+  let n = 2 + Math.max(0, tools.length - 1);
+  for (const t of tools) {
+    let size = toolSizes.get(t);
+    if (size === undefined) toolSizes.set(t, size = JSON.stringify(t).length);
+    n += size;
+  }
+  return n;
+};
+export const promptChars = (p: Prompt) => {
+  let n = toolsChars(p.tools);
+  for (const s of p.system) n += sectionChars(s) + 2;
+  for (const s of p.memory) n += sectionChars(s) + 2;
+  for (const m of p.history) n += messageChars(m);
+  return n;
+};
 
 /** Cuts a tool result to `max` characters, keeping head and tail and saying how much was cut and why. */
 export function cutText(text: string, max: number, why = 'to fit the context budget'): string {
@@ -164,7 +181,7 @@ export async function buildPrompt(input: {
 
   for (const s of [...prompt.system, ...prompt.memory]) prompt.report.injected.push({ section: s.id, chars: s.content.length });
   prompt.report.injected.push({ section: 'history', chars: prompt.history.reduce((n, m) => n + messageChars(m), 0) });
-  prompt.report.injected.push({ section: 'tools', chars: JSON.stringify(prompt.tools).length });
+  prompt.report.injected.push({ section: 'tools', chars: toolsChars(prompt.tools) });
   prompt.report.estimatedTokens = estimator.estimate(promptChars(prompt));
 
   const system = [...prompt.system, ...prompt.memory].map(sectionText).join('\n\n');

@@ -181,7 +181,19 @@ test('frontmatter YAML is the core schema: no custom or library tags, no duplica
   assert.match((await parseFrontmatter('---\ndescription: x\n', 'open.md').catch((x: OryxError) => x) as OryxError).message, 'open.md: the frontmatter is not closed');
 });
 
-test.run();
+test('an unchanged file is parsed once; each caller gets its own copy of the data, and an edit is parsed again', async () => {
+  const text = '---\ntools: [read_file]\nsettings: { max_iterations: 3 }\n---\nBe brief.\n';
+  const first = await parseFrontmatter(text, 'cache/AGENT.md');
+  (first.data.tools as string[]).push('shell');
+  (first.data.settings as Record<string, number>).max_iterations = 99;
+  const again = await parseFrontmatter(text, 'cache/AGENT.md');
+  assert.equal(again.data, { tools: ['read_file'], settings: { max_iterations: 3 } }, 'what a caller changed is not seen by the next');
+  assert.is(again.content, 'Be brief.\n');
+  const edited = await parseFrontmatter(text.replace('max_iterations: 3', 'max_iterations: 4'), 'cache/AGENT.md');
+  assert.equal(edited.data.settings, { max_iterations: 4 });
+  await parseFrontmatter('---\na: [\n---\n', 'cache/AGENT.md').then(() => assert.unreachable('bad YAML'), (e: OryxError) => assert.is(e.code, 'ORYX_E_AGENT_INVALID'));
+  assert.equal((await parseFrontmatter(text, 'cache/AGENT.md')).data.tools, ['read_file'], 'a failed parse does not replace the last good one');
+});
 
 test('a tool name no plugin provides is an error with the closest one; a glob that matches nothing is fine', async () => {
   const t = await testKernel({
@@ -197,3 +209,5 @@ test('a tool name no plugin provides is an error with the closest one; a glob th
     await t.close();
   }
 });
+
+test.run();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Message, type Plugin, type PromptReport, type Tool, type TrimInfo } from '@oryxos/kernel';
-import { cutText, groupTurns, repairHistory } from '@oryxos/kernel/internal';
+import { type Message, type Plugin, type Prompt, type PromptReport, type Tool, type ToolSpec, type TrimInfo } from '@oryxos/kernel';
+import { cutText, groupTurns, promptChars, repairHistory } from '@oryxos/kernel/internal';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const u = (content: string): Message => ({ role: 'user', content });
@@ -18,6 +18,24 @@ test('repairHistory closes dangling tool calls and drops orphan results', () => 
   const fixed = repairHistory([u('1'), a('', ['x', 'y']), r('x'), u('2'), r('zzz'), a('fine')]);
   assert.equal(fixed.map((m) => m.role === 'tool' ? `tool:${m.toolCallId}:${m.isError ?? false}` : m.role),
     ['user', 'assistant', 'tool:x:false', 'tool:y:true', 'user', 'assistant']);
+});
+
+test('promptChars is the size of the text it stands for, however many tools, sections and messages', () => {
+  const spec = (name: string): ToolSpec => ({ name, description: `does ${name} — «ü»`, inputSchema: { type: 'object', properties: { x: { type: 'string', enum: ['a', 'b'] } } } });
+  for (const tools of [[], [spec('one')], [spec('one'), spec('two'), spec('three')]]) {
+    const prompt: Prompt = {
+      system: [{ id: 'agent', content: 'You are terse.' }, { id: 'soul', title: 'Soul', content: 'Kind.' }],
+      memory: [{ id: 'memory', title: 'Memory', content: '- tea' }],
+      history: [u('hello'), a('', ['c1', 'c2']), r('c1'), r('c2'), a('done')],
+      tools, report: { injected: [], cut: [], estimatedTokens: 0 },
+    };
+    const sections = [...prompt.system, ...prompt.memory].map((s) => (s.title ? `## ${s.title}\n\n${s.content}` : s.content));
+    const history = prompt.history.map((m) => m.content + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
+    const expected = sections.reduce((n, s) => n + s.length + 2, 0) + history.join('').length + JSON.stringify(tools).length;
+    assert.is(promptChars(prompt), expected, `${tools.length} tools`);
+    // Asked again (sizes are kept per tool and per message), the answer is the same.
+    assert.is(promptChars(prompt), expected);
+  }
 });
 
 test('cutText keeps head and tail and says how much was cut', () => {
