@@ -50,9 +50,9 @@ export class InMemorySessionStore implements SessionStore {
   async append(id: string, messages: Message[]): Promise<void> {
     const s = this.sessions.get(id);
     if (!s) throw new Error(`unknown session ${id}`);
-    const now = new Date().toISOString();
+    const now = isoNow();
     for (const message of messages) {
-      s.messages.push({ seq: s.messages.length + 1, message: structuredClone(message), createdAt: now });
+      s.messages.push({ seq: s.messages.length + 1, message: copy(message), createdAt: now });
       if (!s.info.title && message.role === 'user') s.info.title = message.content.slice(0, 80);
     }
     s.info.messageCount = s.messages.length;
@@ -62,4 +62,26 @@ export class InMemorySessionStore implements SessionStore {
   async delete(id: string): Promise<boolean> {
     return this.sessions.delete(id);
   }
+}
+
+/**
+ * A deep copy of JSON data (what a message is: the durable stores keep it as JSON), so a later
+ * change by the caller does not reach the stored message; several times quicker than
+ * `structuredClone` for a message.
+ */
+function copy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = copy((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
+/** `new Date().toISOString()`, made once per millisecond. */
+let lastMs = -1;
+let lastIso = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) { lastMs = ms; lastIso = new Date(ms).toISOString(); }
+  return lastIso;
 }
