@@ -76,6 +76,11 @@ test('delegation through the CLI: the answer, the linked sessions, the run recor
   const shown = await oryx(['sessions', 'show', result.sessionId.slice(0, 8)]);
   assert.match(shown.stdout, `child   ${childId} agent researcher · 5 message(s)`);
   assert.match((await oryx(['sessions', 'show', childId])).stdout, `parent  ${result.sessionId}`);
+  // The list marks the sub-agent's session with its caller's short id.
+  const listed = (await oryx(['sessions'])).stdout.split('\n');
+  assert.match(listed[0]!, /^ID\s+AGENT\s+PARENT\s+MESSAGES/);
+  assert.match(listed.find((l) => l.startsWith(childId))!, new RegExp(`^${childId}\\s+researcher\\s+${result.sessionId.slice(0, 8)}\\s`));
+  assert.match(listed.find((l) => l.startsWith(result.sessionId))!, new RegExp(`^${result.sessionId}\\s+lead\\s+\\d+\\s`), 'the caller has no parent');
 
   const runs = JSON.parse((await oryx(['runs', '--json'])).stdout).items as { runId: string; sessionId: string; agent: string; parentRunId?: string }[];
   const childRun = runs.find((r) => r.agent === 'researcher')!;

@@ -24,9 +24,12 @@ export default class Sessions extends OryxCommand {
     if (!this.jsonEnabled()) {
       if (page.items.length === 0) this.log(flags.cursor ? 'No more sessions.' : 'No sessions yet. Start one with `oryx run "hello"`.');
       else {
+        // A sub-agent's session says whose it is (the caller's short id) when the page has one.
+        const linked = page.items.some((s) => s.parentSessionId);
         this.log(table(page.items.map((s) => ({
-          id: s.id, agent: s.agent, messages: s.messageCount, updated: s.updatedAt.replace('T', ' ').slice(0, 19), title: s.title,
-        })), ['id', 'agent', 'messages', 'updated', 'title']));
+          id: s.id, agent: s.agent, ...(linked ? { parent: s.parentSessionId?.slice(0, 8) ?? '' } : {}),
+          messages: s.messageCount, updated: s.updatedAt.replace('T', ' ').slice(0, 19), title: s.title,
+        })), ['id', 'agent', ...(linked ? ['parent' as const] : []), 'messages', 'updated', 'title']));
       }
       if (page.nextCursor) this.log(`\nmore: ${this.config.bin} sessions --cursor ${page.nextCursor}${flags.agent ? ` --agent ${flags.agent}` : ''}`);
     }
