@@ -12,14 +12,15 @@ import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
-import { Policy, type ExecPlan, type Root } from './policy.ts';
+import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
 import { LaunchProxy } from './proxy.ts';
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
 
-/** `no program may be run: exec.allow is empty` when the policy's list for `kind` is set and empty. */
+/** `no program may be run: exec.allow is empty` when the policy's list for `kind` is set and empty (and nothing of that kind asks). */
 function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
+  if (policy.asks[kind]?.length) return undefined;
   if (kind === 'read' || kind === 'write') {
     const roots = policy[kind];
     return roots && !roots.length ? `no file may be ${kind === 'read' ? 'read' : 'written'}: files.${kind} is empty` : undefined;
@@ -27,6 +28,18 @@ function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
   if (kind === 'exec') return policy.exec && !policy.exec.length ? 'no program may be run: exec.allow is empty' : undefined;
   return policy.http && !policy.http.length ? 'no HTTP request may be made: http.allow is empty' : undefined;
 }
+
+/**
+ * The sandbox context with what a person approved: the kernel passes `approved` while a tool
+ * call holds an approval, and an action it approves that would ask is allowed.
+ */
+export interface ApprovalContext extends SandboxContext {
+  approved?(action: SandboxAction): boolean;
+}
+
+/** A decision that may be `ask`: denied until a person approves the action (`reason` says why it asks). */
+export type AskingDecision = SandboxDecision & { ask?: boolean };
+export type AskingLaunchDecision = LaunchDecision & { ask?: boolean };
 
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
@@ -62,10 +75,24 @@ export class AllowListSandbox implements Sandbox {
     this.log = deps.log;
   }
 
-  async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
-    const reason = await this.decide(action, ctx?.agent);
-    this.log?.debug(reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`);
-    return reason ? { allow: false, reason } : { allow: true };
+  async enforce(action: SandboxAction, ctx?: ApprovalContext): Promise<AskingDecision> {
+    const verdict = await this.evaluate(action, ctx);
+    this.log?.debug(verdict.outcome === 'allow' ? `allow ${describeAction(action)}` : `${verdict.outcome} ${describeAction(action)}: ${verdict.reason}`);
+    if (verdict.outcome === 'allow') return { allow: true };
+    return verdict.outcome === 'ask' ? { allow: false, ask: true, reason: verdict.reason } : { allow: false, reason: verdict.reason };
+  }
+
+  /**
+   * The three-valued verdict on an action for the agent: deny beats ask beats allow, across
+   * the global policy and the agent's narrowing. An `ask` the context's `approved` covers is
+   * an allow.
+   *
+   * @example
+   * await sandbox.evaluate({ kind: 'exec', command: 'git', args: ['push'] }) // { outcome: 'ask', reason: '["git","push"] needs approval: …' }
+   */
+  async evaluate(action: SandboxAction, ctx?: ApprovalContext): Promise<Verdict> {
+    const verdict = await this.decide(action, ctx?.agent);
+    return verdict.outcome === 'ask' && ctx?.approved?.(action) ? { outcome: 'allow' } : verdict;
   }
 
   /**
@@ -100,7 +127,7 @@ export class AllowListSandbox implements Sandbox {
     this.global.controls?.add({ path: path.resolve(this.root, file), why });
   }
 
-  async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
+  async launch(request: ExecRequest, ctx?: ApprovalContext): Promise<AskingLaunchDecision> {
     const action: SandboxAction = { kind: 'exec', ...request };
     try {
       const narrowed = await this.narrowing(ctx?.agent);
@@ -111,6 +138,11 @@ export class AllowListSandbox implements Sandbox {
         const plan = await policy.planExec(action);
         if (typeof plan === 'string') return { allow: false, reason: policy === narrowed ? this.narrowedReason(plan, ctx!.agent!) : plan };
         plans.push(plan);
+      }
+      const asking = plans.find((p) => p.ask);
+      if (asking && !ctx?.approved?.(action)) {
+        this.log?.debug(`ask ${describeAction(action)}: ${asking.ask}`);
+        return { allow: false, ask: true, reason: asking === plans[1] ? this.narrowedReason(asking.ask!, ctx!.agent!) : asking.ask! };
       }
       this.log?.debug(`allow ${describeAction(action)}`);
       const [plan] = plans as [ExecPlan];
@@ -144,7 +176,12 @@ export class AllowListSandbox implements Sandbox {
     // Without socat there is no way into the sandbox's network namespace: no network at all (warned at start).
     if (http && mechanism.socat) {
       proxy = await LaunchProxy.open({
-        decide: async (url, method) => this.decide({ kind: 'http', url, method }, ctx?.agent),
+        decide: async (url, method) => {
+          // A confined program cannot stop to wait for a person: what would ask is refused.
+          const verdict = await this.decide({ kind: 'http', url, method }, ctx?.agent);
+          if (verdict.outcome === 'allow') return undefined;
+          return verdict.outcome === 'ask' ? `${verdict.reason}, and a confined program cannot ask for approval` : verdict.reason;
+        },
         record: (e) => this.deps.record?.({
           ...e, origin: `proxy for ${ctx?.origin ?? 'a process'}`, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId,
           toolCallId: ctx?.toolCallId, pid, process: command,
@@ -198,17 +235,17 @@ export class AllowListSandbox implements Sandbox {
     return { protect, reopen };
   }
 
-  /** The reason a policy pair denies the action, or undefined. */
-  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<string | undefined> {
+  /** The verdict of the policy pair: the stricter of the global one and the agent's. */
+  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<Verdict> {
     try {
       const narrowed = await this.narrowing(agent);
-      if (typeof narrowed === 'string') return narrowed;
-      const reason = await this.global.check(action);
-      if (reason || !narrowed) return reason;
+      if (typeof narrowed === 'string') return { outcome: 'deny', reason: narrowed };
+      const global = await this.global.check(action);
+      if (global.outcome === 'deny' || !narrowed) return global;
       const own = await narrowed.check(action);
-      return own ? this.narrowedReason(own, agent!) : undefined;
+      return stricter(global, own.outcome === 'allow' ? own : { ...own, reason: this.narrowedReason(own.reason, agent!) });
     } catch (error) {
-      return `the sandbox could not decide (${(error as Error).message}), so the action is denied`;
+      return { outcome: 'deny', reason: `the sandbox could not decide (${(error as Error).message}), so the action is denied` };
     }
   }
 
