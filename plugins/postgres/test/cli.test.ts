@@ -44,8 +44,8 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       const [owner, versions] = e.own.split(':') as [string, string];
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
-      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/2 pending', scheduler: '0/1 pending', runs: '0/1 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 9 : 5);
+      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/2 pending', scheduler: '0/1 pending', runs: '0/1 pending', approvals: '0/1 pending' }, e.store);
+      assert.is(json(status).pending, owner === 'sqlite' ? 10 : 6);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });

@@ -10,7 +10,7 @@ import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../sr
 import { rejection, tempDir } from './helpers.ts';
 
 /** The store's own tables: the audit, scheduler and notify plugins create theirs only when enabled. */
-const TABLES = ['messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions'];
+const TABLES = ['approvals', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions'];
 
 async function tables(file: string): Promise<string[]> {
   const db = new Libsql(file);
