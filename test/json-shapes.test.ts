@@ -65,6 +65,11 @@ const execution = type({
   error: nullable('string'), iterations: nullable('number'), inputTokens: nullable('number'), outputTokens: nullable('number'),
   notifyStatus: nullable('string'), notificationId: nullable('number'), '+': 'reject',
 });
+const approval = type({
+  id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
+  asks: type({ 'action?': 'object', reason: 'string', '+': 'reject' }).array(), status: "'pending' | 'approved' | 'denied' | 'expired'",
+  requestedAt: 'string', 'decidedBy?': 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'resume?': 'object', '+': 'reject',
+});
 const channel = type({
   name: 'string', host: 'string', port: 'number', secure: 'boolean', requireTLS: 'boolean', 'user?': 'string', password: 'string',
   from: 'string', to: 'string[]', source: "'config' | 'runtime'", '+': 'reject',
@@ -106,6 +111,9 @@ const SCHEMAS: Record<string, type.Any> = {
   'schedule:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
   'schedule:run': execution,
   'schedule:history': list(execution, { task: 'string' }),
+  'approvals': list(approval),
+  'approvals:approve': approval,
+  'approvals:deny': approval,
   'notify:channels': list(channel),
   'notify:add': channel,
   'notify:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
@@ -193,6 +201,24 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Stores pending approvals in the project's database, as a paused run would. */
+async function pendingApprovals(sessionId: string, runId: string, count: number): Promise<string[]> {
+  const config = await loadConfig({ file: path.join(dir, 'oryx.config.ts') });
+  const kernel = await new Kernel({ config: config! }).start();
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const asked = await kernel.service('approvals').request({
+        runId, sessionId, agent: 'assistant', tool: 'shout', toolCallId: `call-${i}`, args: { text: 'hi' }, asks: [{ reason: 'approve: [shout]' }],
+      });
+      ids.push(asked.id);
+    }
+    return ids;
+  } finally {
+    await kernel.close();
+  }
+}
+
 async function json(args: string[], expectCode = 0): Promise<any> {
   const r = await runOryx([...args, '--json'], { cwd: dir });
   assert.is(r.code, expectCode, `oryx ${args.join(' ')}: ${r.stderr}${r.stdout}`);
@@ -262,6 +288,11 @@ test('every command prints its one shape; lists are {items}, shows the object, k
       await shape('schedule:remove', ['schedule', 'remove', 'hourly']);
     })(),
     (async () => {
+      await shape('approvals', ['approvals']);
+      const ids = await pendingApprovals(run.sessionId, run.runId, 2);
+      assert.is((await shape('approvals:approve', ['approvals', 'approve', ids[0]!.slice(0, 8)])).status, 'approved');
+      assert.is((await shape('approvals:deny', ['approvals', 'deny', ids[1]!, '--reason', 'not now'])).reason, 'not now');
+      assert.equal((await shape('approvals', ['approvals', 'list', '--status', 'all'])).items.map((a: { status: string }) => a.status).sort(), ['approved', 'denied']);
       await shape('notify:add', ['notify', 'add', 'pager', '--host', '127.0.0.1', '--port', String(smtp.port), '--from', 'bot@example.com', '--to', 'me@example.com']);
       await shape('notify:remove', ['notify', 'remove', 'pager']);
       await shape('sessions:repair', ['sessions', 'repair', run.sessionId.slice(0, 8)]);
