@@ -43,7 +43,12 @@ export default function tools(options: ToolsOptions = {}): Plugin {
     options: resolved,
     async setup(ctx) {
       const env: ToolEnv = { root: await realpath(ctx.config.root), options: resolved };
-      for (const name of resolved.tools) ctx.registerTool(FACTORIES[name](env));
+      for (const name of resolved.tools) {
+        const tool = FACTORIES[name](env);
+        // The kernel asks a person before every call of a tool marked so.
+        if (resolved.approval[name]) Object.assign(tool, { approval: 'always' });
+        ctx.registerTool(tool);
+      }
       warnUnavailableTools(ctx, new Set(resolved.tools));
     },
   };
