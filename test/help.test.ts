@@ -1,11 +1,12 @@
 // `oryx --help` must stay fast: it reads command metadata from oclif manifests and loads no
 // plugin code and no heavy library (timing itself lives in bench/, not in a test).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tempProject, writeAgents } from '@oryxos/kernel/testing';
 
 test('oryx --help lists commands from every plugin without importing plugin code', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-trace-'));
@@ -22,6 +23,29 @@ test('oryx --help lists commands from every plugin without importing plugin code
     const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
       || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
     assert.equal(offenders, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a read command loads no web server even when the web plugin is on', async () => {
+  const dir = await tempProject('read-trace-');
+  const file = path.join(dir, 'loaded.txt');
+  try {
+    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import { allowAll, scripted } from '@oryxos/kernel/testing';
+import web from '@oryxos/plugin-web';
+export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web()] });
+`);
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
+    const r = spawnSync(process.execPath, ['--import', path.resolve('test/fixtures/trace-imports.mjs'), path.resolve('bin/run.js'), 'agents'], {
+      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
+    });
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^assistant\s/m, 'the agent is listed');
+    const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    assert.ok(loaded.some((u) => /plugins\/web\/(dist|src)\/index\./.test(u)), 'the web plugin itself was loaded');
+    assert.equal(loaded.filter((u) => /node_modules\/(hono|@hono)\/|plugins\/web\/(dist|src)\/server\./.test(u)), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

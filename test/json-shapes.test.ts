@@ -22,10 +22,10 @@ const FIXTURE = path.resolve('plugins/mcp/test/fixtures/fixture-server.mjs');
 const list = <T extends type.Any>(item: T, extra: Record<string, string | type.Any> = {}) =>
   type({ items: item.array(), 'nextCursor?': 'string', ...extra, '+': 'reject' });
 const usage = type({ inputTokens: 'number', outputTokens: 'number', '+': 'reject' });
-const session = type({ id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', '+': 'reject' });
+const session = type({ id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', 'parentSessionId?': 'string', '+': 'reject' });
 const message = type({ seq: 'number', message: { role: "'system' | 'user' | 'assistant' | 'tool'", content: 'string', '+': 'ignore' }, createdAt: 'string', '+': 'reject' });
 const agent = type({
-  name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]',
+  name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]', agents: 'string[]',
   'settings?': 'Record<string, number | boolean | object>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
 });
 const tool = type({ name: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' });
@@ -91,7 +91,7 @@ const SCHEMAS: Record<string, type.Any> = {
   'agents': list(agent),
   'tools': list(tool, { 'agent?': 'string', sources: source.array() }),
   'sessions': list(session),
-  'sessions:show': session.merge({ messages: message.array() }),
+  'sessions:show': session.merge({ children: session.array(), messages: message.array() }),
   'sessions:delete': type({ id: 'string', deleted: 'boolean', messages: 'number', '+': 'reject' }),
   'sessions:repair': type({ id: 'string', quarantined: type({ seq: 'number', reason: 'string' }).array(), kept: 'number', '+': 'reject' }),
   'audit:llm': list(llmCall),

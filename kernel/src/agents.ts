@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type } from 'arktype';
 import { OryxError } from './errors.ts';
+import { FileCache } from './file-cache.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
-import type { AgentDefinition, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
+import type { AgentDefinition, AgentRef, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
 
 export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   max_iterations: 10,
@@ -21,6 +20,7 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   context_tokens: 32_000,
   max_tool_calls_per_step: 16,
   max_tool_output_chars: 20_000,
+  max_agent_depth: 2,
 });
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
@@ -40,6 +40,7 @@ export const settingsShape = type({
   'context_tokens?': 'number.integer >= 256',
   'max_tool_calls_per_step?': positiveInt,
   'max_tool_output_chars?': 'number.integer >= 1000',
+  'max_agent_depth?': 'number.integer >= 0',
   '+': 'reject',
 });
 const frontmatterShape = type({
@@ -48,11 +49,12 @@ const frontmatterShape = type({
   'model?': 'string > 0',
   'tools?': 'string[]',
   'skills?': 'string[]',
+  'agents?': 'string[]',
   'settings?': settingsShape,
   'sandbox?': 'object',
   '+': 'ignore',
 });
-const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'settings', 'sandbox', 'name']);
+const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'agents', 'settings', 'sandbox', 'name']);
 
 /** Options of {@link AgentLoader}. */
 export interface AgentLoaderOptions {
@@ -80,29 +82,59 @@ export function mergeSettings(base: AgentSettings, ...layers: (AgentSettingsInpu
 }
 
 /**
- * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Files are read on every load, so an
- * edit applies to the next run without a restart.
+ * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Every load checks the files (AGENT.md,
+ * bootstrap files, skills) again, through a cache that trusts what it read for 250 ms and then
+ * re-reads only what changed (mtime or size), so an edit applies to the next run without a
+ * restart, within a quarter of a second.
  */
 export class AgentLoader {
+  private readonly files = new FileCache();
+
   constructor(readonly workspaceDir: string, private readonly options: AgentLoaderOptions = {}) {}
 
   get agentsDir(): string { return path.join(this.workspaceDir, 'agents'); }
 
   /** Names of the agent folders that have an AGENT.md. */
   async names(): Promise<string[]> {
-    let entries;
-    try { entries = await readdir(this.agentsDir, { withFileTypes: true }); } catch { return []; }
-    return entries
-      .filter((e) => e.isDirectory() && existsSync(path.join(this.agentsDir, e.name, 'AGENT.md')))
-      .map((e) => e.name)
-      .sort();
+    const entries = (await this.files.entries(this.agentsDir)) ?? [];
+    const found = await Promise.all(entries.map(async (e) => e.dir
+      && (await this.files.entries(path.join(this.agentsDir, e.name)))?.some((f) => f.name === 'AGENT.md' && !f.dir)));
+    return entries.filter((_, i) => found[i]).map((e) => e.name).sort();
   }
 
   async list(): Promise<AgentDefinition[]> {
     return Promise.all((await this.names()).map((name) => this.load(name)));
   }
 
+  /**
+   * The agent and its sub-agents (`agents:`), all of them checked: every name must be an agent
+   * (`ORYX_E_AGENT_INVALID` with the closest name) and no agent may reach itself again
+   * (`ORYX_E_AGENT_CYCLE` naming the path and the file).
+   */
   async load(name: string): Promise<AgentDefinition> {
+    const root = await this.read(name);
+    const known = new Map([[root.name, root]]);
+    const walk = async (agent: AgentDefinition, trail: string[]): Promise<void> => {
+      for (const ref of agent.agents) {
+        if (trail.includes(ref.name)) {
+          const cycle = [...trail.slice(trail.indexOf(ref.name)), ref.name];
+          throw new OryxError('ORYX_E_AGENT_CYCLE', `${agent.file}: agents: ${cycle.join(' → ')} is a cycle`, {
+            hint: `Remove "${ref.name}" from agents: in ${agent.file}: an agent cannot call itself, directly or through its sub-agents.`,
+            data: { file: agent.file, field: 'agents', cycle },
+          });
+        }
+        let sub = known.get(ref.name);
+        if (!sub) known.set(ref.name, sub = await this.read(ref.name));
+        ref.description = sub.description;
+        await walk(sub, [...trail, ref.name]);
+      }
+    };
+    await walk(root, [root.name]);
+    return root;
+  }
+
+  /** One AGENT.md, its sub-agents named but not read. */
+  private async read(name: string): Promise<AgentDefinition> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `"${name}" is not a valid agent name`, {
         hint: 'Agent names are folder names: letters, digits, _ . and -.',
@@ -110,10 +142,8 @@ export class AgentLoader {
     }
     const dir = path.join(this.agentsDir, name);
     const file = path.join(dir, 'AGENT.md');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
+    const text = await this.files.text(file);
+    if (text === undefined) {
       const known = await this.names();
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `No agent "${name}": ${path.relative(process.cwd(), file)} does not exist`, {
         hint: known.length ? `Known agents: ${known.join(', ')}.` : 'Run `oryx init` to create the assistant agent.',
@@ -140,6 +170,7 @@ export class AgentLoader {
     if (stray !== undefined) throw unknownKey(file, text, stray, [...KNOWN, ...pluginKeys].filter((k) => k !== 'name'), stray);
     const settings = mergeSettings(DEFAULT_SETTINGS, this.options.settings, data.settings as AgentSettingsInput | undefined);
     const extra = Object.fromEntries(Object.entries(data).filter(([k]) => !KNOWN.has(k)));
+    const agents = await this.refs(file, text, (data.agents as string[] | undefined) ?? []);
     return {
       name,
       description: typeof data.description === 'string' ? data.description : '',
@@ -147,6 +178,7 @@ export class AgentLoader {
       model: data.model as string | undefined,
       tools: (data.tools as string[] | undefined) ?? [],
       skills: await this.skills(dir, data.skills as string[] | undefined),
+      agents,
       settings,
       sandbox: data.sandbox,
       instructions: parsed.content.trim(),
@@ -157,13 +189,29 @@ export class AgentLoader {
     };
   }
 
+  /** The `agents:` names as references; a name with no AGENT.md is an error with the closest one. */
+  private async refs(file: string, text: string, names: string[]): Promise<AgentRef[]> {
+    if (names.length === 0) return [];
+    const known = await this.names();
+    return names.map((name) => {
+      if (!known.includes(name)) {
+        const line = lineOfKey(text, 'agents');
+        throw new OryxError('ORYX_E_AGENT_INVALID', `${file}${line ? `:${line}` : ''}: agents: no agent "${name}"${didYouMean(name, known)}`, {
+          hint: `Fix the name in agents: (${known.length ? `known agents: ${known.join(', ')}` : 'there are no agents yet'}), or create .oryxos/agents/${name}/AGENT.md.`,
+          data: { file, field: 'agents', agent: name, line },
+        });
+      }
+      return { name, description: '', file: path.join(this.agentsDir, name, 'AGENT.md') };
+    });
+  }
+
   /** AGENTS.md, SOUL.md, USER.md: the agent's own copy first, then the workspace's. */
   private async bootstrap(dir: string): Promise<AgentDefinition['bootstrap']> {
     const found: AgentDefinition['bootstrap'] = [];
     for (const name of BOOTSTRAP_FILES) {
       for (const candidate of [path.join(dir, name), path.join(this.workspaceDir, name)]) {
-        let text: string;
-        try { text = await readFile(candidate, 'utf8'); } catch { continue; }
+        const text = await this.files.text(candidate);
+        if (text === undefined) continue;
         assertMarkdownData(text, candidate);
         found.push({ name, path: candidate, content: text.trim() });
         break;
@@ -178,11 +226,25 @@ export class AgentLoader {
    * are kept: the model reads the body on demand with read_file.
    */
   private async skills(dir: string, allow: string[] | undefined): Promise<SkillRef[]> {
-    const own = await readSkills(path.join(dir, 'skills'));
-    const shared = allow ? await readSkills(path.join(this.workspaceDir, 'skills')) : [];
+    const own = await this.readSkills(path.join(dir, 'skills'));
+    const shared = allow ? await this.readSkills(path.join(this.workspaceDir, 'skills')) : [];
     const matches = (s: SkillRef) => !allow || allow.some((p) => p === s.name || (p.includes('*') && new RegExp('^' + p.split('*').map(escape).join('.*') + '$').test(s.name)));
     const seen = new Set<string>();
     return [...own, ...shared].filter((s) => matches(s) && !seen.has(s.name) && seen.add(s.name));
+  }
+
+  private async readSkills(dir: string): Promise<SkillRef[]> {
+    const files = ((await this.files.entries(dir)) ?? []).filter((e) => !e.dir && e.name.endsWith('.md')).map((e) => e.name).sort();
+    const skills = await Promise.all(files.map(async (f): Promise<SkillRef | undefined> => {
+      const file = path.join(dir, f);
+      const text = await this.files.text(file);
+      if (text === undefined) return undefined;
+      const { data, content } = await parseFrontmatter(text, file);
+      const description = typeof data.description === 'string' ? data.description
+        : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
+      return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };
+    }));
+    return skills.filter((s) => s !== undefined);
   }
 }
 
@@ -197,15 +259,3 @@ function unknownKey(file: string, text: string, key: string, known: string[], fi
 }
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-
-async function readSkills(dir: string): Promise<SkillRef[]> {
-  let files: string[];
-  try { files = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort(); } catch { return []; }
-  return Promise.all(files.map(async (f) => {
-    const file = path.join(dir, f);
-    const { data, content } = await parseFrontmatter(await readFile(file, 'utf8'), file);
-    const description = typeof data.description === 'string' ? data.description
-      : content.split('\n').find((l) => l.trim() && !l.startsWith('#'))?.trim() ?? '';
-    return { name: typeof data.name === 'string' ? data.name : f.slice(0, -3), description, path: file };
-  }));
-}

@@ -37,6 +37,10 @@ export function budgetStop(limit: BudgetLimit, value: number): BudgetStop {
  * One run's budget: model calls, tool calls, tokens, wall clock and retries, all drawn from
  * one place so a retry storm, a slow tool or a sub-agent cannot exceed it. The wall clock is
  * a deadline: {@link signal} fires when `max_duration_ms` is up, aborting whatever is in flight.
+ *
+ * A sub-agent's budget has its parent's as `parent`: every token, tool call and retry it takes
+ * is taken from both, each limit is checked on both, and the parent's deadline is its own too.
+ * Model calls (`max_iterations`) count per run: a sub-agent has its own.
  */
 export class RunBudget {
   private readonly started = performance.now();
@@ -45,47 +49,64 @@ export class RunBudget {
   private tokens = 0;
   private toolCalls = 0;
   private retries = 0;
+  /** Fires when `max_duration_ms` (its own or a parent's) is up; its reason is a {@link BudgetExceeded}. */
+  readonly signal: AbortSignal;
 
-  constructor(readonly settings: Pick<AgentSettings, BudgetLimit>) {
+  constructor(readonly settings: Pick<AgentSettings, BudgetLimit>, private readonly parent?: RunBudget) {
     const ms = settings.max_duration_ms;
     this.timer = setTimeout(() => this.deadline.abort(new BudgetExceeded(budgetStop('max_duration_ms', ms))), ms);
     this.timer.unref();
+    this.signal = parent ? AbortSignal.any([this.deadline.signal, parent.signal]) : this.deadline.signal;
   }
 
-  /** Fires when `max_duration_ms` is up; its reason is a {@link BudgetExceeded}. */
-  get signal(): AbortSignal { return this.deadline.signal; }
+  /** True once `max_duration_ms` (its own or a parent's) is up. */
+  get timedOut(): boolean { return this.signal.aborted; }
 
-  /** True once `max_duration_ms` is up. */
-  get timedOut(): boolean { return this.deadline.signal.aborted; }
+  /** The deadline's stop: this run's, or the parent's when that came first. */
+  get timeout(): BudgetStop {
+    return this.parent?.timedOut ? inherited(this.parent.timeout) : budgetStop('max_duration_ms', this.settings.max_duration_ms);
+  }
 
-  /** Before a model call: the limit already reached (iterations, tokens, tool calls), if any. */
+  /** Before a model call: the limit already reached (iterations, tokens, tool calls, its own or a parent's), if any. */
   check(iterations: number): BudgetStop | undefined {
+    if (this.timedOut) return this.timeout;
+    if (iterations >= this.settings.max_iterations) return budgetStop('max_iterations', this.settings.max_iterations);
+    return this.spent();
+  }
+
+  /** The shared limits (tokens, tool calls) reached here or in a parent. */
+  private spent(): BudgetStop | undefined {
     const s = this.settings;
-    if (this.timedOut) return budgetStop('max_duration_ms', s.max_duration_ms);
-    if (iterations >= s.max_iterations) return budgetStop('max_iterations', s.max_iterations);
     if (this.tokens >= s.max_tokens) return budgetStop('max_tokens', s.max_tokens);
     if (this.toolCalls >= s.max_tool_calls) return budgetStop('max_tool_calls', s.max_tool_calls);
-    return undefined;
+    const up = this.parent?.spent();
+    return up && inherited(up);
   }
 
   addUsage(usage: Usage): void {
     this.tokens += usage.inputTokens + usage.outputTokens;
+    this.parent?.addUsage(usage);
   }
 
-  /** Takes one tool call from the budget; false (and nothing taken) when none is left. */
-  takeToolCall(): boolean {
-    if (this.toolCalls >= this.settings.max_tool_calls) return false;
+  /** Takes one tool call from the budget (and every parent's); when none is left, takes nothing and returns the limit. */
+  takeToolCall(): BudgetStop | undefined {
+    if (this.toolCalls >= this.settings.max_tool_calls) return budgetStop('max_tool_calls', this.settings.max_tool_calls);
+    const up = this.parent?.takeToolCall();
+    if (up) return inherited(up);
     this.toolCalls++;
-    return true;
+    return undefined;
   }
 
-  /** Takes one model call retry from the budget; false when none is left. */
-  takeRetry(): boolean {
-    if (this.retries >= this.settings.max_llm_retries) return false;
+  /** Takes one model call retry from the budget (and every parent's); when none is left, takes nothing and returns the limit. */
+  takeRetry(): BudgetStop | undefined {
+    if (this.retries >= this.settings.max_llm_retries) return budgetStop('max_llm_retries', this.settings.max_llm_retries);
+    const up = this.parent?.takeRetry();
+    if (up) return inherited(up);
     this.retries++;
-    return true;
+    return undefined;
   }
 
+  /** What this run used (a sub-agent's use is in its own record, and in its parent's too). */
   used(): BudgetUsed {
     return { tokens: this.tokens, toolCalls: this.toolCalls, retries: this.retries, ms: Math.round(performance.now() - this.started) };
   }
@@ -95,3 +116,9 @@ export class RunBudget {
     clearTimeout(this.timer);
   }
 }
+
+/** A parent's limit as a sub-agent reports it. */
+function inherited(stop: BudgetStop): BudgetStop {
+  return stop.notice.endsWith(PARENT) ? stop : { ...stop, notice: stop.notice + PARENT };
+}
+const PARENT = ' (the calling agent\'s budget)';

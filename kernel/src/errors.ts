@@ -82,6 +82,7 @@ export const KERNEL_ERROR_CODES = {
   ORYX_E_SERVICE_MISSING: 'Enable the plugin that provides the service in oryx.config.ts.',
   ORYX_E_AGENT_NOT_FOUND: 'Create .oryxos/agents/<name>/AGENT.md, or pick one listed by `oryx agents`.',
   ORYX_E_AGENT_INVALID: 'Fix the file and field the message names (AGENT.md, a skill or a bootstrap file); frontmatter is plain YAML only.',
+  ORYX_E_AGENT_CYCLE: 'Remove one name from `agents:` in the file the message names: an agent cannot call itself, directly or through its sub-agents.',
   ORYX_E_PROVIDER_NOT_FOUND: 'Set `provider:` in AGENT.md to a provider enabled in oryx.config.ts.',
   ORYX_E_SESSION_NOT_FOUND: 'List sessions with `oryx sessions`, or omit --session to start a new one.',
   ORYX_E_SESSION_AGENT_MISMATCH: 'Resume the session with the agent it belongs to, or start a new session.',

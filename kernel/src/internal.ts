@@ -12,3 +12,4 @@ export { createHooks } from './hooks.ts';
 export { orderPlugins } from './plugin.ts';
 export { Registry } from './registry.ts';
 export { InMemorySessionStore } from './memory-store.ts';
+export { FileCache, RECHECK_MS } from './file-cache.ts';

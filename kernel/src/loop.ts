@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BudgetExceeded, budgetStop, type RunBudget } from './budget.ts';
+import { BudgetExceeded, type RunBudget } from './budget.ts';
 import { OryxError, errorMessage, toOryxError } from './errors.ts';
 import { ToolExecutor } from './executor.ts';
 import type { Kernel } from './kernel.ts';
@@ -56,7 +56,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     ...(why?.error ? { error: { code: why.error.code, message: why.error.message, ...(why.error.hint ? { hint: why.error.hint } : {}) } } : {}),
   });
   const aborted = (error?: OryxError) => (budget.timedOut
-    ? end('budget', '', { stop: budgetStop('max_duration_ms', budget.settings.max_duration_ms) })
+    ? end('budget', '', { stop: budget.timeout })
     : end('aborted', '', { ...(error ? { error } : {}), stop: { notice: 'aborted' } }));
 
   /** One model call on the prompt rebuilt from the history; `note` ends it and takes the tools away. */
@@ -110,8 +110,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const instead = calls.map((call, index): ToolResult | undefined => {
       if (index >= perStep) return undefined; // the executor answers these without running them
       if (stop) return notRun(stop);
-      if (!budget.takeToolCall()) {
-        stop = budgetStop('max_tool_calls', budget.settings.max_tool_calls);
+      const over = budget.takeToolCall();
+      if (over) {
+        stop = over;
         return notRun(stop);
       }
       const verdict = guard.before(call);
@@ -212,11 +213,12 @@ export async function callModel(
         : toOryxError(error, 'ORYX_E_LLM_FAILED', { hint: `The call to provider "${provider.name}" (model ${request.model}) failed.` });
       const retryable = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
       // Retries come out of the run's budget: a provider failing every time cannot retry forever.
-      const willRetry = retryable && (budget?.takeRetry() ?? true);
+      const over = retryable ? budget?.takeRetry() : undefined;
+      const willRetry = retryable && !over;
       await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry, ...(report ? { prompt: report } : {}) });
       // Once tokens were shown a retry would show them twice, so it is not retried: say so.
       if (emitted && e.retryable && !run.signal.aborted) throw cutOffError(e);
-      if (retryable && !willRetry) throw new BudgetExceeded(budgetStop('max_llm_retries', budget!.settings.max_llm_retries), { cause: e });
+      if (over) throw new BudgetExceeded(over, { cause: e });
       if (!willRetry) throw e;
       const backoff = Math.random() * baseDelayMs * 2 ** (attempt - 1);
       const delayMs = Math.min(maxDelayMs, Math.max(e.retryAfterMs ?? 0, backoff));

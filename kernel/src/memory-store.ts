@@ -8,10 +8,11 @@ import type { Message, Page, SessionInfo, SessionStore, StoredMessage } from './
 export class InMemorySessionStore implements SessionStore {
   private sessions = new Map<string, { info: SessionInfo; messages: StoredMessage[] }>();
 
-  async create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo> {
+  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
     const now = new Date().toISOString();
     const info: SessionInfo = {
       id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
+      ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
     };
     this.sessions.set(info.id, { info, messages: [] });
     return { ...info };
@@ -22,9 +23,9 @@ export class InMemorySessionStore implements SessionStore {
     return s && { ...s.info };
   }
 
-  async list(query: { agent?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
+  async list(query: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
     const all = [...this.sessions.values()].map((s) => s.info)
-      .filter((i) => !query.agent || i.agent === query.agent)
+      .filter((i) => (!query.agent || i.agent === query.agent) && (!query.parentSessionId || i.parentSessionId === query.parentSessionId))
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id));
     const start = query.cursor ? Number(query.cursor) : 0;
     const limit = query.limit ?? 50;

@@ -4,7 +4,11 @@ import type { Kernel } from './kernel.ts';
 import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
 import { groupTurns } from './prompt.ts';
+import { subAgentTools } from './sub-agents.ts';
 import type { Message, RunContext, RunInput, RunResult, SessionInfo } from './types.ts';
+
+/** The run a sub-agent runs for: its context, its budget and the sub-agent levels left below it. */
+interface ParentRun { run: RunContext; budget: RunBudget; depthLeft: number }
 
 /**
  * The single entry the CLI, the REST channel and the scheduler share: load the agent, open
@@ -72,7 +76,8 @@ export class AgentService {
     return runs.length;
   }
 
-  private async run(input: RunInput): Promise<RunResult> {
+  /** One run; a sub-agent's (`parent` set) gets a new child session and draws on the parent's budget. */
+  private async run(input: RunInput, parent?: ParentRun): Promise<RunResult> {
     const agent = await this.kernel.agents.load(input.agent);
     // --provider / --model override the agent's for one run; another provider than the
     // agent's does not inherit the agent's model (it names a model of its own provider).
@@ -84,14 +89,18 @@ export class AgentService {
         hint: `Pass a model for this run, set model: in ${agent.file}, or defaultModel in the provider's options.`,
       });
     }
-    const session = await this.openSession(agent.name, input.session);
     const store = this.kernel.service('sessions');
-    const budget = new RunBudget(agent.settings);
+    const session = parent
+      ? await store.create({ agent: agent.name, parentSessionId: parent.run.sessionId })
+      : await this.openSession(agent.name, input.session);
+    const budget = new RunBudget(agent.settings, parent?.budget);
     const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
     const run: RunContext = {
       runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
-      startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}),
+      startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}), ...(parent ? { parentRunId: parent.run.runId } : {}),
     };
+    // Sub-agent levels left below this run: the caller's less one, narrowed by this agent's own setting.
+    const depthLeft = Math.min(agent.settings.max_agent_depth, parent ? parent.depthLeft - 1 : Infinity);
     try {
       // Aborted while queued behind another run: leave the session untouched.
       if (input.signal?.aborted) {
@@ -122,7 +131,11 @@ export class AgentService {
         provider,
         budget,
         history: turns.flat(),
-        tools: await this.kernel.toolsFor(agent, signal),
+        tools: [
+          ...await this.kernel.toolsFor(agent, signal),
+          ...subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
+            { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft })),
+        ],
         commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
         seqOf: (m) => seq.get(m),
         stream: input.stream,

@@ -164,6 +164,8 @@ export interface AgentSettings {
   max_tool_calls_per_step: number;
   /** Characters of one tool result the model sees (and the session stores); the rest is cut with a marker. */
   max_tool_output_chars: number;
+  /** Levels of sub-agents below this run (`agents:`); at 0 the `agent__*` tools are not offered. */
+  max_agent_depth: number;
 }
 
 /** When the loop guard steps in ({@link AgentSettings.loop_detection}). */
@@ -183,6 +185,8 @@ export interface AgentDefinition {
   /** Allow-list of tool names; `*` globs (`filesystem__*`). Empty = no tools. */
   tools: string[];
   skills: SkillRef[];
+  /** Sub-agents (`agents:` frontmatter), each offered as the tool `agent__<name>`; checked at load (known, no cycle). */
+  agents: AgentRef[];
   settings: AgentSettings;
   /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
   sandbox?: unknown;
@@ -197,6 +201,9 @@ export interface AgentDefinition {
 }
 
 export interface SkillRef { name: string; description: string; path: string }
+
+/** A sub-agent an agent may call: its name, its frontmatter `description` and its AGENT.md. */
+export interface AgentRef { name: string; description: string; file: string }
 
 // ---------------------------------------------------------------------------------------
 // Prompt
@@ -232,6 +239,8 @@ export interface SessionInfo {
   createdAt: string;
   updatedAt: string;
   messageCount: number;
+  /** The session of the run that started this one as a sub-agent (`agent__<name>`), when there is one. */
+  parentSessionId?: string;
 }
 
 /** A message as stored, with its position in the session. */
@@ -244,9 +253,10 @@ export interface Page<T> { items: T[]; nextCursor?: string }
  * one; the sqlite plugin provides a durable one.
  */
 export interface SessionStore {
-  create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo>;
+  create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo>;
   get(id: string): Promise<SessionInfo | undefined>;
-  list(query?: { agent?: string; limit?: number; cursor?: string }): Promise<Page<SessionInfo>>;
+  /** Newest first; `parentSessionId` lists the sub-agent sessions a session started. */
+  list(query?: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string }): Promise<Page<SessionInfo>>;
   /** The last `limit` messages (all when omitted), oldest first. */
   messages(id: string, query?: { limit?: number }): Promise<StoredMessage[]>;
   /** The messages of the last `turns` user turns, oldest first. */

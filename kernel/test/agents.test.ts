@@ -32,7 +32,7 @@ test('typos in the frontmatter are errors naming the file, the line and the clos
   await put('agents/b/AGENT.md', '---\ndescription: x\nsettings:\n  max_iteration: 3\n---\nBody\n');
   e = await loadError('b');
   assert.match(e.message, /AGENT\.md:4: unknown key "max_iteration" in settings \(did you mean "max_iterations"\?\)/);
-  assert.match(e.message, 'known keys: context_tokens, loop_detection, max_duration_ms, max_history_turns, max_iterations');
+  assert.match(e.message, 'known keys: context_tokens, loop_detection, max_agent_depth, max_duration_ms, max_history_turns, max_iterations');
 
   await put('agents/c/AGENT.md', '---\nmemory: { scope: user }\n---\nBody\n');
   e = await loadError('c');

@@ -10,6 +10,8 @@ export interface AgentJson {
   model?: string;
   tools: string[];
   skills: string[];
+  /** Sub-agents it may call (`agents:`), each as the tool `agent__<name>`. */
+  agents: string[];
   settings?: AgentSettings;
   file: string;
   error?: { code: string; message: string };
@@ -34,10 +36,10 @@ export async function listAgents(kernel: Pick<PluginContext, 'agents' | 'provide
         name: a.name, description: a.description,
         ...(provider ? { provider: provider.name } : {}),
         ...(a.model ?? provider?.defaultModel ? { model: a.model ?? provider?.defaultModel } : {}),
-        tools: a.tools, skills: a.skills.map((s) => s.name), settings: a.settings, file: a.file,
+        tools: a.tools, skills: a.skills.map((s) => s.name), agents: a.agents.map((r) => r.name), settings: a.settings, file: a.file,
       };
     } catch (error) {
-      return { name, description: '', tools: [], skills: [], file, error: { code: isOryxError(error) ? error.code : 'ORYX_E_AGENT_INVALID', message: errorMessage(error) } };
+      return { name, description: '', tools: [], skills: [], agents: [], file, error: { code: isOryxError(error) ? error.code : 'ORYX_E_AGENT_INVALID', message: errorMessage(error) } };
     }
   }));
 }

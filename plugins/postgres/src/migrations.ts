@@ -7,7 +7,7 @@ export const OWNER = 'postgres';
 
 /**
  * The session store's tables on PostgreSQL: the same tables and columns as
- * `@oryxos/plugin-sqlite`'s schema version 5, so `oryx db copy` moves rows between the two.
+ * `@oryxos/plugin-sqlite`'s schema version 6, so `oryx db copy` moves rows between the two.
  * Keys, timestamps and ids compare byte by byte (`COLLATE "C"`) whatever the database's
  * collation, as on SQLite: keyset paging and id-prefix lookups rely on that order.
  */
@@ -70,6 +70,17 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
           quarantined_at TEXT NOT NULL
         )`,
         'CREATE INDEX messages_quarantine_by_session ON messages_quarantine (session_id, seq)',
+      ],
+    },
+  },
+  {
+    version: 2,
+    name: 'session-parents',
+    statements: {
+      postgres: [
+        // As the sqlite plugin's version 6: the session that started this one as a sub-agent.
+        'ALTER TABLE sessions ADD COLUMN parent_session_id TEXT COLLATE "C"',
+        'CREATE INDEX sessions_by_parent ON sessions (parent_session_id, updated_at DESC, id DESC) WHERE parent_session_id IS NOT NULL',
       ],
     },
   },

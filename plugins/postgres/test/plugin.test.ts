@@ -68,7 +68,7 @@ test('three kernels starting at once on an empty database: each migration applie
     const kernels = await Promise.all([1, 2, 3].map(() => testKernel({ plugins: plugins(), dir })));
     const db = kernels[0]!.kernel.service('database');
     const recorded = await db.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
-    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'audit:1', 'audit:2', 'notify:1', 'postgres:1', 'runs:1', 'scheduler:1']);
+    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'audit:1', 'audit:2', 'notify:1', 'postgres:1', 'postgres:2', 'runs:1', 'scheduler:1']);
     await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 3, 'from the future', 'now')");
     for (const k of kernels) await k.close({ keep: true });
 
@@ -99,7 +99,7 @@ test('autoMigrate: false refuses to start on pending migrations, naming them; st
   try {
     const e = await rejection(() => testKernel({ plugins: [scripted([]), postgres({ url: database.url, autoMigrate: false })], dir }));
     assert.is(e.code, 'ORYX_E_PG_MIGRATION_PENDING');
-    assert.match(e.message, 'postgres migration 1 (sessions)');
+    assert.match(e.message, 'postgres migrations 1 (sessions), 2 (session-parents)');
     assert.match(e.hint, 'oryx db migrate');
     const k = await testKernel({ plugins: [scripted([]), postgres({ url: database.url, statementTimeoutMs: 200 })], dir });
     try {

@@ -5,7 +5,9 @@ import type { DamagedMessage } from './session-store.ts';
  * A session as people read it: each message numbered, tool calls as `→ name(args) [id]`,
  * tool results with their call id and ok/error, long text cut unless `full`.
  */
-export function formatSession(info: SessionInfo, messages: (StoredMessage | DamagedMessage)[], options: { full?: boolean; maxChars?: number } = {}): string {
+export function formatSession(
+  info: SessionInfo, messages: (StoredMessage | DamagedMessage)[], options: { full?: boolean; maxChars?: number; children?: SessionInfo[] } = {},
+): string {
   const max = options.full ? Infinity : options.maxChars ?? 2000;
   const cut = (text: string) => (text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters; --full shows all)` : text);
   const indent = (text: string) => text.split('\n').map((l) => `    ${l}`).join('\n');
@@ -15,6 +17,8 @@ export function formatSession(info: SessionInfo, messages: (StoredMessage | Dama
     `title   ${info.title || '(none)'}`,
     `created ${info.createdAt}  updated ${info.updatedAt}  ${info.messageCount} message(s)`,
   ];
+  if (info.parentSessionId) lines.push(`parent  ${info.parentSessionId} (this session is a sub-agent's)`);
+  for (const child of options.children ?? []) lines.push(`child   ${child.id} agent ${child.agent} · ${child.messageCount} message(s) · ${child.title || '(no title)'}`);
   if (messages.length && messages[0]!.seq > 1) lines.push(`(${messages[0]!.seq - 1} earlier message(s) not shown)`);
   const damaged = messages.filter((m) => 'damaged' in m).length;
   for (const entry of messages) {

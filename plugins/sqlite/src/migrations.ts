@@ -100,6 +100,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   },
   // sandbox_events: the audit plugin's migration 1.
   { version: 5, name: 'sandbox-events', statements: [] },
+  {
+    version: 6,
+    name: 'session-parents',
+    statements: [
+      // The session of the run that started this one as a sub-agent. No foreign key: a child
+      // session outlives a deleted parent (its id stays, as a record of where it came from).
+      'ALTER TABLE sessions ADD COLUMN parent_session_id TEXT',
+      'CREATE INDEX sessions_by_parent ON sessions (parent_session_id, updated_at DESC, id DESC) WHERE parent_session_id IS NOT NULL',
+    ],
+  },
 ]);
 
 /** The newest schema version this code knows. */

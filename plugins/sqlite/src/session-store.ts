@@ -12,9 +12,10 @@ interface SessionRow {
   created_at: string;
   updated_at: string;
   message_count: number;
+  parent_session_id: string | null;
 }
 
-const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count';
+const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, parent_session_id';
 
 /** A stored message that cannot be read, in its place in {@link SqliteSessionStore.scan}. */
 export interface DamagedMessage {
@@ -62,13 +63,16 @@ export class SqliteSessionStore implements SessionStore {
     }, log);
   }
 
-  async create(input: { agent: string; title?: string; id?: string }): Promise<SessionInfo> {
+  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
     const now = new Date().toISOString();
-    const info: SessionInfo = { id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
+    const info: SessionInfo = {
+      id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
+      ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+    };
     try {
       await this.db().execute(
-        'INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count) VALUES (?, ?, ?, ?, ?, 0)',
-        [info.id, info.agent, info.title, now, now],
+        'INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, parent_session_id) VALUES (?, ?, ?, ?, ?, 0, ?)',
+        [info.id, info.agent, info.title, now, now, input.parentSessionId ?? null],
       );
     } catch (error) {
       if (isUniqueViolation(error, { sqlite: /sessions\.id/, postgres: 'sessions_pkey' })) {
@@ -85,11 +89,12 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Newest first (by last activity), paged with an opaque keyset cursor. */
-  async list(query: { agent?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
+  async list(query: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
     const limit = Math.max(1, Math.min(1000, Math.floor(query.limit ?? 50)));
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (query.agent) { where.push('agent = ?'); params.push(query.agent); }
+    if (query.parentSessionId) { where.push('parent_session_id = ?'); params.push(query.parentSessionId); }
     if (query.cursor) {
       const [updatedAt, id] = decodeCursor(query.cursor);
       where.push('(updated_at < ? OR (updated_at = ? AND id < ?))');
@@ -293,6 +298,7 @@ function titleOf(content: string): string {
 function toInfo(row: SessionRow): SessionInfo {
   return {
     id: row.id, agent: row.agent, title: typeof row.title === 'string' ? row.title : '(unreadable title)', createdAt: row.created_at, updatedAt: row.updated_at, messageCount: Number(row.message_count),
+    ...(row.parent_session_id ? { parentSessionId: row.parent_session_id } : {}),
   };
 }
 

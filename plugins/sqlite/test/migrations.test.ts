@@ -51,7 +51,7 @@ test('an older schema is upgraded step by step and keeps its data; a second star
 
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     const db = k.kernel.service('database');
-    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5]);
+    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5, 6]);
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close({ keep: true });
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });

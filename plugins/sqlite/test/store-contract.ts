@@ -164,6 +164,23 @@ export function storeContract(engine: StoreEngine): void {
     assert.is(n, 0);
   });
 
+  withStore('a sub-agent\'s session names its parent; list({parentSessionId}) finds the children, newest first', async (s) => {
+    const parent = await s.store.create({ agent: 'lead' });
+    const first = await s.store.create({ agent: 'researcher', parentSessionId: parent.id });
+    await sleep(2);
+    const second = await s.store.create({ agent: 'writer', parentSessionId: parent.id });
+    await s.store.create({ agent: 'researcher', parentSessionId: first.id });
+    assert.is(second.parentSessionId, parent.id);
+    assert.is((await s.store.get(first.id))?.parentSessionId, parent.id);
+    assert.is((await s.store.get(parent.id))?.parentSessionId, undefined);
+    assert.equal((await s.store.list({ parentSessionId: parent.id })).items.map((i) => i.id), [second.id, first.id]);
+    assert.equal((await s.store.list({ parentSessionId: parent.id, agent: 'writer' })).items.map((i) => i.id), [second.id]);
+    assert.is((await s.store.list()).items.length, 4, 'without the filter every session is listed');
+    // A child outlives its deleted parent, still naming where it came from.
+    await s.store.delete(parent.id);
+    assert.is((await s.store.get(first.id))?.parentSessionId, parent.id);
+  });
+
   withStore('user errors carry stable codes: duplicate id, append to a missing session', async (s) => {
     await s.store.create({ agent: 'a', id: 'fixed' });
     assert.is((await rejection(() => s.store.create({ agent: 'a', id: 'fixed' }))).code, 'ORYX_E_SQLITE_SESSION_EXISTS');

@@ -136,7 +136,8 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   routes.add({
     method: 'get', path: '/api/sessions/:id', tag: 'sessions', query: SessionQuery,
     params: { id: 'Session id' },
-    summary: 'A session with its last messages (limit, default and at most 100), oldest first, and how its runs ended '
+    summary: 'A session with its last messages (limit, default and at most 100), oldest first, the sessions its sub-agents ran in '
+      + '(`children`, newest first, at most 100; a sub-agent\'s session has `parentSessionId`), and how its runs ended '
       + '(`runs`, newest first, at most 100: stop reason, iterations, tool calls, tokens, retries, time, error code).',
     responses: {
       200: { description: 'The session', schema: SessionWithMessages },
@@ -145,9 +146,10 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   }, async (c, { query }) => {
     const session = await mustGetSession(ctx, c.req.param('id')!);
     const messages = await sessions().messages(session.id, { limit: query.limit ?? 100 });
+    const children = (await sessions().list({ parentSessionId: session.id, limit: 100 })).items;
     // How each run of the session ended, newest first, when the store keeps run records.
     const runs = kernel.hasService('runRecords') ? await kernel.service('runRecords').list({ sessionId: session.id, limit: 100 }) : undefined;
-    return c.json({ ...session, messages, ...(runs ? { runs } : {}) });
+    return c.json({ ...session, children, messages, ...(runs ? { runs } : {}) });
   });
 
   routes.add({
@@ -272,7 +274,7 @@ async function discoveryAgent(ctx: WebContext): Promise<AgentDefinition> {
     return await ctx.kernel.agents.load(name);
   } catch {
     return {
-      name, description: '', tools: ['*'], skills: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
+      name, description: '', tools: ['*'], skills: [], agents: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
       dir: ctx.kernel.config.workspaceDir, file: '', extra: {},
     };
   }

@@ -86,6 +86,7 @@ function build() {
 
   const Session = type({
     id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number',
+    'parentSessionId?': 'string',
   });
 
   const toolCall = type({ id: 'string', name: 'string', args: 'Record<string, unknown>', 'argsError?': 'string' });
@@ -105,6 +106,7 @@ function build() {
   });
 
   const SessionWithMessages = Session.and({
+    children: Session.array(),
     messages: type({ seq: 'number', message, createdAt: 'string' }).array(),
     'runs?': RunRecordSchema.array(),
   });
@@ -145,6 +147,7 @@ function build() {
       'model?': 'string',
       tools: 'string[]',
       skills: 'string[]',
+      agents: 'string[]',
       'settings?': 'Record<string, number | boolean | object>',
       file: 'string',
       'error?': { code: 'string', message: 'string' },

@@ -61,7 +61,7 @@ test('GET /api/agents: description, provider, model, tools; a broken AGENT.md is
   const body = await json(await fetch(`${h.url}/api/agents`, { headers: h.auth }));
   const byName = Object.fromEntries(body.items.map((a: any) => [a.name, a]));
   const { settings, file, ...assistant } = byName.assistant;
-  assert.equal(assistant, { name: 'assistant', description: 'helps', provider: 'scripted', model: 'm1', tools: ['echo', 'x_*'], skills: [] });
+  assert.equal(assistant, { name: 'assistant', description: 'helps', provider: 'scripted', model: 'm1', tools: ['echo', 'x_*'], skills: [], agents: [] });
   assert.is(settings.max_iterations, 10);
   assert.match(file, /assistant\/AGENT\.md$/);
   assert.is(byName.plain.model, 'scripted-model', 'falls back to the provider default model');

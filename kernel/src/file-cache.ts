@@ -1,0 +1,45 @@
+import type { Stats } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+
+/** How long a file's cached state is trusted before it is checked again (mtime and size). */
+export const RECHECK_MS = 250;
+
+interface Entry<T> { value: T | undefined; mtimeMs: number; size: number; checkedAt: number }
+
+/**
+ * Agent files as last read: a file's text (or a folder's entries) is kept with its mtime and
+ * size, trusted for {@link RECHECK_MS}, then checked with one `stat` and read again only when
+ * it changed. An edit shows on the next run at most that long after it is written (hot reload
+ * stays), and a run no longer reads every AGENT.md, bootstrap file and skill from disk.
+ * A missing file is cached as missing the same way.
+ */
+export class FileCache {
+  private readonly texts = new Map<string, Entry<string>>();
+  private readonly dirs = new Map<string, Entry<{ name: string; dir: boolean }[]>>();
+
+  constructor(private readonly recheckMs = RECHECK_MS) {}
+
+  /** The file's text; undefined when it does not exist (or cannot be read). */
+  text(file: string): Promise<string | undefined> {
+    return this.cached(this.texts, file, () => readFile(file, 'utf8'));
+  }
+
+  /** The folder's entries, by name; undefined when it does not exist. */
+  entries(dir: string): Promise<{ name: string; dir: boolean }[] | undefined> {
+    return this.cached(this.dirs, dir, async () => (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory() })));
+  }
+
+  private async cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
+    const now = performance.now();
+    const entry = map.get(key);
+    if (entry && now - entry.checkedAt < this.recheckMs) return entry.value;
+    const info: Stats | undefined = await stat(key).catch(() => undefined);
+    if (entry && (info ? entry.mtimeMs === info.mtimeMs && entry.size === info.size : entry.value === undefined)) {
+      entry.checkedAt = now;
+      return entry.value;
+    }
+    const value = info ? await load().catch(() => undefined) : undefined;
+    map.set(key, { value, mtimeMs: info?.mtimeMs ?? -1, size: info?.size ?? -1, checkedAt: now });
+    return value;
+  }
+}
