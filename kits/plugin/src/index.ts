@@ -12,4 +12,3 @@ export { defineTool, stringRecord, type ToolDefinition } from './define-tool.ts'
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';
 export { MINIMAL_ENV, minimalEnv } from './env.ts';
 export { processAlive } from './process.ts';
-export type { Approval, ApprovalAsk, ApprovalDecision, ApprovalRequest, ApprovalStatus, ApprovalStore } from './approvals.ts';

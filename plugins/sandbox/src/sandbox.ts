@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { minimalEnv } from '@oryxos/plugin-kit';
+import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import {
   describeAction,
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
@@ -29,17 +29,7 @@ function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
   return policy.http && !policy.http.length ? 'no HTTP request may be made: http.allow is empty' : undefined;
 }
 
-/**
- * The sandbox context with what a person approved: the kernel passes `approved` while a tool
- * call holds an approval, and an action it approves that would ask is allowed.
- */
-export interface ApprovalContext extends SandboxContext {
-  approved?(action: SandboxAction): boolean;
-}
 
-/** A decision that may be `ask`: denied until a person approves the action (`reason` says why it asks). */
-export type AskingDecision = SandboxDecision & { ask?: boolean };
-export type AskingLaunchDecision = LaunchDecision & { ask?: boolean };
 
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
@@ -75,7 +65,7 @@ export class AllowListSandbox implements Sandbox {
     this.log = deps.log;
   }
 
-  async enforce(action: SandboxAction, ctx?: ApprovalContext): Promise<AskingDecision> {
+  async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
     const verdict = await this.evaluate(action, ctx);
     this.log?.debug(verdict.outcome === 'allow' ? `allow ${describeAction(action)}` : `${verdict.outcome} ${describeAction(action)}: ${verdict.reason}`);
     if (verdict.outcome === 'allow') return { allow: true };
@@ -84,15 +74,24 @@ export class AllowListSandbox implements Sandbox {
 
   /**
    * The three-valued verdict on an action for the agent: deny beats ask beats allow, across
-   * the global policy and the agent's narrowing. An `ask` the context's `approved` covers is
-   * an allow.
+   * the global policy and the agent's narrowing. An `ask` for an action a person approved for
+   * the call (`ctx.approvedActions`, compared as resolved: real path, program, URL) is an allow.
    *
    * @example
    * await sandbox.evaluate({ kind: 'exec', command: 'git', args: ['push'] }) // { outcome: 'ask', reason: '["git","push"] needs approval: …' }
    */
-  async evaluate(action: SandboxAction, ctx?: ApprovalContext): Promise<Verdict> {
+  async evaluate(action: SandboxAction, ctx?: SandboxContext): Promise<Verdict> {
     const verdict = await this.decide(action, ctx?.agent);
-    return verdict.outcome === 'ask' && ctx?.approved?.(action) ? { outcome: 'allow' } : verdict;
+    return verdict.outcome === 'ask' && await this.approved(action, ctx) ? { outcome: 'allow' } : verdict;
+  }
+
+  /** Whether a person approved this action for the call asking: one of `ctx.approvedActions`, as resolved. */
+  private async approved(action: SandboxAction, ctx?: SandboxContext): Promise<boolean> {
+    const list = ctx?.approvedActions?.filter((a) => a.kind === action.kind) ?? [];
+    if (!list.length) return false;
+    const key = await sameAction(action, this.root);
+    for (const a of list) if (await sameAction(a, this.root) === key) return true;
+    return false;
   }
 
   /**
@@ -127,7 +126,7 @@ export class AllowListSandbox implements Sandbox {
     this.global.controls?.add({ path: path.resolve(this.root, file), why });
   }
 
-  async launch(request: ExecRequest, ctx?: ApprovalContext): Promise<AskingLaunchDecision> {
+  async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
     const action: SandboxAction = { kind: 'exec', ...request };
     try {
       const narrowed = await this.narrowing(ctx?.agent);
@@ -140,7 +139,7 @@ export class AllowListSandbox implements Sandbox {
         plans.push(plan);
       }
       const asking = plans.find((p) => p.ask);
-      if (asking && !ctx?.approved?.(action)) {
+      if (asking && !await this.approved(action, ctx)) {
         this.log?.debug(`ask ${describeAction(action)}: ${asking.ask}`);
         return { allow: false, ask: true, reason: asking === plans[1] ? this.narrowedReason(asking.ask!, ctx!.agent!) : asking.ask! };
       }
@@ -333,4 +332,33 @@ async function existing(paths: string[]): Promise<{ path: string; dir: boolean }
   }));
   const seen = new Set<string>();
   return found.filter((x): x is { path: string; dir: boolean } => x !== undefined && !seen.has(x.path) && !!seen.add(x.path));
+}
+
+/**
+ * An action as the sandbox resolves it, as one string: a file by operation and real path (an
+ * atomic write's temp file as the file it replaces), a program by its real path, arguments,
+ * working folder and variables, a URL as the URL parser spells it. Two spellings of one action
+ * give the same string, so an approval covers the action however the tool spells it at the
+ * point of I/O.
+ */
+async function sameAction(action: SandboxAction, root: string): Promise<string> {
+  const real = async (p: string) => {
+    const c = await canonicalPath(absolutePath(p, root)).catch(() => path.resolve(root, p));
+    return atomicTempTarget(c) ?? c;
+  };
+  switch (action.kind) {
+    case 'file': return JSON.stringify(['file', action.op, await real(action.path)]);
+    case 'exec': {
+      const cwd = await real(action.cwd ?? '.');
+      const program = (await resolveExecutable(action.command, cwd)) ?? action.command;
+      return JSON.stringify(['exec', program, action.args, cwd, Object.entries(action.env ?? {}).sort()]);
+    }
+    case 'http': {
+      let url = String(action.url);
+      try { url = new URL(url).href; } catch { /* compared as given */ }
+      return JSON.stringify(['http', String(action.method).toUpperCase(), url]);
+    }
+    case 'smtp': return JSON.stringify(['smtp', String(action.host).toLowerCase(), action.port]);
+    default: return JSON.stringify(action);
+  }
 }

@@ -18,12 +18,12 @@ const http = (url: string, method = 'GET'): SandboxAction => ({ kind: 'http', ur
 const smtp = (host: string, port: number): SandboxAction => ({ kind: 'smtp', host, port });
 
 /** The verdicts of the policy (and of the agent, when given) on each action. */
-async function verdicts(options: SandboxOptions, actions: SandboxAction[], agent?: TestAgent, approved?: (a: SandboxAction) => boolean): Promise<Verdict[]> {
+async function verdicts(options: SandboxOptions, actions: SandboxAction[], agent?: TestAgent, approvedActions?: SandboxAction[]): Promise<Verdict[]> {
   const t = await testKernel({ dir: f.root, plugins: [sandbox(options)], agents: { a: agent ?? { tools: [] } } });
   try {
     const def = await t.kernel.agents.load('a');
     const box = t.kernel.service('sandbox') as unknown as AllowListSandbox;
-    return await Promise.all(actions.map((a) => box.evaluate(a, { agent: def, approved })));
+    return await Promise.all(actions.map((a) => box.evaluate(a, { agent: def, ...(approvedActions ? { approvedActions } : {}) })));
   } finally {
     await t.close();
   }
@@ -91,11 +91,13 @@ test('exec: launch() returns ask until the call holds an approval, then the conf
     const asked = await box.launch({ command: 'ls', args: [] });
     assert.is(asked.allow, false);
     assert.is(asked.ask, true);
-    const approved = await box.launch({ command: 'ls', args: [] }, { approved: (a) => a.kind === 'exec' && a.command === 'ls' });
+    const approved = await box.launch({ command: 'ls', args: [] }, { approvedActions: [{ kind: 'exec', command: 'ls', args: [] }] });
     assert.is(approved.allow, true);
     if (approved.allow) assert.match(approved.launch.program, /\/ls$/);
-    const other = await box.launch({ command: 'cat', args: [] }, { approved: () => true });
-    assert.equal([other.allow, other.ask], [false, undefined], 'an approval never opens what is denied');
+    const more = await box.launch({ command: 'ls', args: ['-a'] }, { approvedActions: [{ kind: 'exec', command: 'ls', args: [] }] });
+    assert.equal([more.allow, !more.allow && more.ask], [false, true], 'other arguments are another action: still asked');
+    const other = await box.launch({ command: 'cat', args: [] }, { approvedActions: [{ kind: 'exec', command: 'cat', args: [] }] });
+    assert.equal([other.allow, !other.allow && other.ask], [false, undefined], 'an approval never opens what is denied');
   } finally {
     await t.close();
   }
@@ -121,14 +123,20 @@ test('http and smtp: ask entries beside allow entries; a malformed URL is denied
   assert.match(reason(vs[6]!), /SMTP to smtp\.example\.com:587 needs approval/);
 });
 
-test('an approval turns exactly the approved action from ask into allow, never a denial', async () => {
-  const approved = (a: SandboxAction) => a.kind === 'file' && a.path === 'sub/file.txt';
+test('an approval turns exactly the approved action from ask into allow, however it is spelled, never a denial', async () => {
   const vs = await verdicts(
     { files: { read: ['.'], write: ['notes.txt'], ask: { write: ['sub'] } } },
-    [file('write', 'sub/file.txt'), file('write', 'sub/other.txt'), file('write', 'outside.txt')],
-    undefined, approved,
+    [
+      file('write', 'sub/file.txt'),
+      file('write', `${f.root}/sub/../sub/file.txt`), // the same file, spelled another way
+      file('write', 'sub/.file.txt.0123456789ab.oryx-tmp'), // the temp file an atomic write of it uses
+      file('read', 'sub/file.txt'), // allowed anyway: files.ask.write says nothing of reads
+      file('write', 'sub/other.txt'),
+      file('write', 'outside.txt'),
+    ],
+    undefined, [file('write', 'sub/file.txt'), file('write', 'outside.txt')],
   );
-  assert.equal(outcomes(vs), ['allow', 'ask', 'deny']);
+  assert.equal(outcomes(vs), ['allow', 'allow', 'allow', 'allow', 'ask', 'deny']);
 });
 
 test('agents: frontmatter can add asks, and listing an action on its own allow-list never removes a global ask', async () => {

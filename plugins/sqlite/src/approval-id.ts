@@ -1,6 +1,6 @@
 import { OryxError } from '@oryxos/kernel';
 import { MIN_PREFIX } from '@oryxos/plugin-cli';
-import type { Approval, ApprovalStore } from '@oryxos/plugin-kit';
+import type { Approval, ApprovalStore } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 
 /** How many matches an ambiguous prefix lists. */
@@ -29,16 +29,4 @@ export async function resolveApproval(store: ApprovalStore, idOrPrefix: string):
   throw sqliteError('ORYX_E_APPROVAL_NOT_FOUND', `No approval "${idOrPrefix}"`, {
     hint: `List approvals with \`oryx approvals --status all\`; an id prefix of at least ${MIN_PREFIX} characters works when it matches one approval.`,
   });
-}
-
-/**
- * One line saying what an approval asks for: the tool, its arguments cut short, and why.
- *
- * @example
- * approvalSummary(a) // 'shell {"command":"git","args":["push"]}: ["git","push"] needs approval: …'
- */
-export function approvalSummary(approval: Pick<Approval, 'tool' | 'args' | 'asks'>, width = 120): string {
-  const args = JSON.stringify(approval.args);
-  const shown = args.length > width ? `${args.slice(0, width - 1)}…` : args;
-  return `${approval.tool} ${shown}${approval.asks.length ? `: ${approval.asks.map((a) => a.reason).join('; ')}` : ''}`;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STAGE, type Database, type Migration, type PluginContext } from '@oryxos/kernel';
-import type { Approval, ApprovalDecision, ApprovalStatus, ApprovalStore } from '@oryxos/plugin-kit';
+import type { Approval, ApprovalDecision, ApprovalStatus, ApprovalStore } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 
 /** The owner the `approvals` table's migrations are recorded under (the same on SQLite and PostgreSQL). */

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError } from '@oryxos/kernel';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
-import type { ApprovalRequest } from '@oryxos/plugin-kit';
+import type { ApprovalRequest } from '@oryxos/kernel';
 import type { StoreEngine } from './store-contract.ts';
 
 /** The error code a promise rejects with. */

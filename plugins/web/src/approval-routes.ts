@@ -1,12 +1,16 @@
 import type { PluginContext } from '@oryxos/kernel';
-import type { ApprovalStatus, ApprovalStore } from '@oryxos/plugin-kit';
+import type { ApprovalStatus, ApprovalStore } from '@oryxos/kernel';
 import { type } from 'arktype';
+import { answerOf, sseEvents } from './api-routes.ts';
 import type { WebContext } from './context.ts';
-import { webError } from './errors.ts';
+import { asOryxError, errorBody, webError } from './errors.ts';
+import { requestIdOf } from './request-log.ts';
+import { abortedError, runError } from './run-result.ts';
+import { sseResponse } from './sse.ts';
 import { lazyType } from './lazy-type.ts';
 import { identityOf } from './principal.ts';
 import type { RouteTable } from './routes.ts';
-import { ErrorResponse, SESSION_ID, limit } from './schemas.ts';
+import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
 import { listJson } from '@oryxos/plugin-cli';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
@@ -21,7 +25,7 @@ function build() {
   });
   const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), '+': 'reject' });
   const DecisionBody = type({ decision: "'approve' | 'deny'", 'reason?': 'string <= 2000', '+': 'reject' });
-  return { Approval, ApprovalList: type({ items: Approval.array() }), ApprovalsQuery, DecisionBody };
+  return { Approval, ApprovalList: type({ items: Approval.array() }), ApprovalsQuery, DecisionBody, Decided: Approval.and({ 'run?': RunResponse }) };
 }
 
 let built: ReturnType<typeof build> | undefined;
@@ -31,6 +35,7 @@ export const Approval = lazyType(() => all().Approval);
 export const ApprovalList = lazyType(() => all().ApprovalList);
 export const ApprovalsQuery = lazyType(() => all().ApprovalsQuery);
 export const DecisionBody = lazyType(() => all().DecisionBody);
+export const Decided = lazyType(() => all().Decided);
 
 /** The `approvals` service, or a 404 naming the plugin to enable. */
 export function approvalsOf(kernel: Pick<PluginContext, 'service' | 'hasService'>): ApprovalStore {
@@ -46,7 +51,7 @@ export function approvalsOf(kernel: Pick<PluginContext, 'service' | 'hasService'
  * identity.
  */
 export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): void {
-  const { kernel } = ctx;
+  const { kernel, runner, options } = ctx;
 
   routes.add({
     method: 'get', path: '/api/approvals', tag: 'approvals', query: ApprovalsQuery,
@@ -80,18 +85,44 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
 
   routes.add({
     method: 'post', path: '/api/approvals/:id', tag: 'approvals', params: { id: 'Approval id' }, body: DecisionBody,
-    summary: 'Decides a pending approval: {"decision": "approve" | "deny", "reason"?}. Recorded as decided by the token\'s identity.',
+    summary: 'Decides a pending approval: {"decision": "approve" | "deny", "reason"?}, recorded as decided by the token\'s identity; '
+      + 'then the run goes on in this server and the answer is the approval with `run`, its result (as POST /api/sessions/:id/messages '
+      + 'answers). With Accept: text/event-stream, the resumed run\'s events stream, ending with `done` {…approval, run} or `error`.',
     description: 'Deciding is atomic across processes: of two deciders one wins, the other gets 409 ORYX_E_APPROVAL_DECIDED naming '
-      + 'who decided; a decision after the approval expired gets 409 ORYX_E_APPROVAL_EXPIRED. A denial\'s reason reaches the model.',
+      + 'who decided; a decision after the approval expired gets 409 ORYX_E_APPROVAL_EXPIRED. The approved call runs with exactly the '
+      + 'approved actions; a denial\'s reason reaches the model. The decision stands even when the run cannot go on '
+      + '(409 ORYX_E_APPROVAL_NOT_RESUMABLE: a new message came first) or is cut short (504 past invokeTimeoutMs).',
     responses: {
-      200: { description: 'The approval as decided', schema: Approval },
+      200: { description: 'The approval as decided, with the resumed run\'s result (or the event stream)', schema: Decided },
       400: err('Bad body'), 401: err('Missing or wrong token'), 404: err('No such approval, or no approvals service'),
-      409: err('Already decided (ORYX_E_APPROVAL_DECIDED) or expired (ORYX_E_APPROVAL_EXPIRED)'),
+      409: err('Already decided (ORYX_E_APPROVAL_DECIDED), expired (ORYX_E_APPROVAL_EXPIRED), or its run cannot go on (ORYX_E_APPROVAL_NOT_RESUMABLE)'),
+      504: err('The resumed run took longer than invokeTimeoutMs'),
     },
   }, async (c, { body }) => {
     const decided = await approvalsOf(kernel).decide(c.req.param('id')!, {
       decision: body.decision, by: identityOf(c).name, ...(body.reason ? { reason: body.reason } : {}),
     });
-    return c.json(decided);
+    const run = { agent: decided.agent, session: decided.sessionId, message: '', resume: decided.id };
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
+      return c.json({ ...decided, run: answerOf(outcome.result!) });
+    }
+    return sseResponse(c, async (channel) => {
+      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
+      if (outcome.aborted) {
+        if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
+        return;
+      }
+      const result = outcome.result!;
+      if (result.stopReason === 'error') channel.send('error', errorBody(runError(result)).error);
+      else channel.send('done', { ...decided, run: answerOf(result) });
+    }, {
+      onError(error, channel) {
+        const e = asOryxError(error);
+        kernel.log.warn(`${requestIdOf(c)} resumed stream failed: ${e.code} ${e.message}`);
+        channel.send('error', errorBody(e).error);
+      },
+    });
   });
 }

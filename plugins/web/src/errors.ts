@@ -66,6 +66,8 @@ const KERNEL_STATUS: Record<string, number> = {
   ORYX_E_AGENT_NOT_FOUND: 404,
   ORYX_E_SESSION_NOT_FOUND: 404,
   ORYX_E_SESSION_AGENT_MISMATCH: 409,
+  ORYX_E_APPROVAL_WAITING: 409,
+  ORYX_E_APPROVAL_NOT_RESUMABLE: 409,
   ORYX_E_LLM_FAILED: 502,
   // nginx's "client closed request": nobody reads it, but the log line says what happened.
   ORYX_E_RUN_ABORTED: 499,

@@ -1,8 +1,10 @@
 import { Flags } from '@oclif/core';
 import { OryxCommand, listJson, table, type ListJson } from '@oryxos/plugin-cli';
-import type { Approval, ApprovalStatus } from '@oryxos/plugin-kit';
-import { approvalSummary } from '../../approval-id.ts';
+import { approvalRef, type Approval, type ApprovalStatus } from '@oryxos/kernel';
 import { resolveSession } from '../../resolve-session.ts';
+
+/** A table cell of at most `max` characters. */
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export default class Approvals extends OryxCommand {
   static override readOnly = true;
@@ -34,7 +36,7 @@ export default class Approvals extends OryxCommand {
       else {
         this.log(table(items.map((a) => ({
           id: a.id.slice(0, 8), status: a.status, session: a.sessionId.slice(0, 8), agent: a.agent, asked: a.requestedAt.replace('T', ' ').slice(0, 19),
-          decided: a.decidedBy ?? (a.expiresAt ? `expires ${a.expiresAt.replace('T', ' ').slice(0, 16)}` : ''), what: approvalSummary(a, 60),
+          decided: a.decidedBy ?? (a.expiresAt ? `expires ${a.expiresAt.replace('T', ' ').slice(0, 16)}` : ''), what: cut(approvalRef(a).summary, 80),
         })), ['id', 'status', 'session', 'agent', 'asked', 'decided', 'what']));
       }
     }
