@@ -6,7 +6,7 @@ import { runLoop } from './loop.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
 import { groupTurns } from './prompt.ts';
 import { subAgentTools } from './sub-agents.ts';
-import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo } from './types.ts';
+import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
 
 /** The run a sub-agent runs for: its context, its budget and the sub-agent levels left below it. */
 interface ParentRun { run: RunContext; budget: RunBudget; depthLeft: number }
@@ -136,9 +136,20 @@ export class AgentService {
       startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}), ...(parent ? { parentRunId: parent.run.runId } : {}),
       ...(input.approval ? { approval: input.approval } : {}),
     };
-    // A session that waits for a person takes no new message (unless the agent says deny and go on).
-    const waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
-    if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
+    const max = agent.settings.max_history_turns;
+    let stored: StoredMessage[] = [];
+    let waiting: Approval | undefined;
+    let point: ResumePoint | undefined;
+    try {
+      // A session that waits for a person takes no new message (unless the agent says deny and go on).
+      waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
+      if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
+      // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
+      if (resume) point = resumePoint(run, stored = await store.history(session.id, max), resume);
+    } catch (error) {
+      budget.dispose();
+      throw error;
+    }
     // Sub-agent levels left below this run: the caller's less one, narrowed by this agent's own setting.
     const depthLeft = Math.min(agent.settings.max_agent_depth, parent ? parent.depthLeft - 1 : Infinity);
     try {
@@ -151,14 +162,10 @@ export class AgentService {
       }
       // History is read before anything is written: a session whose stored history cannot be
       // read is refused untouched.
-      const max = agent.settings.max_history_turns;
-      let stored = await store.history(session.id, max);
       const { secrets } = this.kernel;
-      let point: ResumePoint | undefined;
       const added: Message[] = [];
-      if (resume) {
-        point = resumePoint(run, stored, resume);
-      } else {
+      if (!resume) {
+        stored = await store.history(session.id, max);
         if (waiting && await denyWaiting(this.kernel, store, session.id, waiting, stored)) stored = await store.history(session.id, max);
         const user: Message = { role: 'user', content: input.message };
         await store.append(session.id, [secrets.message(user)]);
