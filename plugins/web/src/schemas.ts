@@ -149,7 +149,7 @@ function build() {
       tools: 'string[]',
       skills: 'string[]',
       agents: 'string[]',
-      'settings?': 'Record<string, number | boolean | object>',
+      'settings?': 'Record<string, number | boolean | string | object>',
       file: 'string',
       'error?': { code: 'string', message: 'string' },
     }).array(),
