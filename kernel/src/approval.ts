@@ -64,6 +64,13 @@ export function grantOf(run: RunContext, toolCallId: string): { approvalId?: str
   return g && { ...(g.approvalId ? { approvalId: g.approvalId } : {}), decidedBy: g.by };
 }
 
+/** Audits how a stored approval was decided (by a person elsewhere, the timeout), when its run resumes. */
+export async function auditDecision(kernel: Kernel, run: RunContext, approval: Approval): Promise<void> {
+  const call = { id: approval.toolCallId, name: approval.tool, args: approval.args };
+  const by = `approval ${approval.id} by ${approval.decidedBy ?? 'unknown'}${approval.reason ? `: ${approval.reason}` : ''}`;
+  await audit(kernel, run, call, approval.asks, approval.status === 'approved' ? 'allow' : 'deny', by);
+}
+
 /** Gives a call the approval a person gave it (a resumed run). */
 export function grant(run: RunContext, approval: Approval): void {
   stateOf(run).grants.set(approval.toolCallId, {
@@ -167,8 +174,10 @@ export function approvalRef(approval: Pick<Approval, 'id' | 'tool' | 'args' | 'a
 
 /** The result the model gets for a call a person denied (or nobody decided in time). */
 export function deniedResult(by: string, reason?: string): ToolResult {
-  const why = by === 'timeout' ? 'nobody approved it in time' : by === 'nobody' ? `denied: ${reason}` : `denied by ${by}${reason ? `: ${reason}` : ''}`;
-  return { content: `Not run: this call needed a person's approval and was ${why}. Do not retry it unchanged; ask the user or do something else.`, isError: true, denied: why };
+  const why = by === 'timeout' ? 'nobody approved it in time'
+    : by === 'nobody' ? `nobody could approve it: ${reason}` : `denied by ${by}${reason ? `: ${reason}` : ''}`;
+  const sentence = why.startsWith('denied') ? `it was ${why}` : why;
+  return { content: `Not run: this call needed a person's approval, and ${sentence}. Do not retry it unchanged; ask the user or do something else.`, isError: true, denied: why };
 }
 
 /** One sandbox event per action that asked (or the rule), with what became of it. */

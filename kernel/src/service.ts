@@ -3,6 +3,7 @@ import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
+import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
 import { groupTurns } from './prompt.ts';
 import { subAgentTools } from './sub-agents.ts';
@@ -145,7 +146,10 @@ export class AgentService {
       waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
       if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
       // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
-      if (resume) point = resumePoint(run, stored = await store.history(session.id, max), resume);
+      if (resume) {
+        point = resumePoint(run, stored = await store.history(session.id, max), resume);
+        await auditDecision(this.kernel, run, resume);
+      }
     } catch (error) {
       budget.dispose();
       throw error;

@@ -84,7 +84,7 @@ test('y runs the call, n gives the model a denial; the question shows a unified 
   assert.match(r.screen, /--- \/dev\/null\n {2}\+\+\+ b\/src\/b\.txt/);
   assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\nTWO\n', 'yes: the write happened');
   assert.is(await readFile(path.join(dir, 'src', 'b.txt'), 'utf8').catch(() => 'absent'), 'absent', 'no: it did not');
-  assert.match(r.screen, /results: Wrote .*src\/a\.txt.* \| Not run: this call needed a person's approval and was denied by cli/);
+  assert.match(r.screen, /results: Wrote .*src\/a\.txt.* \| Not run: this call needed a person's approval, and it was denied by cli/);
 });
 
 test('a approves that tool for the rest of the run: the second write is not asked', async () => {
@@ -100,7 +100,7 @@ test('off a terminal the call is denied by default, and the output says so; --ap
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stderr, /approval needed write_file: write of "[^"]*src\/a\.txt".*\n {2}→ denied: not on a terminal/);
   assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n', 'nothing was written');
-  assert.match(r.stdout, /results: Not run: this call needed a person's approval and was denied by cli: no terminal/);
+  assert.match(r.stdout, /results: Not run: this call needed a person's approval, and it was denied by cli: no terminal/);
 
   const waited = await runOryx(['run', 'write', 'them', '--approval', 'wait', '--json'], { cwd: dir });
   assert.is(waited.code, 4, waited.stderr);

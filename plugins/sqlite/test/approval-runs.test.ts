@@ -69,7 +69,7 @@ test('deny: the model gets the reason and who denied; the tool never runs; the n
     const paused = await t.service.process({ agent: 'assistant', message: 'go' });
     await t.kernel.service('approvals').decide(paused.approval!.id, { decision: 'deny', by: 'operator', reason: 'not on a Friday' });
     const resumed = await t.service.resume(paused.approval!.id);
-    assert.match(resumed.answer, /^told: Not run: this call needed a person's approval and was denied by operator: not on a Friday\./);
+    assert.match(resumed.answer, /^told: Not run: this call needed a person's approval, and it was denied by operator: not on a Friday\./);
     assert.equal(echo.calls, []);
     const next = await t.service.process({ agent: 'assistant', session: paused.sessionId, message: 'ok then' });
     assert.is(next.answer, 'fine');
@@ -161,7 +161,7 @@ test('without an approvals service nobody can be asked later: the call is denied
   try {
     const r = await t.service.process({ agent: 'assistant', message: 'go' });
     assert.is(r.stopReason, 'final');
-    assert.match(r.answer, /denied: no approvals service is enabled/);
+    assert.match(r.answer, /nobody could approve it: no approvals service is enabled/);
     assert.equal(echo.calls, []);
   } finally {
     await t.close();
