@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError, type SandboxAction } from '@oryxos/kernel';
-import { testKernel, type TestAgent } from '@oryxos/kernel/testing';
+import { scripted, testKernel, type TestAgent } from '@oryxos/kernel/testing';
+import tools from '@oryxos/plugin-tools';
 import sandbox, { type AllowListSandbox, type SandboxOptions, type Verdict } from '../src/index.ts';
 import { makeFixture, type Fixture } from './fixture.ts';
 
@@ -171,6 +172,32 @@ test('agents: frontmatter can add asks, and listing an action on its own allow-l
     tools: [], sandbox: { files: { ask: { write: ['.'] } }, exec: { ask: ['ls'] } },
   });
   assert.equal(outcomes(widened), ['deny', 'deny']);
+});
+
+test('through the kernel: an approved shell call runs the program it asked for; the same call denied, or another one, does not', async () => {
+  const llm = scripted([
+    { toolCalls: [{ id: 'ls', name: 'shell', args: { command: 'ls', args: ['sub'] } }] },
+    (req) => ({ text: String(req.messages.at(-1)!.content) }),
+    { toolCalls: [{ id: 'ls2', name: 'shell', args: { command: 'ls', args: ['sub'] } }] },
+    (req) => ({ text: String(req.messages.at(-1)!.content) }),
+  ]);
+  const t = await testKernel({
+    dir: f.root, plugins: [llm, sandbox({ files: { read: ['.'] }, exec: { ask: ['ls'] }, confine: false }), tools({ include: ['shell'] })],
+    agents: { a: { tools: ['shell'] } },
+  });
+  try {
+    const asked: string[] = [];
+    let answer: 'approve' | 'deny' = 'approve';
+    t.kernel.hooks.onApproval.tapPromise({ name: 'test' }, async (info) => { asked.push(...info.asks.map((a) => a.reason)); return { decision: answer, by: 'tester' }; });
+    const first = await t.service.process({ agent: 'a', message: 'list' });
+    assert.match(first.answer, /file\.txt/, 'approved: ls ran (confined by nothing but the decision) and listed the folder');
+    assert.match(asked[0]!, /\["ls","sub"\] needs approval: it matches exec\.ask entry "ls"/);
+    answer = 'deny';
+    const second = await t.service.process({ agent: 'a', session: first.sessionId, message: 'again' });
+    assert.match(second.answer, /^Not run: this call needed a person's approval, and it was denied by tester\./);
+  } finally {
+    await t.close();
+  }
 });
 
 test('options: ask lists are checked like the allow-lists, naming the field', () => {

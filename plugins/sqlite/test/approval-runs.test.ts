@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError, type ApprovalInfo, type RunEvent } from '@oryxos/kernel';
 import { echoTool, scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
+import audit from '@oryxos/plugin-audit';
 import sqlite from '../src/index.ts';
 
 /** The roles and tool-call ids of a session's messages, in order. */
@@ -24,7 +25,7 @@ test('approve: the run pauses with the call unanswered, refuses new messages, an
     { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'push' } }] },
     (req) => ({ text: `done: ${req.messages.at(-1)!.content}` }),
   ]);
-  const t = await testKernel({ plugins: [llm, toolsPlugin(echo), sqlite()], agents: { assistant: { tools: ['echo'], approve: ['echo'] } } });
+  const t = await testKernel({ plugins: [llm, toolsPlugin(echo), sqlite(), audit()], agents: { assistant: { tools: ['echo'], approve: ['echo'] } } });
   try {
     const events: RunEvent[] = [];
     const paused = await t.service.process({ agent: 'assistant', message: 'go', onEvent: (e) => events.push(e) });
@@ -52,6 +53,14 @@ test('approve: the run pauses with the call unanswered, refuses new messages, an
     assert.is(await code(t.service.resume(paused.approval!.id)), 'ORYX_E_APPROVAL_NOT_RESUMABLE', 'a resumed run does not resume twice');
     const records = await t.kernel.service('runRecords').list({ sessionId: paused.sessionId });
     assert.equal(records.map((r) => [r.stopReason, r.errorCode]), [['final', undefined], ['approval', undefined]]);
+    // The request and the decision are audited, with who decided; the call's own row says how it ended.
+    const db = t.kernel.service('database');
+    const events2 = await db.query<{ decision: string; kind: string; origin: string }>('SELECT decision, kind, origin FROM sandbox_events ORDER BY id');
+    assert.equal(events2, [
+      { decision: 'ask', kind: 'tool', origin: `approval ${paused.approval!.id} requested` },
+      { decision: 'allow', kind: 'tool', origin: `approval ${paused.approval!.id} by cli` },
+    ]);
+    assert.equal(await db.query('SELECT tool_call_id, status FROM tool_invocations'), [{ tool_call_id: 'c1', status: 'ok' }]);
   } finally {
     await t.close();
   }
@@ -149,6 +158,19 @@ test('pending_approval: deny — a new message denies what waits (decided by new
     assert.equal([decided.status, decided.decidedBy], ['denied', 'new-message']);
     assert.equal(await shape(t, paused.sessionId), ['user', 'assistant', 'tool:c1', 'user', 'assistant']);
     assert.equal(echo.calls, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a tool marked approval: always asks whatever the agent says; the reason names its plugin', async () => {
+  const echo = Object.assign(echoTool(), { approval: 'always' as const });
+  const llm = scripted([{ toolCalls: [{ name: 'echo', args: { text: 'x' } }] }, { text: 'ok' }]);
+  const t = await testKernel({ plugins: [llm, toolsPlugin(echo), sqlite()], agents: { assistant: { tools: ['echo'] } } });
+  try {
+    const r = await t.service.process({ agent: 'assistant', message: 'go' });
+    assert.is(r.stopReason, 'approval');
+    assert.match(r.approval!.summary, /echo needs approval: its plugin \(test-tools\) asks before every call/);
   } finally {
     await t.close();
   }
