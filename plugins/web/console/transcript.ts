@@ -131,6 +131,9 @@ export function stopNoticeOf(e: RunStreamEvent): StopNotice | undefined {
 
 /** What the console says about the stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
 const KNOWN_STOPS: Record<string, Omit<StopNotice, 'reason'>> = {
+  approval: {
+    message: 'A tool call waits for your approval: approve or deny it below, and the run goes on.',
+  },
   limit: {
     message: 'The agent used all the iterations it may take in one run before it gave a final answer.',
     hint: 'Raise settings.max_iterations in the agent\'s AGENT.md, or ask for less at a time.',

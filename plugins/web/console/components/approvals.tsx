@@ -39,7 +39,10 @@ export function ApprovalsPanel({ api, approvals, onDecided }: { api: Api; approv
     setFailure(undefined);
     try {
       const reason = reasons[a.id]?.trim();
-      await api.post(`api/approvals/${encodeURIComponent(a.id)}`, { decision, ...(reason ? { reason } : {}) });
+      // The run goes on once decided: read its events to the end, then show the session as stored.
+      for await (const e of api.decide(a.id, { decision, ...(reason ? { reason } : {}) })) {
+        if (e.event === 'error') setFailure(e.data.message);
+      }
     } catch (e) {
       setFailure(e instanceof Error ? e.message : String(e));
     }

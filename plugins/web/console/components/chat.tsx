@@ -81,7 +81,8 @@ export function Chat(props: {
   /** After a decision: the session as stored now (the approved call and what the run did next). */
   const reload = () => {
     if (!sessionId) return;
-    load(sessionId).then(setItems, setLoadError).finally(() => props.onRunEnded());
+    setNotice(undefined);
+    load(sessionId).then(setItems, setLoadError).finally(() => { setEnded((n) => n + 1); props.onRunEnded(); });
   };
 
   useEffect(() => {
