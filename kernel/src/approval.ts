@@ -14,8 +14,6 @@ import type { Approval, ApprovalAsk, ApprovalRef, RunContext, SandboxAction, Too
 interface Grant {
   keys: Set<string>;
   actions: SandboxAction[];
-  by: string;
-  approvalId?: string;
 }
 
 /** Per run: tools approved "always", grants by call id, and the one pending approval. */
@@ -36,11 +34,11 @@ function stateOf(run: RunContext): RunApprovals {
 }
 
 /**
- * The one spelling of an action two processes agree on, so an approval stored by one covers
- * exactly the action the other re-runs (environment values never leave the process: names only
- * would widen it, so the values are hashed in by their JSON).
+ * A declared action as one string, to tell whether the call already holds an approval for it:
+ * a resumed call declares the same actions again from the same stored arguments. (At the point
+ * of I/O the sandbox compares them as it resolves them: `SandboxContext.approvedActions`.)
  */
-export function actionKey(action: SandboxAction): string {
+function actionKey(action: SandboxAction): string {
   switch (action.kind) {
     case 'file': return JSON.stringify(['file', action.op, action.path]);
     case 'exec': return JSON.stringify(['exec', action.command, action.args, action.cwd ?? null, Object.entries(action.env ?? {}).sort()]);
@@ -58,12 +56,6 @@ export function approvedActions(run: RunContext, toolCallId: string): SandboxAct
   return stateOf(run).grants.get(toolCallId)?.actions;
 }
 
-/** The approval a call holds (its id and who decided), for the audit. */
-export function grantOf(run: RunContext, toolCallId: string): { approvalId?: string; decidedBy: string } | undefined {
-  const g = stateOf(run).grants.get(toolCallId);
-  return g && { ...(g.approvalId ? { approvalId: g.approvalId } : {}), decidedBy: g.by };
-}
-
 /** Audits how a stored approval was decided (by a person elsewhere, the timeout), when its run resumes. */
 export async function auditDecision(kernel: Kernel, run: RunContext, approval: Approval): Promise<void> {
   const call = { id: approval.toolCallId, name: approval.tool, args: approval.args };
@@ -75,13 +67,8 @@ export async function auditDecision(kernel: Kernel, run: RunContext, approval: A
 export function grant(run: RunContext, approval: Approval): void {
   stateOf(run).grants.set(approval.toolCallId, {
     keys: new Set(approval.asks.map((a) => (a.action ? actionKey(a.action) : CALL))),
-    actions: approval.asks.flatMap((a) => (a.action ? [a.action] : [])), by: approval.decidedBy ?? 'unknown', approvalId: approval.id,
+    actions: approval.asks.flatMap((a) => (a.action ? [a.action] : [])),
   });
-}
-
-/** The approval the run stopped for, once a call asked and nobody here decided. */
-export function pendingOf(run: RunContext): Approval | undefined {
-  return stateOf(run).pending;
 }
 
 /** Why the call asks by rule (a tool marked `approval: 'always'`, or `approve:` in AGENT.md), or undefined. */
@@ -127,7 +114,7 @@ export async function askFirst(kernel: Kernel, run: RunContext, call: ToolCall, 
     if (answer.decision === 'always') state.always.set(tool.name, answer.by);
     state.grants.set(call.id, {
       keys: new Set([...held?.keys ?? [], ...asks.map((a) => (a.action ? actionKey(a.action) : CALL))]),
-      actions: [...held?.actions ?? [], ...asks.flatMap((a) => (a.action ? [a.action] : []))], by: answer.by,
+      actions: [...held?.actions ?? [], ...asks.flatMap((a) => (a.action ? [a.action] : []))],
     });
     return undefined;
   }
