@@ -62,7 +62,7 @@ function denied(action: SandboxAction, reason: string, ask?: boolean): OryxError
 /**
  * Throws ORYX_E_SANDBOX_DENIED unless the kernel's sandbox allows the action, after auditing
  * the denial; ORYX_E_SANDBOX_ASK for an action that needs a person's approval the context does
- * not hold (`approved`). Give the context you have: the run (inside a tool call) and what is asking.
+ * not hold (`approvedActions`). Give the context you have: the run (inside a tool call) and what is asking.
  *
  * @example
  * await enforceAction(ctx, { kind: 'smtp', host, port }, { origin: 'notify channel ops' });

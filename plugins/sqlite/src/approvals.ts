@@ -29,8 +29,8 @@ export const APPROVAL_MIGRATIONS: readonly Migration[] = Object.freeze([
         expires_at TEXT,
         resume TEXT
       )`,
-      'CREATE INDEX approvals_by_status ON approvals (status, requested_at)',
-      'CREATE INDEX approvals_by_session ON approvals (session_id, status)',
+      'CREATE INDEX approvals_by_status ON approvals (status, requested_at, id)',
+      'CREATE INDEX approvals_by_session ON approvals (session_id, status, requested_at, id)',
     ],
   },
 ]);
