@@ -10,9 +10,9 @@ import type { Kernel } from './kernel.ts';
 import { describeAction } from './sandbox-gate.ts';
 import type { Approval, ApprovalAsk, ApprovalRef, RunContext, SandboxAction, Tool, ToolCall, ToolResult } from './types.ts';
 
-/** What a call may do after approval: the approved actions (their keys, and `(call)` for a rule). */
+/** What a call may do after approval: the approved sandbox actions, and the call itself when a rule asked. */
 interface Grant {
-  keys: Set<string>;
+  rule: boolean;
   actions: SandboxAction[];
 }
 
@@ -33,24 +33,6 @@ function stateOf(run: RunContext): RunApprovals {
   return s;
 }
 
-/**
- * A declared action as one string, to tell whether the call already holds an approval for it:
- * a resumed call declares the same actions again from the same stored arguments. (At the point
- * of I/O the sandbox compares them as it resolves them: `SandboxContext.approvedActions`.)
- */
-function actionKey(action: SandboxAction): string {
-  switch (action.kind) {
-    case 'file': return JSON.stringify(['file', action.op, action.path]);
-    case 'exec': return JSON.stringify(['exec', action.command, action.args, action.cwd ?? null, Object.entries(action.env ?? {}).sort()]);
-    case 'http': return JSON.stringify(['http', String(action.method).toUpperCase(), action.url]);
-    case 'smtp': return JSON.stringify(['smtp', String(action.host).toLowerCase(), action.port]);
-    default: return JSON.stringify(action);
-  }
-}
-
-/** The key a per-tool rule's approval is granted under: the whole call. */
-const CALL = '(call)';
-
 /** The actions a person approved for the call (the sandbox then allows them where they would ask). */
 export function approvedActions(run: RunContext, toolCallId: string): SandboxAction[] | undefined {
   return stateOf(run).grants.get(toolCallId)?.actions;
@@ -66,8 +48,7 @@ export async function auditDecision(kernel: Kernel, run: RunContext, approval: A
 /** Gives a call the approval a person gave it (a resumed run). */
 export function grant(run: RunContext, approval: Approval): void {
   stateOf(run).grants.set(approval.toolCallId, {
-    keys: new Set(approval.asks.map((a) => (a.action ? actionKey(a.action) : CALL))),
-    actions: approval.asks.flatMap((a) => (a.action ? [a.action] : [])),
+    rule: approval.asks.some((a) => !a.action), actions: approval.asks.flatMap((a) => (a.action ? [a.action] : [])),
   });
 }
 
@@ -86,23 +67,18 @@ export class ApprovalPending extends Error {
 }
 
 /**
- * Asks before a call runs. Collects what asks — the per-tool rule, and each declared sandbox
- * action the sandbox answers `ask` — and, unless the call already holds an approval for all of
- * it (or the tool was approved "always" in this run), gets a decision: from an `onApproval`
- * tap in this process (the CLI's prompt), else by storing a pending approval and throwing
- * {@link ApprovalPending}. Returns a denial result to give the model instead, or undefined to run.
+ * Asks before a call runs. `actionAsks` are the declared sandbox actions the sandbox answered
+ * `ask` for (the call holds no approval for them); the per-tool rule adds one unless the call
+ * holds it. Unless nothing asks, gets a decision: "always" approved earlier in the run, an
+ * `onApproval` tap in this process (the CLI's prompt), else a pending approval is stored and
+ * {@link ApprovalPending} thrown. Returns a denial result to give the model instead, or
+ * undefined to run (with a grant for what was approved).
  */
-export async function askFirst(kernel: Kernel, run: RunContext, call: ToolCall, tool: Tool, actions: SandboxAction[]): Promise<ToolResult | undefined> {
+export async function askFirst(kernel: Kernel, run: RunContext, call: ToolCall, tool: Tool, actionAsks: ApprovalAsk[]): Promise<ToolResult | undefined> {
   const state = stateOf(run);
   const held = state.grants.get(call.id);
-  const asks: ApprovalAsk[] = [];
   const rule = ruleAsk(run, tool);
-  if (rule && !held?.keys.has(CALL)) asks.push(rule);
-  for (const action of actions) {
-    if (held?.keys.has(actionKey(action))) continue;
-    const decision = await kernel.service('sandbox').enforce(action, { run, agent: run.agent, toolCallId: call.id, origin: `tool ${call.name}` });
-    if (!decision.allow && decision.ask) asks.push({ action, reason: decision.reason });
-  }
+  const asks = rule && !held?.rule ? [rule, ...actionAsks] : actionAsks;
   if (!asks.length) return undefined;
   const always = state.always.get(tool.name);
   const answer: ApprovalAnswer | undefined = always
@@ -113,8 +89,7 @@ export async function askFirst(kernel: Kernel, run: RunContext, call: ToolCall, 
     if (answer.decision === 'deny') return deniedResult(answer.by, answer.reason);
     if (answer.decision === 'always') state.always.set(tool.name, answer.by);
     state.grants.set(call.id, {
-      keys: new Set([...held?.keys ?? [], ...asks.map((a) => (a.action ? actionKey(a.action) : CALL))]),
-      actions: [...held?.actions ?? [], ...asks.flatMap((a) => (a.action ? [a.action] : []))],
+      rule: !!held?.rule || asks.some((a) => !a.action), actions: [...held?.actions ?? [], ...asks.flatMap((a) => (a.action ? [a.action] : []))],
     });
     return undefined;
   }

@@ -6,7 +6,7 @@ import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { Approval, RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import type { Approval, ApprovalAsk, RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
 
 /**
  * What running one call gave: its result and message, or `waiting` when it waits for a
@@ -99,12 +99,22 @@ export class ToolExecutor {
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const actions = (await tool.actions?.(call.args, ctx)) ?? [];
-      // A person approves (or a rule, the sandbox's `ask`) before anything happens.
-      const refused = await askFirst(this.kernel, run, call, tool, actions);
+      // Each declared action passes the sandbox; those that ask wait for a person (or a rule
+      // asks), who decides before anything happens. A resumed call holds its approval already.
+      gate.approvedActions = approvedActions(run, call.id);
+      const asks: ApprovalAsk[] = [];
+      for (const action of (await tool.actions?.(call.args, ctx)) ?? []) {
+        try {
+          await ctx.enforce(action);
+        } catch (error) {
+          if (!isOryxError(error) || error.code !== 'ORYX_E_SANDBOX_ASK') throw error;
+          asks.push({ action, reason: String(error.data?.reason) });
+        }
+      }
+      const refused = await askFirst(this.kernel, run, call, tool, asks);
       if (refused) return refused;
       gate.approvedActions = approvedActions(run, call.id);
-      for (const action of actions) await ctx.enforce(action);
+      for (const { action } of asks) await ctx.enforce(action!);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${call.name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));

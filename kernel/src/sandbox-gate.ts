@@ -71,7 +71,8 @@ export async function enforceAction(host: GateHost, action: SandboxAction, ctx: 
   const agent = ctx.agent ?? ctx.run?.agent;
   const decision = await host.service('sandbox').enforce(action, { ...ctx, agent });
   if (decision.allow) return;
-  await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
+  // Inside a tool call the executor asks the person and audits the request with its approval.
+  if (!(decision.ask && ctx.toolCallId)) await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
   throw denied(action, decision.reason, decision.ask);
 }
 
@@ -92,6 +93,6 @@ export async function prepareExec(host: GateHost, request: ExecRequest, ctx: San
   const decision = await host.service('sandbox').launch(request, { ...ctx, agent });
   if (decision.allow) return decision.launch;
   const action: SandboxAction = { kind: 'exec', ...request };
-  await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
+  if (!(decision.ask && ctx.toolCallId)) await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
   throw denied(action, decision.reason, decision.ask);
 }
