@@ -47,8 +47,11 @@ test.after.each(async () => { await rm(dir, { recursive: true, force: true }); }
 // eslint-disable-next-line no-control-regex
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
-/** Runs the built CLI under a pseudo-terminal, typing each answer when the question shows up. */
-function onTerminal(args: string[], answers: string[]): Promise<{ code: number; screen: string; asked: number }> {
+/**
+ * Runs the built CLI under a pseudo-terminal, typing each answer when the question shows up;
+ * `lines` are typed first, and `last` once the screen matches `last.when` (then input ends).
+ */
+function onTerminal(args: string[], answers: string[], chat?: { lines: string[]; last: { when: RegExp; send: string } }): Promise<{ code: number; screen: string; asked: number }> {
   const bin = path.join(process.cwd(), 'bin', 'run.js');
   const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   const command = [process.execPath, bin, ...args].map(quote).join(' ');
@@ -58,13 +61,20 @@ function onTerminal(args: string[], answers: string[]): Promise<{ code: number; 
     const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: dir, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     let asked = 0;
+    let ended = false;
+    for (const line of chat?.lines ?? []) child.stdin.write(`${line}\n`);
     const onData = (d: string) => {
       screen += d;
+      if (chat && !ended && chat.last.when.test(strip(screen))) {
+        ended = true;
+        child.stdin.end(`${chat.last.send}\n`);
+        return;
+      }
       // Answer each question once, when it has been shown.
       const questions = strip(screen).split('Allow? [y]es / [n]o / [a]lways for this run:').length - 1;
       while (asked < questions) {
         const answer = answers[asked++];
-        if (answer === undefined) { child.stdin.end(); break; }
+        if (answer === undefined) { if (!chat) child.stdin.end(); break; }
         child.stdin.write(`${answer}\n`);
       }
     };
@@ -93,6 +103,14 @@ test('a approves that tool for the rest of the run: the second write is not aske
   assert.is(r.asked, 1);
   assert.is(await readFile(path.join(dir, 'src', 'b.txt'), 'utf8'), 'new file\n');
   assert.match(r.screen, /approved for every write_file call of this run/);
+});
+
+test('oryx chat asks through its own line reader: y runs the call, n denies it, and the chat goes on', async () => {
+  const r = await onTerminal(['chat', '--no-stream'], ['y', 'n'], { lines: ['write them'], last: { when: /results: .*\n/, send: '/exit' } });
+  assert.is(r.code, 0, r.screen);
+  assert.is(r.asked, 2);
+  assert.match(r.screen, /assistant> results: Wrote .*src\/a\.txt.* \| Not run: this call needed a person's approval, and it was denied by cli/);
+  assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\nTWO\n');
 });
 
 test('off a terminal the call is denied by default, and the output says so; --approval wait stores it', async () => {
