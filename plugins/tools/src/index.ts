@@ -46,8 +46,7 @@ export default function tools(options: ToolsOptions = {}): Plugin {
       for (const name of resolved.tools) {
         const tool = FACTORIES[name](env);
         // The kernel asks a person before every call of a tool marked so.
-        if (resolved.approval[name]) Object.assign(tool, { approval: 'always' });
-        ctx.registerTool(tool);
+        ctx.registerTool(resolved.approval[name] ? { ...tool, approval: 'always' } : tool);
       }
       warnUnavailableTools(ctx, new Set(resolved.tools));
     },

@@ -25,7 +25,7 @@ test('approval marks the tools a person approves before every call', async () =>
   const t = await testKernel({ plugins: [scripted([]), tools({ approval: { shell: 'always' } })] });
   try {
     const all = await t.kernel.allTools(await t.kernel.agents.load('assistant'));
-    const marked = all.filter((x) => (x as { approval?: string }).approval === 'always').map((x) => x.name);
+    const marked = all.filter((x) => x.approval === 'always').map((x) => x.name);
     assert.equal(marked, ['shell']);
   } finally {
     await t.close();
