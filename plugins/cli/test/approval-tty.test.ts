@@ -7,7 +7,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Kernel } from '@oryxos/kernel';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { loadConfig } from '@oryxos/plugin-cli';
 
 let dir: string;
 
@@ -129,6 +131,26 @@ test('off a terminal the call is denied by default, and the output says so; --ap
   const approved = await runOryx(['approvals', 'approve', paused.approval.id.slice(0, 8)], { cwd: dir });
   assert.is(approved.code, 0, approved.stderr);
   assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\nTWO\n', 'approving resumed the run: the call ran');
+  // It goes on to the second write, which waits in turn (nobody at this process's terminal).
+  const next = /waits for another approval: ([0-9a-f]{8}) write_file/.exec(approved.stderr);
+  assert.ok(next, approved.stderr);
+
+  // Decided where the run could not go on (a process that stopped at once): `approvals resume` finishes it.
+  const config = await loadConfig({ file: path.join(dir, 'oryx.config.ts') });
+  const kernel = await new Kernel({ config: config! }).start();
+  try {
+    const [second] = await kernel.service('approvals').withPrefix(next![1]!, 2);
+    await kernel.service('approvals').decide(second!.id, { decision: 'approve', by: 'cli' });
+  } finally {
+    await kernel.close();
+  }
+  const resumed = await runOryx(['approvals', 'resume', next![1]!], { cwd: dir });
+  assert.is(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /^results: Wrote .*src\/a\.txt.* \| Wrote .*src\/b\.txt/);
+  assert.is(await readFile(path.join(dir, 'src', 'b.txt'), 'utf8'), 'new file\n');
+  const again = await runOryx(['approvals', 'resume', next![1]!], { cwd: dir });
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /ORYX_E_APPROVAL_NOT_RESUMABLE.*already has a result/);
 });
 
 test.run();

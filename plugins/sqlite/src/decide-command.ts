@@ -30,7 +30,8 @@ export abstract class DecideCommand extends OryxCommand {
     } catch (error) {
       // The decision stands; only going on failed (the session moved on, the model is down).
       process.exitCode = 1;
-      this.logToStderr(`warning: the decision is recorded, but its run did not resume: ${errorMessage(error)}`);
+      this.logToStderr(`warning: the decision is recorded, but its run did not resume: ${errorMessage(error)}`
+        + ` (retry with \`${this.config.bin} approvals resume ${decided.id.slice(0, 8)}\`)`);
       return decided;
     }
     if (people) {
