@@ -3,7 +3,7 @@
 // (test/fixtures/console-harness.ts). Build first (`npm test` does). Each test saves a screenshot
 // under the project's temp folder when it fails, and the folder is then kept (its path is printed).
 // ORYX_UPDATE_SCREENSHOT=1 also writes the chat with tool calls to docs/console.png (the README's).
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -219,6 +219,25 @@ browserTest('Stop ends a slow run; the session keeps a consistent history and ta
   assert.is(await page.locator('.notice').count(), 0, 'the stop notice is gone with the next answer');
   const last = h.model.requests.at(-1)!.body.messages as { role: string; tool_call_id?: string }[];
   assert.equal(last.slice(1).map((m) => m.role), ['user', 'assistant', 'tool', 'user'], 'the model sees a call and its result, then the new message');
+});
+
+browserTest('a write that needs approval waits in the chat with Approve and Deny; Approve runs it and the run goes on to its answer', async (page, h) => {
+  await open(page, h);
+  const ended = await send(page, 'write a plan');
+  await ended();
+  await page.locator('.notice[data-reason="approval"]').waitFor();
+  const card = page.locator('.approval[data-tool="write_file"]');
+  await card.waitFor();
+  assert.match(await card.textContent() ?? '', /drafts\/plan\.md.*needs approval: it is inside "drafts" on files\.ask\.write/s);
+  assert.is(await page.locator('.tool[data-status="waiting"][data-tool="write_file"]').count(), 1, 'the call shows as waiting, not failed');
+  assert.equal((await api(h, `/api/approvals?session=${sessionOf(page)}`)).items.length, 1);
+  const before = await runsEnded(page);
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await page.waitForFunction((n) => Number(document.querySelector('section.chat')?.getAttribute('data-runs-ended')) > n, before);
+  await page.locator('.msg.assistant', { hasText: 'The tool said: Wrote' }).waitFor();
+  assert.is(await page.locator('.approval').count(), 0, 'nothing waits any more');
+  assert.is(await page.locator('.tool[data-status="ok"][data-tool="write_file"]').count(), 1);
+  assert.is(await readFile(path.join(h.dir, 'drafts', 'plan.md'), 'utf8'), '# Plan\n');
 });
 
 browserTest('model output with script, event handlers, frames and javascript: links runs nothing, live or read back', async (page, h) => {

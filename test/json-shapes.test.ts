@@ -26,7 +26,7 @@ const session = type({ id: 'string', agent: 'string', title: 'string', createdAt
 const message = type({ seq: 'number', message: { role: "'system' | 'user' | 'assistant' | 'tool'", content: 'string', '+': 'ignore' }, createdAt: 'string', '+': 'reject' });
 const agent = type({
   name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]', agents: 'string[]',
-  'settings?': 'Record<string, number | boolean | object>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
+  'settings?': 'Record<string, number | boolean | string | object>', file: 'string', 'error?': { code: 'string', message: 'string' }, '+': 'reject',
 });
 const tool = type({ name: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' });
 const source = type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number', '+': 'ignore' });
@@ -65,6 +65,17 @@ const execution = type({
   error: nullable('string'), iterations: nullable('number'), inputTokens: nullable('number'), outputTokens: nullable('number'),
   notifyStatus: nullable('string'), notificationId: nullable('number'), '+': 'reject',
 });
+const runResult = type({
+  runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error' | 'approval'",
+  'notice?': 'string', 'limit?': { name: 'string', value: 'number' }, iterations: 'number', usage,
+  budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' }, 'error?': 'object',
+  'approval?': { id: 'string', tool: 'string', summary: 'string', 'expiresAt?': 'string', '+': 'reject' }, '+': 'reject',
+});
+const approval = type({
+  id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
+  asks: type({ 'action?': 'object', reason: 'string', '+': 'reject' }).array(), status: "'pending' | 'approved' | 'denied' | 'expired'",
+  requestedAt: 'string', 'decidedBy?': 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'resume?': 'object', '+': 'reject',
+});
 const channel = type({
   name: 'string', host: 'string', port: 'number', secure: 'boolean', requireTLS: 'boolean', 'user?': 'string', password: 'string',
   from: 'string', to: 'string[]', source: "'config' | 'runtime'", '+': 'reject',
@@ -78,11 +89,7 @@ const SCHEMAS: Record<string, type.Any> = {
     'notice?': 'string', iterations: 'number', toolCalls: 'number', inputTokens: 'number', outputTokens: 'number', retries: 'number',
     durationMs: 'number', 'errorCode?': 'string', '+': 'reject',
   }).array(), '+': 'reject' }),
-  'run': type({
-    runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error'",
-    'notice?': 'string', 'limit?': { name: 'string', value: 'number' }, iterations: 'number', usage,
-    budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' }, 'error?': 'object', '+': 'reject',
-  }),
+  'run': runResult,
   'agents': list(agent),
   'tools': list(tool, { 'agent?': 'string', sources: source.array() }),
   'sessions': list(session),
@@ -106,6 +113,9 @@ const SCHEMAS: Record<string, type.Any> = {
   'schedule:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
   'schedule:run': execution,
   'schedule:history': list(execution, { task: 'string' }),
+  'approvals': list(approval),
+  'approvals:approve': approval.merge({ 'run?': runResult }),
+  'approvals:deny': approval.merge({ 'run?': runResult }),
   'notify:channels': list(channel),
   'notify:add': channel,
   'notify:remove': type({ name: 'string', removed: 'true', '+': 'reject' }),
@@ -186,6 +196,8 @@ export default defineConfig({
   const agent = path.join(dir, '.oryxos', 'agents', 'assistant');
   await mkdir(agent, { recursive: true });
   await writeFile(path.join(agent, 'AGENT.md'), '---\ndescription: test\ntools: [shout]\n---\nYou shout.\n');
+  await mkdir(path.join(dir, '.oryxos', 'agents', 'careful'), { recursive: true });
+  await writeFile(path.join(dir, '.oryxos', 'agents', 'careful', 'AGENT.md'), '---\ndescription: asks first\ntools: [shout]\napprove: [shout]\n---\nYou shout, once allowed.\n');
   await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    connectTimeoutMs: 60000\n`);
 });
 test.after(async () => {
@@ -262,6 +274,19 @@ test('every command prints its one shape; lists are {items}, shows the object, k
       await shape('schedule:remove', ['schedule', 'remove', 'hourly']);
     })(),
     (async () => {
+      // Two runs of an agent whose shout needs approval stop waiting (exit 4); one is approved, one denied.
+      const waiting = [];
+      for (const message of ['first', 'second']) {
+        const paused = await json(['run', '-a', 'careful', '--approval', 'wait', message], 4);
+        assertShape('run', paused);
+        waiting.push(paused.approval.id as string);
+      }
+      assert.equal((await shape('approvals', ['approvals'])).items.map((a: { id: string }) => a.id).sort(), [...waiting].sort());
+      const approved = await shape('approvals:approve', ['approvals', 'approve', waiting[0]!.slice(0, 8)]);
+      assert.equal([approved.status, approved.run.stopReason, approved.run.answer], ['approved', 'final', 'said HI']);
+      const denied = await shape('approvals:deny', ['approvals', 'deny', waiting[1]!, '--reason', 'not now']);
+      assert.equal([denied.reason, denied.run.stopReason], ['not now', 'final']);
+      assert.equal((await shape('approvals', ['approvals', 'list', '--status', 'all'])).items.map((a: { status: string }) => a.status).sort(), ['approved', 'denied']);
       await shape('notify:add', ['notify', 'add', 'pager', '--host', '127.0.0.1', '--port', String(smtp.port), '--from', 'bot@example.com', '--to', 'me@example.com']);
       await shape('notify:remove', ['notify', 'remove', 'pager']);
       await shape('sessions:repair', ['sessions', 'repair', run.sessionId.slice(0, 8)]);

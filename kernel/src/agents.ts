@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
   max_tool_calls_per_step: 16,
   max_tool_output_chars: 20_000,
   max_agent_depth: 2,
+  pending_approval: 'refuse',
 });
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
@@ -41,6 +42,7 @@ export const settingsShape = type({
   'max_tool_calls_per_step?': positiveInt,
   'max_tool_output_chars?': 'number.integer >= 1000',
   'max_agent_depth?': 'number.integer >= 0',
+  'pending_approval?': "'refuse' | 'deny'",
   '+': 'reject',
 });
 const frontmatterShape = type({
@@ -52,9 +54,10 @@ const frontmatterShape = type({
   'agents?': 'string[]',
   'settings?': settingsShape,
   'sandbox?': 'object',
+  'approve?': 'string[]',
   '+': 'ignore',
 });
-const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'agents', 'settings', 'sandbox', 'name']);
+const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'agents', 'settings', 'sandbox', 'approve', 'name']);
 
 /** Options of {@link AgentLoader}. */
 export interface AgentLoaderOptions {
@@ -181,6 +184,7 @@ export class AgentLoader {
       agents,
       settings,
       sandbox: data.sandbox,
+      approve: (data.approve as string[] | undefined) ?? [],
       instructions: parsed.content.trim(),
       bootstrap: await this.bootstrap(dir),
       dir,

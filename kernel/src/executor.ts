@@ -1,3 +1,4 @@
+import { ApprovalPending, approvedActions, askFirst } from './approval.ts';
 import { BudgetExceeded } from './budget.ts';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type { ToolResultInfo } from './hooks.ts';
@@ -5,7 +6,14 @@ import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import type { Approval, ApprovalAsk, RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+
+/**
+ * What running one call gave: its result and message, or `waiting` when it waits for a
+ * person (`approval`: the one stored for it; absent for a call held back because another call
+ * of the response is waiting). A waiting call has no result and is not seen by `afterTool`.
+ */
+export type CallOutcome = { message: ToolMessage; result: ToolResult } | { waiting: true; approval?: Approval };
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
@@ -21,9 +29,9 @@ export class ToolExecutor {
   /**
    * `index` is the call's place in the model's response: calls past `max_tool_calls_per_step`
    * do not run. `instead` is a result the kernel gives the call without running it (loop
-   * detection, the run budget); it is recorded by `afterTool` like any other.
+   * detection, the run budget, a denied approval); it is recorded by `afterTool` like any other.
    */
-  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<{ message: ToolMessage; result: ToolResult }> {
+  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<CallOutcome> {
     const started = performance.now();
     const tool = tools.get(call.name);
     const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
@@ -34,6 +42,7 @@ export class ToolExecutor {
         : 'Not run (over max_tool_calls_per_step).'));
       if (typeof result?.content !== 'string') result = fail(`${call.name} returned no text result`);
     } catch (error) {
+      if (error instanceof ApprovalPending) return { waiting: true, ...(error.approval ? { approval: error.approval } : {}) };
       result = fail(`${call.name} failed: ${errorMessage(error)}`);
     }
     // What the model sees is what is stored and audited: secrets masked, then cut to the cap.
@@ -90,7 +99,22 @@ export class ToolExecutor {
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
-      for (const action of (await tool.actions?.(call.args, ctx)) ?? []) await ctx.enforce(action);
+      // Each declared action passes the sandbox; those that ask wait for a person (or a rule
+      // asks), who decides before anything happens. A resumed call holds its approval already.
+      gate.approvedActions = approvedActions(run, call.id);
+      const asks: ApprovalAsk[] = [];
+      for (const action of (await tool.actions?.(call.args, ctx)) ?? []) {
+        try {
+          await ctx.enforce(action);
+        } catch (error) {
+          if (!isOryxError(error) || error.code !== 'ORYX_E_SANDBOX_ASK') throw error;
+          asks.push({ action, reason: String(error.data?.reason) });
+        }
+      }
+      const refused = await askFirst(this.kernel, run, call, tool, asks);
+      if (refused) return refused;
+      gate.approvedActions = approvedActions(run, call.id);
+      for (const { action } of asks) await ctx.enforce(action!);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${call.name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
@@ -105,9 +129,12 @@ export class ToolExecutor {
       const out = await Promise.race([tool.execute(call.args, ctx), timeout, aborted]);
       return typeof out === 'string' ? { content: out, isError: false } : out;
     } catch (error) {
-      if (isOryxError(error) && error.code === 'ORYX_E_SANDBOX_DENIED') {
+      if (error instanceof ApprovalPending) throw error;
+      if (isOryxError(error) && (error.code === 'ORYX_E_SANDBOX_DENIED' || error.code === 'ORYX_E_SANDBOX_ASK')) {
         const reason = String(error.data?.reason ?? error.message);
-        return { content: `Denied by the sandbox: ${reason}`, isError: true, denied: reason };
+        const midway = error.code === 'ORYX_E_SANDBOX_ASK'
+          ? '; a person can only be asked before a call starts, and this action came up while it ran' : '';
+        return { content: `Denied by the sandbox: ${reason}${midway}`, isError: true, denied: reason };
       }
       if (isOryxError(error) && (error.code === 'ORYX_E_TOOL_TIMEOUT' || error.code === 'ORYX_E_RUN_ABORTED')) {
         return { content: error.message, isError: true, retryable: error.retryable };

@@ -1,7 +1,7 @@
 import tapable from 'tapable';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
 import type {
-  BudgetLimit, ChatRequest, ChatResponse, Prompt, PromptReport, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
+  ApprovalAsk, BudgetLimit, ChatRequest, ChatResponse, Prompt, PromptReport, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
 } from './types.ts';
 
 const { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } = tapable;
@@ -35,6 +35,24 @@ export interface ToolCallInfo {
 export interface ToolResultInfo extends ToolCallInfo {
   status: 'ok' | 'error' | 'denied';
   durationMs: number;
+}
+
+/** A tool call that needs a person's approval, as `onApproval` sees it: what asks, and why. */
+export interface ApprovalInfo {
+  run: RunContext;
+  call: ToolCall;
+  tool: Tool;
+  asks: ApprovalAsk[];
+}
+
+/**
+ * A decision made in this process: `approve` this call, `always` approve this tool for the rest
+ * of the run, or `deny` it (the model gets the reason). `by` is who decided, for the audit.
+ */
+export interface ApprovalAnswer {
+  decision: 'approve' | 'always' | 'deny';
+  by: string;
+  reason?: string;
 }
 
 /** The run stops short of an answer: `max_iterations`, another budget limit, or a loop. */
@@ -73,6 +91,11 @@ export function createHooks() {
     llmError: new AsyncSeriesHook<[OryxError, LLMCallInfo & { willRetry: boolean }]>(['error', 'info']),
     /** A tap that returns a result replaces execution (denial, approval refused, cache). */
     beforeTool: new AsyncSeriesBailHook<[ToolCallInfo], ToolResult | undefined>(['info']),
+    /**
+     * A tool call needs a person's approval: a tap that answers decides it in this process (the
+     * CLI's terminal prompt); with no answer the approval is stored and the run pauses.
+     */
+    onApproval: new AsyncSeriesBailHook<[ApprovalInfo], ApprovalAnswer | undefined>(['info']),
     /** Sees every tool result, errors and denials included (audit, redaction). */
     afterTool: new AsyncSeriesWaterfallHook<[ToolResult, ToolResultInfo]>(['result', 'info']),
     /**

@@ -6,7 +6,8 @@
  */
 export * from './types.ts';
 export { OryxError, isOryxError, toOryxError, errorMessage, KERNEL_ERROR_CODES, type OryxErrorOptions } from './errors.ts';
-export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo } from './hooks.ts';
+export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo, type ApprovalInfo, type ApprovalAnswer } from './hooks.ts';
+export { approvalRef } from './approval.ts';
 export { type PluginContext, type PluginHook, type PluginHooks, type Logger } from './context.ts';
 export { Kernel, kernelVersion, type HostInfo, type KernelOptions } from './kernel.ts';
 export { definePlugin, pluginPackage, readPackageJson, type Plugin, type PluginPackage, type ServiceName } from './plugin.ts';

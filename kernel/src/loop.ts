@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { approvalRef } from './approval.ts';
 import { BudgetExceeded, type RunBudget } from './budget.ts';
 import { OryxError, errorMessage, toOryxError } from './errors.ts';
 import { ToolExecutor } from './executor.ts';
@@ -7,7 +8,7 @@ import { LoopGuard } from './loop-guard.ts';
 import { buildPrompt, TokenEstimator, promptChars } from './prompt.ts';
 import { runBatch } from './tool-batch.ts';
 import type {
-  AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
+  Approval, AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
   StopReason, Tool, ToolCall, ToolResult, Usage,
 } from './types.ts';
 
@@ -25,6 +26,12 @@ export interface LoopInput {
   seqOf?(m: Message): number | undefined;
   stream?: boolean;
   onEvent?(event: RunEvent): void;
+  /**
+   * A resumed run (`AgentService.resume`): the stored response whose calls have no result yet.
+   * They run first (`results` gives some of them their result instead: a denial), then the loop
+   * goes on as usual.
+   */
+  resume?: { response: AssistantMessage; calls: ToolCall[]; results: Map<string, ToolResult> };
 }
 
 export type LoopResult = Omit<RunResult, 'sessionId' | 'agent'>;
@@ -48,10 +55,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const toolMap = new Map(input.tools.map((t) => [t.name, t]));
   const specs = input.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  let last: ChatResponse | undefined;
+  let last: ChatResponse | undefined = input.resume && { message: input.resume.response, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'tool_calls', model: run.model };
+  /** Set once a call waits for a person: the run stops after this response's calls. */
+  let waiting: Approval | undefined;
 
   const end = (stopReason: StopReason, answer: string, why?: { error?: OryxError; stop?: Omit<ShortStop, 'reason'> }): LoopResult => ({
     runId: run.runId, answer, stopReason, iterations: run.iteration, usage, budget: budget.used(),
+    ...(stopReason === 'approval' && waiting ? { approval: approvalRef(waiting), notice: `waiting for approval ${waiting.id} (${waiting.tool})` } : {}),
     ...(why?.stop ? { notice: why.stop.notice, ...(why.stop.limit ? { limit: { name: why.stop.limit, value: why.stop.value! } } : {}) } : {}),
     ...(why?.error ? { error: { code: why.error.code, message: why.error.message, ...(why.error.hint ? { hint: why.error.hint } : {}) } } : {}),
   });
@@ -103,11 +113,17 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     return end(stop.reason, message.content, { stop });
   };
 
-  /** Runs one response's calls (concurrently where allowed) and commits the results in call order. */
-  const runTools = async (calls: ToolCall[]): Promise<ShortStop | undefined> => {
+  /**
+   * Runs one response's calls (concurrently where allowed) and commits the results in call
+   * order. A call that waits for a person gets no result, and the calls after it do not run
+   * (a resumed run runs them); calls already running alongside it finish and are committed.
+   */
+  const runTools = async (calls: ToolCall[], given = new Map<string, ToolResult>()): Promise<ShortStop | undefined> => {
     let stop: ShortStop | undefined;
+    let held = false;
     const perStep = run.agent.settings.max_tool_calls_per_step;
     const instead = calls.map((call, index): ToolResult | undefined => {
+      if (given.has(call.id)) return given.get(call.id);
       if (index >= perStep) return undefined; // the executor answers these without running them
       if (stop) return notRun(stop);
       const over = budget.takeToolCall();
@@ -121,9 +137,22 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     });
     const { parallel_tools: parallel, max_parallel_tools: max } = run.agent.settings;
     await runBatch(calls, { parallel, max, alone: (call) => toolMap.get(call.name)?.parallel === false }, async (call, index) => {
+      if (held) return { waiting: true as const };
       emit({ type: 'tool_call', call });
-      return executor.execute(call, run, toolMap, index, instead[index]);
-    }, async (call, { message, result }, index) => {
+      const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
+      if ('waiting' in outcome) held = true;
+      return outcome;
+    }, async (call, outcome, index) => {
+      if ('waiting' in outcome) {
+        if (outcome.approval) {
+          waiting = outcome.approval;
+          const ref = approvalRef(waiting);
+          emit({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
+        }
+        return;
+      }
+      let { result } = outcome;
+      const { message } = outcome;
       const verdict = instead[index] ? { action: 'run' as const } : guard.after(call, result);
       if (verdict.action === 'warn') {
         result = { ...result, content: `${result.content}\n\n${verdict.message}` };
@@ -137,6 +166,12 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   };
 
   try {
+    if (input.resume) {
+      const stop = await runTools(input.resume.calls, input.resume.results);
+      if (waiting) return end('approval', '');
+      if (run.signal.aborted) return aborted();
+      if (stop) return await stopShort(stop);
+    }
     do {
       if (run.signal.aborted) return aborted();
       const limit = budget.check(run.iteration);
@@ -148,6 +183,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       const calls = assistant.toolCalls ?? [];
       if (calls.length === 0) return end('final', assistant.content);
       const stop = await runTools(calls);
+      if (waiting) return end('approval', '');
       if (run.signal.aborted) return aborted();
       if (stop) return await stopShort(stop);
     } while (true);

@@ -31,12 +31,12 @@ export function describeAction(action: SandboxAction): string {
   }
 }
 
-/** Writes a denial to the audit service; a failure to write is a warning, never the caller's error. */
-async function auditDenial(host: GateHost, action: SandboxAction, reason: string, ctx: SandboxContext): Promise<void> {
+/** Writes a denial (or an ask) to the audit service; a failure to write is a warning, never the caller's error. */
+async function auditDenial(host: GateHost, action: SandboxAction, reason: string, ctx: SandboxContext, decision: 'deny' | 'ask' = 'deny'): Promise<void> {
   if (!host.hasService('audit')) return;
   try {
     await host.service('audit').sandboxEvent({
-      decision: 'deny', kind: action.kind, target: describeAction(action), reason,
+      decision, kind: action.kind, target: describeAction(action), reason,
       origin: ctx.origin, agent: ctx.agent?.name ?? ctx.run?.agent.name,
       sessionId: ctx.run?.sessionId, runId: ctx.run?.runId, toolCallId: ctx.toolCallId,
     });
@@ -45,7 +45,14 @@ async function auditDenial(host: GateHost, action: SandboxAction, reason: string
   }
 }
 
-function denied(action: SandboxAction, reason: string): OryxError {
+function denied(action: SandboxAction, reason: string, ask?: boolean): OryxError {
+  if (ask) {
+    // Asked for where nobody can be asked (the point of I/O, a plugin's own action): it does not happen.
+    return new OryxError('ORYX_E_SANDBOX_ASK', `Needs a person's approval, which can only be asked before a tool call starts: ${reason}`, {
+      hint: 'Declare the action in the tool\'s actions() so it is asked for before the call, or move it from an ask list to an allow list.',
+      data: { action, reason },
+    });
+  }
   return new OryxError('ORYX_E_SANDBOX_DENIED', `Denied by the sandbox: ${reason}`, {
     hint: 'Allow the action in the sandbox options of oryx.config.ts, or in the agent\'s sandbox: frontmatter.',
     data: { action, reason },
@@ -54,7 +61,8 @@ function denied(action: SandboxAction, reason: string): OryxError {
 
 /**
  * Throws ORYX_E_SANDBOX_DENIED unless the kernel's sandbox allows the action, after auditing
- * the denial. Give the context you have: the run (inside a tool call) and what is asking.
+ * the denial; ORYX_E_SANDBOX_ASK for an action that needs a person's approval the context does
+ * not hold (`approvedActions`). Give the context you have: the run (inside a tool call) and what is asking.
  *
  * @example
  * await enforceAction(ctx, { kind: 'smtp', host, port }, { origin: 'notify channel ops' });
@@ -63,14 +71,16 @@ export async function enforceAction(host: GateHost, action: SandboxAction, ctx: 
   const agent = ctx.agent ?? ctx.run?.agent;
   const decision = await host.service('sandbox').enforce(action, { ...ctx, agent });
   if (decision.allow) return;
-  await auditDenial(host, action, decision.reason, ctx);
-  throw denied(action, decision.reason);
+  // Inside a tool call the executor asks the person and audits the request with its approval.
+  if (!(decision.ask && ctx.toolCallId)) await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
+  throw denied(action, decision.reason, decision.ask);
 }
 
 /**
  * The one exec path: checks the whole launch (program, arguments, working folder, environment)
  * and returns how to start it — confined by the policy when the sandbox supports it. Every
- * child process OryxOS starts goes through here. Throws ORYX_E_SANDBOX_DENIED (audited).
+ * child process OryxOS starts goes through here. Throws ORYX_E_SANDBOX_DENIED (audited), or
+ * ORYX_E_SANDBOX_ASK when the launch needs an approval the context does not hold.
  *
  * @example
  * const launch = await prepareExec(ctx, { command: 'git', args: ['status'] }, { origin: 'scheduler task nightly' });
@@ -83,6 +93,6 @@ export async function prepareExec(host: GateHost, request: ExecRequest, ctx: San
   const decision = await host.service('sandbox').launch(request, { ...ctx, agent });
   if (decision.allow) return decision.launch;
   const action: SandboxAction = { kind: 'exec', ...request };
-  await auditDenial(host, action, decision.reason, ctx);
-  throw denied(action, decision.reason);
+  if (!(decision.ask && ctx.toolCallId)) await auditDenial(host, action, decision.reason, ctx, decision.ask ? 'ask' : 'deny');
+  throw denied(action, decision.reason, decision.ask);
 }

@@ -3,9 +3,11 @@ import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
+import { auditDecision } from './approval.ts';
+import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
 import { groupTurns } from './prompt.ts';
 import { subAgentTools } from './sub-agents.ts';
-import type { Message, RunContext, RunInput, RunResult, SessionInfo } from './types.ts';
+import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
 
 /** The run a sub-agent runs for: its context, its budget and the sub-agent levels left below it. */
 interface ParentRun { run: RunContext; budget: RunBudget; depthLeft: number }
@@ -44,15 +46,47 @@ export class AgentService {
   }
 
   async process(input: RunInput): Promise<RunResult> {
+    return this.queue(input);
+  }
+
+  /**
+   * Continues a run that stopped for an approval (stop reason `approval`) once it is decided,
+   * from any process on the database: the approved call runs with exactly the approved actions
+   * (a denied or expired one gives the model a denial with the reason), the other calls of that
+   * response without a result run, and the loop goes on. Queued like any run on the session.
+   * Throws ORYX_E_APPROVAL_NOT_RESUMABLE for an approval still pending, unknown, or whose call
+   * already has a result.
+   *
+   * @example
+   * await kernel.service('approvals').decide(id, { decision: 'approve', by: 'cli' });
+   * const result = await kernel.runs.resume(id);
+   */
+  async resume(approvalId: string, options: { signal?: AbortSignal; stream?: boolean; onEvent?(event: RunEvent): void } = {}): Promise<RunResult> {
+    const approval = this.kernel.hasService('approvals') ? await this.kernel.service('approvals').get(approvalId) : undefined;
+    if (!approval) {
+      throw new OryxError('ORYX_E_APPROVAL_NOT_RESUMABLE', `No approval "${approvalId}" to resume`, {
+        hint: 'List approvals with `oryx approvals --status all` (or GET /api/approvals?status=all).',
+      });
+    }
+    const saved = approval.resume ?? {};
+    const text = (key: string) => (typeof saved[key] === 'string' ? { [key]: saved[key] as string } : {});
+    const expiresInMs = typeof saved.expiresInMs === 'number' ? saved.expiresInMs : undefined;
+    return this.queue({
+      agent: approval.agent, session: approval.sessionId, message: '', ...text('user'), ...text('provider'), ...text('model'),
+      ...(expiresInMs ? { approval: { expiresInMs } } : {}), ...options,
+    }, approval);
+  }
+
+  /** Runs on an existing session queue up in call order, before any await. */
+  private async queue(input: RunInput, resume?: Approval): Promise<RunResult> {
     if (!input.session) return this.run(input);
-    // Runs on an existing session queue up in call order, before any await.
     const sessionId = input.session;
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
     const set = this.active.get(sessionId) ?? new Set();
     this.active.set(sessionId, set.add(controller));
     try {
-      return await this.serialize(sessionId, signal, () => this.run({ ...input, signal }));
+      return await this.serialize(sessionId, signal, () => this.run({ ...input, signal }, undefined, resume));
     } finally {
       set.delete(controller);
       if (set.size === 0 && this.active.get(sessionId) === set) this.active.delete(sessionId);
@@ -76,8 +110,11 @@ export class AgentService {
     return runs.length;
   }
 
-  /** One run; a sub-agent's (`parent` set) gets a new child session and draws on the parent's budget. */
-  private async run(input: RunInput, parent?: ParentRun): Promise<RunResult> {
+  /**
+   * One run; a sub-agent's (`parent` set) gets a new child session and draws on the parent's
+   * budget; a resumed one (`resume`: the decided approval) goes on from its stored step.
+   */
+  private async run(input: RunInput, parent?: ParentRun, resume?: Approval): Promise<RunResult> {
     const agent = await this.kernel.agents.load(input.agent);
     // --provider / --model override the agent's for one run; another provider than the
     // agent's does not inherit the agent's model (it names a model of its own provider).
@@ -98,7 +135,25 @@ export class AgentService {
     const run: RunContext = {
       runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
       startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}), ...(parent ? { parentRunId: parent.run.runId } : {}),
+      ...(input.approval ? { approval: input.approval } : {}),
     };
+    const max = agent.settings.max_history_turns;
+    let stored: StoredMessage[] = [];
+    let waiting: Approval | undefined;
+    let point: ResumePoint | undefined;
+    try {
+      // A session that waits for a person takes no new message (unless the agent says deny and go on).
+      waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
+      if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
+      // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
+      if (resume) {
+        point = resumePoint(run, stored = await store.history(session.id, max), resume);
+        await auditDecision(this.kernel, run, resume);
+      }
+    } catch (error) {
+      budget.dispose();
+      throw error;
+    }
     // Sub-agent levels left below this run: the caller's less one, narrowed by this agent's own setting.
     const depthLeft = Math.min(agent.settings.max_agent_depth, parent ? parent.depthLeft - 1 : Infinity);
     try {
@@ -111,13 +166,17 @@ export class AgentService {
       }
       // History is read before anything is written: a session whose stored history cannot be
       // read is refused untouched.
-      const max = agent.settings.max_history_turns;
-      const stored = await store.history(session.id, max);
       const { secrets } = this.kernel;
-      const user: Message = { role: 'user', content: input.message };
-      await store.append(session.id, [secrets.message(user)]);
+      const added: Message[] = [];
+      if (!resume) {
+        stored = await store.history(session.id, max);
+        if (waiting && await denyWaiting(this.kernel, store, session.id, waiting, stored)) stored = await store.history(session.id, max);
+        const user: Message = { role: 'user', content: input.message };
+        await store.append(session.id, [secrets.message(user)]);
+        added.push(user);
+      }
       const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-      let turns = groupTurns([...stored.map((s) => s.message), user]);
+      let turns = groupTurns([...stored.map((s) => s.message), ...added]);
       if (turns.length > max) {
         const leaving = turns.slice(0, turns.length - max);
         await this.kernel.hooks.trimContext.promise({
@@ -140,6 +199,7 @@ export class AgentService {
         seqOf: (m) => seq.get(m),
         stream: input.stream,
         onEvent: input.onEvent,
+        ...(point ? { resume: point } : {}),
       });
       if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
       const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };

@@ -62,6 +62,8 @@ export interface Tool extends ToolSpec {
   validate?(args: Record<string, unknown>): string | undefined;
   /** Sandbox actions this call will perform; each is enforced before `execute` runs. */
   actions?(args: Record<string, unknown>, ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
+  /** `always`: every call waits for a person's approval first (see the kernel README, *Approvals*). */
+  approval?: 'always';
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 
@@ -166,6 +168,11 @@ export interface AgentSettings {
   max_tool_output_chars: number;
   /** Levels of sub-agents below this run (`agents:`); at 0 the `agent__*` tools are not offered. */
   max_agent_depth: number;
+  /**
+   * A new message on a session whose run waits for an approval: `refuse` it
+   * (ORYX_E_APPROVAL_WAITING, naming the approval), or `deny` the approval and go on.
+   */
+  pending_approval: 'refuse' | 'deny';
 }
 
 /** When the loop guard steps in ({@link AgentSettings.loop_detection}). */
@@ -190,6 +197,8 @@ export interface AgentDefinition {
   settings: AgentSettings;
   /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
   sandbox?: unknown;
+  /** Tools whose every call waits for a person's approval (`approve:` frontmatter); it can only add to the tools' own rules. */
+  approve?: string[];
   /** The body of AGENT.md: the system prompt. */
   instructions: string;
   /** Bootstrap files found (AGENTS.md, SOUL.md, USER.md), in order. */
@@ -321,8 +330,12 @@ export interface ExecLaunch {
   done(): Promise<void>;
 }
 
-export type SandboxDecision = { allow: true } | { allow: false; reason: string };
-export type LaunchDecision = { allow: true; launch: ExecLaunch } | { allow: false; reason: string };
+/**
+ * The sandbox's answer: allowed, denied, or denied until a person approves it (`ask`; the
+ * reason says why it asks). An action the context's `approved` covers is allowed instead.
+ */
+export type SandboxDecision = { allow: true } | { allow: false; reason: string; ask?: boolean };
+export type LaunchDecision = { allow: true; launch: ExecLaunch } | { allow: false; reason: string; ask?: boolean };
 
 /** Who asks the sandbox: the agent (its `sandbox:` narrows the policy), the run and what in it. */
 export interface SandboxContext {
@@ -331,6 +344,11 @@ export interface SandboxContext {
   toolCallId?: string;
   /** What asks, for the audit trail: `tool shell`, `mcp server filesystem`, `scheduler task nightly`. */
   origin?: string;
+  /**
+   * The actions a person approved for the tool call asking: an action that would `ask` and is
+   * one of them (as the sandbox resolves it: the same real path, program, URL) is allowed.
+   */
+  approvedActions?: SandboxAction[];
 }
 
 /**
@@ -355,9 +373,10 @@ export interface Sandbox {
 
 /** One sandbox decision worth keeping: every denial, and every connection a confined process makes. */
 export interface SandboxEvent {
-  decision: 'allow' | 'deny';
+  /** `ask`: a tool call waits for a person; `allow`/`deny` after it also say who decided (`origin`). */
+  decision: 'allow' | 'deny' | 'ask';
   /** The action kind, or `connect` for a connection through the confinement proxy. */
-  kind: SandboxAction['kind'] | 'connect';
+  kind: SandboxAction['kind'] | 'connect' | 'tool';
   /** What was asked for: a path, a command line, a URL, host:port. */
   target: string;
   reason?: string;
@@ -399,6 +418,88 @@ export interface Services {
   audit: AuditLog;
   /** How every run ended, provided by the session store plugin (sqlite, postgres). */
   runRecords: RunRecordStore;
+  /** Tool calls waiting for a person, provided by the session store plugin (sqlite, postgres). */
+  approvals: ApprovalStore;
+}
+
+// ---------------------------------------------------------------------------------------
+// Approvals
+
+/** Where an approval stands: waiting for a person, or decided (`expired`: nobody decided in time). */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+/** One reason a tool call waits for a person: a sandbox action that asks, or a per-tool rule (no action). */
+export interface ApprovalAsk {
+  action?: SandboxAction;
+  /** Why it asks, in one line (the sandbox's reason, or the rule that asks). */
+  reason: string;
+}
+
+/** What the kernel stores when a tool call needs a person's approval. */
+export interface ApprovalRequest {
+  runId: string;
+  sessionId: string;
+  agent: string;
+  tool: string;
+  toolCallId: string;
+  args: Record<string, unknown>;
+  /** What asks; the approval covers exactly these actions. */
+  asks: ApprovalAsk[];
+  /** When a pending approval expires (ISO 8601); none: it waits until decided. */
+  expiresAt?: string;
+  /** What the kernel needs to resume the run (who it acts for, provider, model), as JSON. */
+  resume?: Record<string, unknown>;
+}
+
+/** A stored approval. */
+export interface Approval extends ApprovalRequest {
+  id: string;
+  status: ApprovalStatus;
+  requestedAt: string;
+  /** Who decided: `cli`, a web token's identity, `timeout`, `new-message`. */
+  decidedBy?: string;
+  decidedAt?: string;
+  /** The decider's reason (a denial's reaches the model). */
+  reason?: string;
+}
+
+/** A decision on a pending approval. `expire` is the timeout's (decided by `timeout`). */
+export interface ApprovalDecision {
+  decision: 'approve' | 'deny' | 'expire';
+  by: string;
+  reason?: string;
+}
+
+/**
+ * The `approvals` service (the sqlite and postgres plugins provide it): pending approvals as
+ * rows, so a run waiting for a person survives a restart, and any process on the database can
+ * decide. Deciding is a compare-and-set from `pending`: of two deciders one wins, the other gets
+ * ORYX_E_APPROVAL_DECIDED; a decision after `expiresAt` gets ORYX_E_APPROVAL_EXPIRED.
+ *
+ * @example
+ * const [first] = await kernel.service('approvals').list({ status: 'pending' });
+ * await kernel.service('approvals').decide(first.id, { decision: 'approve', by: 'cli' });
+ */
+export interface ApprovalStore {
+  request(request: ApprovalRequest): Promise<Approval>;
+  get(id: string): Promise<Approval | undefined>;
+  /** Approvals whose id starts with `prefix` (at most `limit`), for short ids. */
+  withPrefix(prefix: string, limit: number): Promise<Approval[]>;
+  /** Newest first. */
+  list(query?: { status?: ApprovalStatus; sessionId?: string; runId?: string; limit?: number }): Promise<Approval[]>;
+  /** Decides a pending approval (atomically) and returns it as decided. */
+  decide(id: string, decision: ApprovalDecision): Promise<Approval>;
+  /** Marks every pending approval whose `expiresAt` is past `now` as expired (by `timeout`); returns them. */
+  expireDue(now?: Date): Promise<Approval[]>;
+}
+
+/** What a run that stopped for an approval says about it. */
+export interface ApprovalRef {
+  id: string;
+  tool: string;
+  /** The call and why it asks, in one line. */
+  summary: string;
+  expiresAt?: string;
 }
 
 /** One run as stored when it ended (every run: answered, stopped, aborted or failed). */
@@ -500,9 +601,10 @@ export interface LongTermMemoryStore {
 /**
  * How a run ended: `final` (an answer without tool calls), `limit` (max_iterations), `budget`
  * (another limit of the run budget), `loop` (the loop guard stopped a repeating run),
- * `aborted` (the signal fired) or `error`.
+ * `aborted` (the signal fired), `error`, or `approval` (a tool call waits for a person:
+ * `kernel.runs.resume(id)` goes on once it is decided).
  */
-export type StopReason = 'final' | 'limit' | 'budget' | 'loop' | 'error' | 'aborted';
+export type StopReason = 'final' | 'limit' | 'budget' | 'loop' | 'error' | 'aborted' | 'approval';
 
 /** The limits of one run's budget, as named in AGENT.md `settings:`. */
 export type BudgetLimit = 'max_iterations' | 'max_tool_calls' | 'max_tokens' | 'max_duration_ms' | 'max_llm_retries';
@@ -529,7 +631,9 @@ export type RunEvent =
   | { type: 'tool_result'; call: ToolCall; result: ToolResult }
   | { type: 'retry'; attempt: number; delayMs: number; error: { code: string; message: string } }
   /** The run is stopping short of an answer (limit, budget, loop): why, before the final tool-less call. */
-  | { type: 'stopping'; reason: 'limit' | 'budget' | 'loop'; notice: string };
+  | { type: 'stopping'; reason: 'limit' | 'budget' | 'loop'; notice: string }
+  /** A tool call waits for a person: the run stops after this (stop reason `approval`). */
+  | { type: 'approval_required'; approval: ApprovalRef & { args: Record<string, unknown>; reasons: string[] } };
 
 export interface RunInput {
   agent: string;
@@ -549,6 +653,8 @@ export interface RunInput {
   /** Use the provider's streaming API and emit `token` events. */
   stream?: boolean;
   onEvent?(event: RunEvent): void;
+  /** How approvals this run asks for are stored: `expiresInMs` after which nobody deciding denies them (the scheduler's). */
+  approval?: { expiresInMs?: number };
 }
 
 export interface RunResult {
@@ -568,6 +674,8 @@ export interface RunResult {
   budget: BudgetUsed;
   /** Set when stopReason is `error`. */
   error?: { code: string; message: string; hint?: string };
+  /** Set when stopReason is `approval`: the approval the run waits for. */
+  approval?: ApprovalRef;
 }
 
 /** Per-run state handed to hooks. */
@@ -586,4 +694,6 @@ export interface RunContext {
   startedAt?: string;
   /** The run that started this one (a sub-agent's parent), when there is one. */
   parentRunId?: string;
+  /** How approvals of this run are stored ({@link RunInput.approval}). */
+  approval?: { expiresInMs?: number };
 }

@@ -13,7 +13,7 @@ const plugin = (name: string, setup: Plugin['setup']): Plugin => ({ name, versio
 test('hooks are declared once and frozen', () => {
   const hooks = createHooks();
   assert.ok(Object.isFrozen(hooks));
-  assert.equal(Object.keys(hooks).sort(), ['afterLLM', 'afterRun', 'afterTool', 'beforePrompt', 'beforeTool', 'close', 'init', 'llmError', 'onLimit', 'trimContext']);
+  assert.equal(Object.keys(hooks).sort(), ['afterLLM', 'afterRun', 'afterTool', 'beforePrompt', 'beforeTool', 'close', 'init', 'llmError', 'onApproval', 'onLimit', 'trimContext']);
   assert.throws(() => { (hooks as Record<string, unknown>).extra = 1; });
 });
 

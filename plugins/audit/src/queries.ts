@@ -41,7 +41,7 @@ export interface ToolInvocationRow {
 
 /** A `sandbox_events` row, as stored. */
 export interface SandboxEventRow {
-  id: number; decision: 'allow' | 'deny'; kind: string; target: string; reason: string | null; origin: string | null; agent: string | null;
+  id: number; decision: 'allow' | 'deny' | 'ask'; kind: string; target: string; reason: string | null; origin: string | null; agent: string | null;
   session_id: string | null; run_id: string | null; tool_call_id: string | null; pid: number | null; process: string | null; created_at: string;
 }
 
@@ -87,7 +87,7 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
 
 /**
  * The newest `sandbox_events` rows first: denials that were not tool calls and connections of
- * confined processes. `status` filters by decision (`allow` | `deny`).
+ * confined processes. `status` filters by decision (`allow` | `deny` | `ask`: a tool call waits for a person).
  *
  * @example
  * const denied = await listSandboxEvents(db, { status: 'deny' });

@@ -44,15 +44,15 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       const [owner, versions] = e.own.split(':') as [string, string];
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
-      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/2 pending', scheduler: '0/1 pending', runs: '0/1 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 10 : 6);
+      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/2 pending', scheduler: '0/1 pending', runs: '0/1 pending', approvals: '0/1 pending' }, e.store);
+      assert.is(json(status).pending, owner === 'sqlite' ? 11 : 7);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });
       assert.is(migrated.code, 0, migrated.stderr);
       assert.match(migrated.stdout, /scheduler\s+1\s+1/);
       status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
-      assert.equal(Object.values(states(json(status))).map((s) => s.split(' ').slice(1).join(' ')), ['up to date', 'up to date', 'up to date', 'up to date']);
+      assert.equal(Object.values(states(json(status))).map((s) => s.split(' ').slice(1).join(' ')), ['up to date', 'up to date', 'up to date', 'up to date', 'up to date']);
       const again = await runOryx(['db', 'migrate', '--json'], { cwd: dir, env: e.env });
       assert.ok(json(again).owners.every((o: { applied: number[] }) => o.applied.length === 0), 'nothing left to apply');
 

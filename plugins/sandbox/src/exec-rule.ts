@@ -12,6 +12,8 @@ export interface ExecEntry {
   args?: RegExp[];
   /** Rule for every argument after the positional ones; without it, extra arguments are denied. */
   rest?: RegExp;
+  /** An `exec.ask` entry: the positional rules match a prefix, so extra arguments need no `rest`. */
+  prefix?: boolean;
   /** Where the command resolved when the policy was built. */
   resolved?: string;
   /** Extra `exec.env` patterns for this program. */
@@ -34,6 +36,7 @@ function argsProblem(entry: ExecEntry, args: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const rule = entry.args && i < entry.args.length ? entry.args[i] : entry.rest;
     if (!rule) {
+      if (entry.prefix) return undefined;
       return `argument ${i + 1} (${JSON.stringify(args[i])}) is not allowed: the rule ${entry.source} allows at most ${entry.args?.length ?? 0} argument(s)`;
     }
     if (!rule.test(args[i]!)) return `argument ${i + 1} (${JSON.stringify(args[i])}) does not match ${rule.source} in the rule ${entry.source}`;

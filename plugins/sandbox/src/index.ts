@@ -8,6 +8,7 @@ import { buildPolicy } from './warnings.ts';
 export { ERROR_CODES, type SandboxErrorCode } from './errors.ts';
 export type { SandboxOptions, ExecAllowEntry, ExecLimits } from './options.ts';
 export { AllowListSandbox, type CapabilityKind } from './sandbox.ts';
+export type { Verdict } from './policy.ts';
 export { sandboxWarnings, type SandboxPlace } from './warnings.ts';
 export { PROTECTED_NAMES } from './control-files.ts';
 

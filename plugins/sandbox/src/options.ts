@@ -52,9 +52,20 @@ export interface SandboxOptions {
     allowControlWrites?: string[];
     /** Read and write files that have more than one hard link. Default false. */
     allowHardLinks?: boolean;
+    /**
+     * Folders (or files) where a read or write needs a person's approval first, even inside a
+     * read or write root (and allowed after approval even outside them). Deny still wins.
+     */
+    ask?: { read?: string[]; write?: string[] };
   };
   exec?: {
     allow?: ExecAllowEntry[];
+    /**
+     * Programs that run only after a person approves each call, in the `allow` entry form. Here
+     * `args` match a prefix: `{ command: 'git', args: ['push'] }` asks for every `git push …`
+     * (without `rest`, further arguments are not checked). Checked before `allow`.
+     */
+    ask?: ExecAllowEntry[];
     /**
      * Environment variables a program may get: passed from the environment of OryxOS when set,
      * and allowed when a launcher sets them (an MCP server's `env:`). `NAME` or `PREFIX*`.
@@ -65,10 +76,10 @@ export interface SandboxOptions {
     /** Default resource limits of confined programs. */
     limits?: ExecLimits;
   };
-  /** `host`, `*.domain`, `*`, `host:port` or `scheme://host[:port]`. */
-  http?: { allow?: string[] };
-  /** Exact `host:port` pairs. */
-  smtp?: { allow?: string[] };
+  /** `host`, `*.domain`, `*`, `host:port` or `scheme://host[:port]`; `ask` entries need a person's approval per request. */
+  http?: { allow?: string[]; ask?: string[] };
+  /** Exact `host:port` pairs; `ask` entries need a person's approval per connection. */
+  smtp?: { allow?: string[]; ask?: string[] };
   /**
    * Run every child process (shell commands, MCP stdio servers) under bubblewrap, confined to
    * this policy (default true). `false` runs them with your full rights: only the decision to
@@ -89,10 +100,13 @@ const execEntry = type('string > 0').or({
 });
 
 export const optionsShape = type({
-  'files?': { 'read?': paths, 'write?': paths, 'deny?': paths, 'allowControlWrites?': paths, 'allowHardLinks?': 'boolean', '+': 'reject' },
-  'exec?': { 'allow?': execEntry.array(), 'env?': paths, 'limits?': limits, '+': 'reject' },
-  'http?': { 'allow?': type('string > 0').array(), '+': 'reject' },
-  'smtp?': { 'allow?': type('string > 0').array(), '+': 'reject' },
+  'files?': {
+    'read?': paths, 'write?': paths, 'deny?': paths, 'allowControlWrites?': paths, 'allowHardLinks?': 'boolean',
+    'ask?': { 'read?': paths, 'write?': paths, '+': 'reject' }, '+': 'reject',
+  },
+  'exec?': { 'allow?': execEntry.array(), 'ask?': execEntry.array(), 'env?': paths, 'limits?': limits, '+': 'reject' },
+  'http?': { 'allow?': type('string > 0').array(), 'ask?': type('string > 0').array(), '+': 'reject' },
+  'smtp?': { 'allow?': type('string > 0').array(), 'ask?': type('string > 0').array(), '+': 'reject' },
   'confine?': 'boolean',
   '+': 'reject',
 });
@@ -102,13 +116,20 @@ export const optionsShape = type({
  * policy reads that as "nothing allowed", an agent's as "not narrowed".
  */
 export interface Rules {
-  files?: { read?: string[]; write?: string[]; deny?: string[]; allowControlWrites?: string[]; allowHardLinks?: boolean };
+  files?: {
+    read?: string[]; write?: string[]; deny?: string[]; allowControlWrites?: string[]; allowHardLinks?: boolean;
+    ask?: { read?: string[]; write?: string[] };
+  };
   exec?: ExecEntry[];
+  /** `exec.ask` entries (argument rules match a prefix). */
+  execAsk?: ExecEntry[];
   /** `exec.env` patterns, checked. */
   env?: string[];
   limits?: Limits;
   http?: HttpEntry[];
+  httpAsk?: HttpEntry[];
   smtp?: SmtpEntry[];
+  smtpAsk?: SmtpEntry[];
   confine?: boolean;
 }
 
@@ -139,13 +160,13 @@ export function parseRules(raw: unknown): ParseResult {
     rules.env = o.exec.env;
   }
   if (o.exec?.limits) rules.limits = o.exec.limits;
-  if (o.exec?.allow) {
-    rules.exec = [];
-    for (const [i, entry] of o.exec.allow.entries()) {
-      if (typeof entry === 'string') { rules.exec.push({ source: JSON.stringify(entry), command: entry }); continue; }
-      const compiled: ExecEntry = { source: JSON.stringify(entry), command: entry.command };
+  const execList = (list: ExecAllowEntry[], field: string, prefix: boolean): ExecEntry[] | ParseResult => {
+    const out: ExecEntry[] = [];
+    for (const [i, entry] of list.entries()) {
+      if (typeof entry === 'string') { out.push({ source: JSON.stringify(entry), command: entry, ...(prefix ? { prefix } : {}) }); continue; }
+      const compiled: ExecEntry = { source: JSON.stringify(entry), command: entry.command, ...(prefix ? { prefix } : {}) };
       if (entry.env) {
-        const bad = envList(entry.env, `exec.allow.${i}.env`);
+        const bad = envList(entry.env, `${field}.${i}.env`);
         if (bad) return bad;
         compiled.env = entry.env;
       }
@@ -154,33 +175,40 @@ export function parseRules(raw: unknown): ParseResult {
         compiled.args = [];
         for (const [j, p] of entry.args.entries()) {
           const re = compilePattern(p);
-          if (typeof re === 'string') return { ok: false, field: `exec.allow.${i}.args.${j}`, message: `(${JSON.stringify(p)}) ${re}` };
+          if (typeof re === 'string') return { ok: false, field: `${field}.${i}.args.${j}`, message: `(${JSON.stringify(p)}) ${re}` };
           compiled.args.push(re);
         }
       }
       if (entry.rest !== undefined) {
         const re = compilePattern(entry.rest);
-        if (typeof re === 'string') return { ok: false, field: `exec.allow.${i}.rest`, message: `(${JSON.stringify(entry.rest)}) ${re}` };
+        if (typeof re === 'string') return { ok: false, field: `${field}.${i}.rest`, message: `(${JSON.stringify(entry.rest)}) ${re}` };
         compiled.rest = re;
       }
-      rules.exec.push(compiled);
+      out.push(compiled);
     }
-  }
-  if (o.http?.allow) {
-    rules.http = [];
-    for (const [i, source] of o.http.allow.entries()) {
-      const entry = parseHttpEntry(source);
-      if (typeof entry === 'string') return { ok: false, field: `http.allow.${i}`, message: `(${JSON.stringify(source)}) ${entry}` };
-      rules.http.push(entry);
+    return out;
+  };
+  const hostList = <E>(list: string[], field: string, parse: (source: string) => E | string): E[] | ParseResult => {
+    const out: E[] = [];
+    for (const [i, source] of list.entries()) {
+      const entry = parse(source);
+      if (typeof entry === 'string') return { ok: false, field: `${field}.${i}`, message: `(${JSON.stringify(source)}) ${entry}` };
+      out.push(entry);
     }
-  }
-  if (o.smtp?.allow) {
-    rules.smtp = [];
-    for (const [i, source] of o.smtp.allow.entries()) {
-      const entry = parseSmtpEntry(source);
-      if (typeof entry === 'string') return { ok: false, field: `smtp.allow.${i}`, message: `(${JSON.stringify(source)}) ${entry}` };
-      rules.smtp.push(entry);
-    }
+    return out;
+  };
+  const lists = [
+    ['exec', o.exec?.allow && execList(o.exec.allow, 'exec.allow', false)],
+    ['execAsk', o.exec?.ask && execList(o.exec.ask, 'exec.ask', true)],
+    ['http', o.http?.allow && hostList(o.http.allow, 'http.allow', parseHttpEntry)],
+    ['httpAsk', o.http?.ask && hostList(o.http.ask, 'http.ask', parseHttpEntry)],
+    ['smtp', o.smtp?.allow && hostList(o.smtp.allow, 'smtp.allow', parseSmtpEntry)],
+    ['smtpAsk', o.smtp?.ask && hostList(o.smtp.ask, 'smtp.ask', parseSmtpEntry)],
+  ] as const;
+  for (const [key, list] of lists) {
+    if (!list) continue;
+    if (!Array.isArray(list)) return list;
+    (rules as Record<string, unknown>)[key] = list;
   }
   return { ok: true, rules };
 }

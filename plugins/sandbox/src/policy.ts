@@ -41,6 +41,33 @@ export interface ExecPlan {
   /** `exec.env` patterns that apply (undefined: this policy does not narrow the environment). */
   env?: string[];
   limits?: Limits;
+  /** Set when the launch needs a person's approval first: why. */
+  ask?: string;
+}
+
+/**
+ * A policy's answer to one action: allowed, allowed once a person approves it (`ask`), or
+ * denied; with the reason for the last two.
+ */
+export type Verdict = { outcome: 'allow' } | { outcome: 'ask' | 'deny'; reason: string };
+
+const ALLOW: Verdict = Object.freeze({ outcome: 'allow' });
+const deny = (reason: string): Verdict => ({ outcome: 'deny', reason });
+const ask = (reason: string): Verdict => ({ outcome: 'ask', reason });
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+/** The stricter of two verdicts: deny beats ask beats allow (the first wins a tie). */
+export function stricter(a: Verdict, b: Verdict): Verdict {
+  return RANK[b.outcome] > RANK[a.outcome] ? b : a;
+}
+
+/** The `ask` lists of a policy, resolved like the allow-lists; undefined: nothing asks. */
+export interface Asks {
+  read?: Root[];
+  write?: Root[];
+  exec?: ExecEntry[];
+  http?: HttpEntry[];
+  smtp?: SmtpEntry[];
 }
 
 /**
@@ -58,6 +85,7 @@ export class Policy {
     readonly http: HttpEntry[] | undefined,
     private readonly smtp: SmtpEntry[] | undefined,
     readonly controls: ControlFiles | undefined,
+    readonly asks: Asks,
   ) {}
 
   /** Resolves the rules on disk. Throws when a root cannot be resolved (permission denied, symlink loop). */
@@ -89,11 +117,11 @@ export class Policy {
     const write = await roots(rules.files?.write, 'write');
     const deny = (await roots(rules.files?.deny, 'deny')) ?? [];
     const exec = rules.exec ?? (global ? [] : undefined);
-    for (const entry of exec ?? []) {
+    for (const entry of [...exec ?? [], ...rules.execAsk ?? []]) {
       entry.resolved = await resolveExecutable(entry.command, options.root);
       if (!global) continue;
       if (!entry.resolved) warn(`exec entry ${entry.source} was not found${entry.command.includes('/') ? '' : ' on PATH'}; it matches nothing until it exists`);
-      if (!entry.args && !entry.rest && RUNS_ANYTHING.has(path.basename(entry.command))) {
+      if (!entry.prefix && !entry.args && !entry.rest && RUNS_ANYTHING.has(path.basename(entry.command))) {
         warn(`exec entry ${entry.source} has no argument rules, and ${path.basename(entry.command)} runs whatever its arguments say: this allows any command`);
       }
       const writable = entry.resolved && write?.find((r) => isWithin(entry.resolved!, r.path));
@@ -104,7 +132,12 @@ export class Policy {
       const guards = await Promise.all((options.guards ?? []).map(async (g) => ({ ...g, path: await canonicalPath(g.path).catch(() => g.path) })));
       controls = new ControlFiles(guards, rules.files?.allowControlWrites ?? [], options.root);
     }
-    return new Policy(options, read, write, deny, exec, rules, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined), controls);
+    const asks: Asks = {
+      read: rules.files?.ask?.read && await roots(rules.files.ask.read, 'ask.read'),
+      write: rules.files?.ask?.write && await roots(rules.files.ask.write, 'ask.write'),
+      exec: rules.execAsk, http: rules.httpAsk, smtp: rules.smtpAsk,
+    };
+    return new Policy(options, read, write, deny, exec, rules, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined), controls, asks);
   }
 
   /** The canonical folder relative paths resolve against. */
@@ -116,24 +149,38 @@ export class Policy {
   /** `confine` as set in the options (global only). */
   get confine(): boolean { return this.rules.confine ?? true; }
 
-  /** The reason this policy denies the action, or undefined when it allows it. */
-  async check(action: SandboxAction): Promise<string | undefined> {
+  /**
+   * This policy's verdict on the action. An `ask` entry is checked before the allow-list, so
+   * it narrows an allowed action to "ask first" and opens an unlisted one to "ask"; what is
+   * denied for another reason (the deny list, a control file, a bad argument) stays denied.
+   */
+  async check(action: SandboxAction): Promise<Verdict> {
     switch (action?.kind) {
       case 'file': return this.checkFile(action.op, action.path);
       case 'exec': {
         const plan = await this.planExec(action);
-        return typeof plan === 'string' ? plan : undefined;
+        return typeof plan === 'string' ? deny(plan) : plan.ask ? ask(plan.ask) : ALLOW;
       }
-      case 'http':
-        if (!this.http) return undefined;
-        if (!this.http.length) return 'no HTTP request may be made: the http allow-list is empty';
-        return checkHttp(this.http, action.url, action.method);
-      case 'smtp':
-        if (!this.smtp) return undefined;
-        if (!this.smtp.length) return 'no SMTP server may be contacted: the smtp allow-list is empty';
-        return checkSmtp(this.smtp, action.host, action.port);
+      case 'http': {
+        if (this.asks.http?.length && !await checkHttp(this.asks.http, action.url, action.method)) {
+          return ask(`${action.method} ${action.url} needs approval: it matches http.ask`);
+        }
+        if (!this.http) return ALLOW;
+        if (!this.http.length) return deny('no HTTP request may be made: the http allow-list is empty');
+        const reason = await checkHttp(this.http, action.url, action.method);
+        return reason ? deny(reason) : ALLOW;
+      }
+      case 'smtp': {
+        if (this.asks.smtp?.length && !checkSmtp(this.asks.smtp, action.host, action.port)) {
+          return ask(`SMTP to ${action.host}:${action.port} needs approval: it matches smtp.ask`);
+        }
+        if (!this.smtp) return ALLOW;
+        if (!this.smtp.length) return deny('no SMTP server may be contacted: the smtp allow-list is empty');
+        const reason = checkSmtp(this.smtp, action.host, action.port);
+        return reason ? deny(reason) : ALLOW;
+      }
       default:
-        return `unknown sandbox action kind ${JSON.stringify((action as { kind?: unknown })?.kind)}`;
+        return deny(`unknown sandbox action kind ${JSON.stringify((action as { kind?: unknown })?.kind)}`);
     }
   }
 
@@ -153,7 +200,12 @@ export class Policy {
     }
     let entry: ExecEntry | undefined;
     let program = '';
-    if (this.exec) {
+    let asking: string | undefined;
+    const asked = this.asks.exec?.length ? await matchExec(this.asks.exec, action.command, action.args, cwd) : undefined;
+    if (asked && 'entry' in asked) {
+      ({ entry, program } = asked);
+      asking = `${JSON.stringify([action.command, ...action.args])} needs approval: it matches exec.ask entry ${entry.source}`;
+    } else if (this.exec) {
       if (!this.exec.length) return 'no command may be run: the exec allow-list is empty';
       const match = await matchExec(this.exec, action.command, action.args, cwd);
       if ('reason' in match) return match.reason;
@@ -168,52 +220,55 @@ export class Policy {
       const problem = envProblem(env!, name, value, program || String(action.command));
       if (problem) return problem;
     }
-    const cwdProblem = await this.checkFile('read', cwd);
-    if (cwdProblem) {
+    const where = await this.checkFile('read', cwd);
+    if (where.outcome === 'deny') {
       return cwdGiven
-        ? `the working folder may not be read: ${cwdProblem}`
-        : `no cwd was given, so the program would run in the project folder, which may not be read (${cwdProblem}); pass a cwd inside a folder that may be read`;
+        ? `the working folder may not be read: ${where.reason}`
+        : `no cwd was given, so the program would run in the project folder, which may not be read (${where.reason}); pass a cwd inside a folder that may be read`;
     }
-    return { program, cwd, env, limits: entry?.limits ?? this.rules.limits };
+    if (where.outcome === 'ask') asking ??= `running a program in ${JSON.stringify(action.cwd ?? '.')} needs approval: ${where.reason}`;
+    return { program, cwd, env, limits: entry?.limits ?? this.rules.limits, ...(asking ? { ask: asking } : {}) };
   }
 
-  private async checkFile(op: unknown, p: unknown): Promise<string | undefined> {
-    if (op !== 'read' && op !== 'write') return `unknown file operation ${JSON.stringify(op)}`;
-    if (typeof p !== 'string' || !p) return 'the file action has no path';
-    if (p.includes('\0')) return `path ${JSON.stringify(p)} contains a NUL byte`;
+  private async checkFile(op: unknown, p: unknown): Promise<Verdict> {
+    if (op !== 'read' && op !== 'write') return deny(`unknown file operation ${JSON.stringify(op)}`);
+    if (typeof p !== 'string' || !p) return deny('the file action has no path');
+    if (p.includes('\0')) return deny(`path ${JSON.stringify(p)} contains a NUL byte`);
     let real: string;
     try {
       real = await canonicalPath(absolutePath(p, this.options.root));
     } catch (error) {
-      return `path ${JSON.stringify(p)} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      return deny(`path ${JSON.stringify(p)} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     const shown = real === p ? JSON.stringify(p) : `${JSON.stringify(p)} (${real})`;
     const denied = this.deny.find((d) => isWithin(real, d.path));
-    if (denied) return `${op} of ${shown} is not allowed: ${denied.source} is on the sandbox deny list`;
+    if (denied) return deny(`${op} of ${shown} is not allowed: ${denied.source} is on the sandbox deny list`);
     const s = await stat(real).catch(() => undefined);
     if (s && this.deny.some((d) => d.id)) {
       const same = this.deny.find((d) => d.id === `${s.dev}:${s.ino}`);
-      if (same) return `${op} of ${shown} is not allowed: it is a hard link to ${same.source}, which is on the sandbox deny list`;
+      if (same) return deny(`${op} of ${shown} is not allowed: it is a hard link to ${same.source}, which is on the sandbox deny list`);
     }
     if (op === 'write' && this.controls) {
       const hit = this.controls.hit(real);
       if (hit && !this.controls.optedIn(real)) {
         const scope = this.options.scope === 'agent' ? "this agent's sandbox: frontmatter" : 'oryx.config.ts';
-        return `write of ${shown} is not allowed: it is a protected control file (${hit.why}). `
-          + `Agents never write control files unless ${scope} opts in by name: sandbox({ files: { allowControlWrites: ['${this.controls.suggestion(real, hit)}'] } })`;
+        return deny(`write of ${shown} is not allowed: it is a protected control file (${hit.why}). `
+          + `Agents never write control files unless ${scope} opts in by name: sandbox({ files: { allowControlWrites: ['${this.controls.suggestion(real, hit)}'] } })`);
       }
     }
+    // An ask root holds inside and outside the allow roots alike: there, approval decides.
+    const asking = this.asks[op]?.find((r) => isWithin(real, r.path));
     const roots = op === 'read' ? this.read : this.write;
-    if (roots && !roots.length) return `${op} of ${shown} is not allowed: no files may be ${op === 'read' ? 'read' : 'written'} (files.${op} is empty)`;
-    if (roots && !roots.some((r) => isWithin(real, r.path))) {
-      return `${op} of ${shown} is not allowed: it is outside the ${op} roots (${roots.map((r) => r.path).join(', ')})`;
+    if (!asking && roots && !roots.length) return deny(`${op} of ${shown} is not allowed: no files may be ${op === 'read' ? 'read' : 'written'} (files.${op} is empty)`);
+    if (!asking && roots && !roots.some((r) => isWithin(real, r.path))) {
+      return deny(`${op} of ${shown} is not allowed: it is outside the ${op} roots (${roots.map((r) => r.path).join(', ')})`);
     }
     // A path rule says nothing about the other names of a file: another link may sit outside
     // the roots or inside a denied folder.
     if (s?.isFile() && s.nlink > 1 && this.allowHardLinks === false) {
-      return `${op} of ${shown} is not allowed: the file has ${s.nlink} hard links, and a hard link can reach a file outside the roots or inside a denied folder; `
-        + 'set files.allowHardLinks: true to allow such files';
+      return deny(`${op} of ${shown} is not allowed: the file has ${s.nlink} hard links, and a hard link can reach a file outside the roots or inside a denied folder; `
+        + 'set files.allowHardLinks: true to allow such files');
     }
-    return undefined;
+    return asking ? ask(`${op} of ${shown} needs approval: it is inside ${JSON.stringify(asking.source)} on files.ask.${op}`) : ALLOW;
   }
 }

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { minimalEnv } from '@oryxos/plugin-kit';
+import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import {
   describeAction,
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
@@ -12,14 +12,15 @@ import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
-import { Policy, type ExecPlan, type Root } from './policy.ts';
+import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
 import { LaunchProxy } from './proxy.ts';
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
 
-/** `no program may be run: exec.allow is empty` when the policy's list for `kind` is set and empty. */
+/** `no program may be run: exec.allow is empty` when the policy's list for `kind` is set and empty (and nothing of that kind asks). */
 function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
+  if (policy.asks[kind]?.length) return undefined;
   if (kind === 'read' || kind === 'write') {
     const roots = policy[kind];
     return roots && !roots.length ? `no file may be ${kind === 'read' ? 'read' : 'written'}: files.${kind} is empty` : undefined;
@@ -27,6 +28,8 @@ function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
   if (kind === 'exec') return policy.exec && !policy.exec.length ? 'no program may be run: exec.allow is empty' : undefined;
   return policy.http && !policy.http.length ? 'no HTTP request may be made: http.allow is empty' : undefined;
 }
+
+
 
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
@@ -63,9 +66,32 @@ export class AllowListSandbox implements Sandbox {
   }
 
   async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
-    const reason = await this.decide(action, ctx?.agent);
-    this.log?.debug(reason ? `deny ${describeAction(action)}: ${reason}` : `allow ${describeAction(action)}`);
-    return reason ? { allow: false, reason } : { allow: true };
+    const verdict = await this.evaluate(action, ctx);
+    this.log?.debug(verdict.outcome === 'allow' ? `allow ${describeAction(action)}` : `${verdict.outcome} ${describeAction(action)}: ${verdict.reason}`);
+    if (verdict.outcome === 'allow') return { allow: true };
+    return verdict.outcome === 'ask' ? { allow: false, ask: true, reason: verdict.reason } : { allow: false, reason: verdict.reason };
+  }
+
+  /**
+   * The three-valued verdict on an action for the agent: deny beats ask beats allow, across
+   * the global policy and the agent's narrowing. An `ask` for an action a person approved for
+   * the call (`ctx.approvedActions`, compared as resolved: real path, program, URL) is an allow.
+   *
+   * @example
+   * await sandbox.evaluate({ kind: 'exec', command: 'git', args: ['push'] }) // { outcome: 'ask', reason: '["git","push"] needs approval: …' }
+   */
+  async evaluate(action: SandboxAction, ctx?: SandboxContext): Promise<Verdict> {
+    const verdict = await this.decide(action, ctx?.agent);
+    return verdict.outcome === 'ask' && await this.approved(action, ctx) ? { outcome: 'allow' } : verdict;
+  }
+
+  /** Whether a person approved this action for the call asking: one of `ctx.approvedActions`, as resolved. */
+  private async approved(action: SandboxAction, ctx?: SandboxContext): Promise<boolean> {
+    const list = ctx?.approvedActions?.filter((a) => a.kind === action.kind) ?? [];
+    if (!list.length) return false;
+    const key = await sameAction(action, this.root);
+    for (const a of list) if (await sameAction(a, this.root) === key) return true;
+    return false;
   }
 
   /**
@@ -112,6 +138,11 @@ export class AllowListSandbox implements Sandbox {
         if (typeof plan === 'string') return { allow: false, reason: policy === narrowed ? this.narrowedReason(plan, ctx!.agent!) : plan };
         plans.push(plan);
       }
+      const asking = plans.find((p) => p.ask);
+      if (asking && !await this.approved(action, ctx)) {
+        this.log?.debug(`ask ${describeAction(action)}: ${asking.ask}`);
+        return { allow: false, ask: true, reason: asking === plans[1] ? this.narrowedReason(asking.ask!, ctx!.agent!) : asking.ask! };
+      }
       this.log?.debug(`allow ${describeAction(action)}`);
       const [plan] = plans as [ExecPlan];
       const env = { ...minimalEnv(), ...inherited(plans), ...request.env };
@@ -144,7 +175,12 @@ export class AllowListSandbox implements Sandbox {
     // Without socat there is no way into the sandbox's network namespace: no network at all (warned at start).
     if (http && mechanism.socat) {
       proxy = await LaunchProxy.open({
-        decide: async (url, method) => this.decide({ kind: 'http', url, method }, ctx?.agent),
+        decide: async (url, method) => {
+          // A confined program cannot stop to wait for a person: what would ask is refused.
+          const verdict = await this.decide({ kind: 'http', url, method }, ctx?.agent);
+          if (verdict.outcome === 'allow') return undefined;
+          return verdict.outcome === 'ask' ? `${verdict.reason}, and a confined program cannot ask for approval` : verdict.reason;
+        },
         record: (e) => this.deps.record?.({
           ...e, origin: `proxy for ${ctx?.origin ?? 'a process'}`, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId,
           toolCallId: ctx?.toolCallId, pid, process: command,
@@ -198,17 +234,17 @@ export class AllowListSandbox implements Sandbox {
     return { protect, reopen };
   }
 
-  /** The reason a policy pair denies the action, or undefined. */
-  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<string | undefined> {
+  /** The verdict of the policy pair: the stricter of the global one and the agent's. */
+  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<Verdict> {
     try {
       const narrowed = await this.narrowing(agent);
-      if (typeof narrowed === 'string') return narrowed;
-      const reason = await this.global.check(action);
-      if (reason || !narrowed) return reason;
+      if (typeof narrowed === 'string') return { outcome: 'deny', reason: narrowed };
+      const global = await this.global.check(action);
+      if (global.outcome === 'deny' || !narrowed) return global;
       const own = await narrowed.check(action);
-      return own ? this.narrowedReason(own, agent!) : undefined;
+      return stricter(global, own.outcome === 'allow' ? own : { ...own, reason: this.narrowedReason(own.reason, agent!) });
     } catch (error) {
-      return `the sandbox could not decide (${(error as Error).message}), so the action is denied`;
+      return { outcome: 'deny', reason: `the sandbox could not decide (${(error as Error).message}), so the action is denied` };
     }
   }
 
@@ -296,4 +332,33 @@ async function existing(paths: string[]): Promise<{ path: string; dir: boolean }
   }));
   const seen = new Set<string>();
   return found.filter((x): x is { path: string; dir: boolean } => x !== undefined && !seen.has(x.path) && !!seen.add(x.path));
+}
+
+/**
+ * An action as the sandbox resolves it, as one string: a file by operation and real path (an
+ * atomic write's temp file as the file it replaces), a program by its real path, arguments,
+ * working folder and variables, a URL as the URL parser spells it. Two spellings of one action
+ * give the same string, so an approval covers the action however the tool spells it at the
+ * point of I/O.
+ */
+async function sameAction(action: SandboxAction, root: string): Promise<string> {
+  const real = async (p: string) => {
+    const c = await canonicalPath(absolutePath(p, root)).catch(() => path.resolve(root, p));
+    return atomicTempTarget(c) ?? c;
+  };
+  switch (action.kind) {
+    case 'file': return JSON.stringify(['file', action.op, await real(action.path)]);
+    case 'exec': {
+      const cwd = await real(action.cwd ?? '.');
+      const program = (await resolveExecutable(action.command, cwd)) ?? action.command;
+      return JSON.stringify(['exec', program, action.args, cwd, Object.entries(action.env ?? {}).sort()]);
+    }
+    case 'http': {
+      let url = String(action.url);
+      try { url = new URL(url).href; } catch { /* compared as given */ }
+      return JSON.stringify(['http', String(action.method).toUpperCase(), url]);
+    }
+    case 'smtp': return JSON.stringify(['smtp', String(action.host).toLowerCase(), action.port]);
+    default: return JSON.stringify(action);
+  }
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type Bree from 'bree';
-import { errorMessage, type PluginContext, type RunContext } from '@oryxos/kernel';
+import { errorMessage, type PluginContext, type RunContext, type RunResult } from '@oryxos/kernel';
 import { notifyPort } from './notify-port.ts';
 import { liveness, newOwnerId } from './owner.ts';
 import type { ActiveRow, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
@@ -16,6 +16,8 @@ export interface EngineOptions {
   leaseMs: number;
   /** How often a running scheduler reads the tasks others added, changed or removed. */
   refreshMs: number;
+  /** How long an approval a scheduled run waits for stays pending before it is denied (by `timeout`). */
+  approvalTimeoutMs: number;
 }
 
 /** What `stop()` did with the runs going on. */
@@ -294,6 +296,7 @@ export class SchedulerEngine {
   /** Picks up tasks other processes added, changed or removed, and fires any tick that got lost. */
   private async refresh(): Promise<void> {
     if (this.state !== 'started') return;
+    await this.expireApprovals();
     const rows = await this.store.listTasks();
     const seen = new Set<string>();
     for (const row of rows) {
@@ -309,6 +312,18 @@ export class SchedulerEngine {
       }
     }
     for (const task of [...this.versions.keys()]) if (!seen.has(task)) await this.serial(task, () => this.untrack(task));
+  }
+
+  /**
+   * Denies the approvals nobody decided in time (any process's: the first scheduler to see one
+   * wins the compare-and-set) and resumes each run with that denial, so the model hears of it.
+   */
+  private async expireApprovals(): Promise<void> {
+    if (!this.kernel.hasService('approvals')) return;
+    for (const approval of await this.kernel.service('approvals').expireDue()) {
+      this.kernel.log.info(`approval ${approval.id} (${approval.tool}) expired: resuming session ${approval.sessionId} with a denial`);
+      await this.kernel.runs.resume(approval.id).catch((e) => this.kernel.log.warn(`could not resume the run of expired approval ${approval.id}: ${errorMessage(e)}`));
+    }
   }
 
   // ---------------------------------------------------------------------------------------
@@ -339,10 +354,10 @@ export class SchedulerEngine {
     try {
       if (!h.queued || await this.waitTurn(h)) {
         h.queued = false;
-        const { outcome, answer } = await this.runAgent(h, def);
+        const { outcome, answer, approval } = await this.runAgent(h, def);
         await this.store.finish(h.id, outcome);
         this.kernel.log.info(`task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`);
-        if (def.notify) await this.notify(h, def, outcome, answer);
+        if (def.notify) await this.notify(h, def, outcome, approval ? waitingMail(def, approval, this.options.approvalTimeoutMs) : answer);
       }
     } catch (error) {
       this.lost.add(h.id);
@@ -379,7 +394,7 @@ export class SchedulerEngine {
     }
   }
 
-  private async runAgent(h: Held, def: TaskDefinition): Promise<{ outcome: Outcome; answer?: string }> {
+  private async runAgent(h: Held, def: TaskDefinition): Promise<{ outcome: Outcome; answer?: string; approval?: RunResult['approval'] }> {
     const started = Date.now();
     const signal = h.controller.signal;
     const timer = setTimeout(() => h.controller.abort(TIMEOUT), def.timeoutMs);
@@ -390,12 +405,18 @@ export class SchedulerEngine {
       h.sessionId = sessionId;
       this.runIds.set(sessionId, '');
       await this.store.setSession(h.id, sessionId);
-      const result = await this.kernel.runs.process({ agent: def.agent, session: sessionId, message: def.message, signal });
+      // Nobody is there to ask: an approval is stored, announced and expires after approvalTimeoutMs.
+      const result = await this.kernel.runs.process({
+        agent: def.agent, session: sessionId, message: def.message, signal, approval: { expiresInMs: this.options.approvalTimeoutMs },
+      });
       const runId = this.runIds.get(sessionId) || undefined;
       const usage = { runId, iterations: result.iterations, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, stopReason: result.stopReason };
       if (result.stopReason === 'aborted' || signal.aborted) return { outcome: { ...base(), ...usage, ...this.abortedOutcome(signal, def) } };
       if (result.stopReason === 'error') {
         return { outcome: { ...base(), ...usage, status: 'error', errorCode: result.error?.code ?? 'ORYX_E_LLM_FAILED', error: result.error?.message ?? 'the run failed' } };
+      }
+      if (result.stopReason === 'approval') {
+        return { outcome: { ...base(), ...usage, status: 'waiting', error: result.notice ?? 'waiting for approval' }, approval: result.approval };
       }
       return { outcome: { ...base(), ...usage, status: 'ok', answer: result.answer.slice(0, ANSWER_CHARS) }, answer: result.answer };
     } catch (error) {
@@ -432,7 +453,7 @@ export class SchedulerEngine {
     const port = notifyPort(this.kernel);
     const session = h.sessionId ? `session ${h.sessionId}` : 'no session';
     const subject = `[oryx] ${def.name}: ${outcome.status}`;
-    const body = outcome.status === 'ok'
+    const body = outcome.status === 'ok' || outcome.status === 'waiting'
       ? `${answer ?? outcome.answer ?? ''}\n\n-- \nTask ${def.name}, slot ${h.slot}, ${session}.\n`
       : `Task ${def.name} (slot ${h.slot}) ended with status ${outcome.status}.\n\n${outcome.errorCode}: ${outcome.error}\n\nSession: ${h.sessionId ?? '(none)'}\n`;
     try {
@@ -475,4 +496,19 @@ export class SchedulerEngine {
 /** What decides a task's slots and runs: a change re-tracks it. */
 function versionOf(row: TaskRow): string {
   return `${row.updated_at}|${row.active_since}|${row.enabled}`;
+}
+
+/** The mail that announces an approval a scheduled run waits for: what, why, until when, how to decide. */
+function waitingMail(def: TaskDefinition, approval: NonNullable<RunResult['approval']>, timeoutMs: number): string {
+  return [
+    `Task ${def.name} waits for your approval of a ${approval.tool} call:`,
+    '',
+    approval.summary,
+    '',
+    `Approve: oryx approvals approve ${approval.id}`,
+    `Deny:    oryx approvals deny ${approval.id} --reason "..."`,
+    `(or POST /api/approvals/${approval.id} on oryx web, or the console)`,
+    '',
+    `Nobody deciding by ${approval.expiresAt ?? `${Math.round(timeoutMs / 60000)} minutes from now`} denies it.`,
+  ].join('\n');
 }

@@ -14,6 +14,12 @@ export interface SchedulerOptions {
   leaseMs?: number;
   /** How often a running scheduler picks up tasks added, changed or removed by other processes. Default 5000. */
   refreshMs?: number;
+  /**
+   * How long an approval a scheduled run waits for stays pending (nobody is there to ask; it is
+   * announced on the task's notify channel): then it is denied, decided by `timeout`, and the run
+   * goes on with the denial. Default 3600000 (1 h).
+   */
+  approvalTimeoutMs?: number;
 }
 
 export interface ResolvedSchedulerOptions extends EngineOptions {
@@ -25,6 +31,7 @@ export const optionsShape = type({
   'graceMs?': 'number.integer >= 0',
   'leaseMs?': 'number.integer >= 1000',
   'refreshMs?': 'number.integer >= 100',
+  'approvalTimeoutMs?': 'number.integer >= 1000',
   '+': 'reject',
 });
 
@@ -45,5 +52,7 @@ export function resolveOptions(raw: unknown): ResolvedSchedulerOptions {
     if (seen.has(t.name)) throw schedulerError('ORYX_E_SCHEDULER_DUPLICATE', `scheduler(): two tasks are named "${t.name}"`);
     seen.add(t.name);
   }
-  return { tasks, graceMs: o.graceMs ?? 30_000, leaseMs: o.leaseMs ?? 30_000, refreshMs: o.refreshMs ?? 5_000 };
+  return {
+    tasks, graceMs: o.graceMs ?? 30_000, leaseMs: o.leaseMs ?? 30_000, refreshMs: o.refreshMs ?? 5_000, approvalTimeoutMs: o.approvalTimeoutMs ?? 3_600_000,
+  };
 }

@@ -16,7 +16,8 @@ export interface TaskRow {
 }
 
 /** Final statuses of an execution; `running` and `queued` are the states before. */
-export type ExecutionStatus = 'ok' | 'error' | 'skipped' | 'timeout' | 'missed';
+/** `waiting`: the run stopped for an approval (announced on the notify channel; it expires after approvalTimeoutMs). */
+export type ExecutionStatus = 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting';
 /** What made an execution: its slot came, a start caught up with it, or `oryx schedule run`. */
 export type FiredBy = 'schedule' | 'catch-up' | 'manual';
 

@@ -6,6 +6,7 @@ import { checkIntegrity, type IntegrityReport } from './integrity.ts';
 import { migrationControl, reportingMigrate } from './migration-control.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
+import { attachApprovals } from './approvals.ts';
 import { attachRunRecords } from './run-records.ts';
 import { storeForKernel } from './session-store.ts';
 import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
@@ -45,7 +46,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
   return {
     ...pluginPackage(import.meta.url),
     name: 'sqlite',
-    provides: ['sessions', 'database', 'runRecords'],
+    provides: ['sessions', 'database', 'runRecords', 'approvals'],
     options: opts,
     async setup(ctx: PluginContext) {
       const configured = resolveTarget(opts.url, ctx.config.root);
@@ -91,6 +92,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       ctx.provide('sessions', store);
       ctx.provide('database', service);
       attachRunRecords(ctx, () => service);
+      attachApprovals(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
         const open = db;

@@ -43,7 +43,11 @@ export default function tools(options: ToolsOptions = {}): Plugin {
     options: resolved,
     async setup(ctx) {
       const env: ToolEnv = { root: await realpath(ctx.config.root), options: resolved };
-      for (const name of resolved.tools) ctx.registerTool(FACTORIES[name](env));
+      for (const name of resolved.tools) {
+        const tool = FACTORIES[name](env);
+        // The kernel asks a person before every call of a tool marked so.
+        ctx.registerTool(resolved.approval[name] ? { ...tool, approval: 'always' } : tool);
+      }
       warnUnavailableTools(ctx, new Set(resolved.tools));
     },
   };

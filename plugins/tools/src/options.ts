@@ -30,9 +30,15 @@ export interface ToolsOptions {
   maxRedirects?: number;
   /** Response bytes read at most (the length is counted up to here). Default 10485760 (10 MiB). */
   maxResponseBytes?: number;
+  /**
+   * Tools that wait for a person's approval before every call, whatever the sandbox says:
+   * `{ shell: 'always', write_file: 'always' }`. AGENT.md `approve: [...]` adds more per agent.
+   */
+  approval?: Partial<Record<ToolName, 'always'>>;
 }
 
 export type ResolvedToolsOptions = Required<Omit<ToolsOptions, 'include' | 'exclude'>> & { tools: ToolName[] };
+
 
 const names = type.enumerated(...TOOL_NAMES).array();
 const shape = type({
@@ -47,6 +53,7 @@ const shape = type({
   'httpTimeoutMs?': 'number.integer >= 1',
   'maxRedirects?': 'number.integer >= 0',
   'maxResponseBytes?': 'number.integer >= 1',
+  'approval?': type({ '[string]': "'always'" }),
   '+': 'reject',
 });
 
@@ -68,6 +75,14 @@ export function resolveOptions(raw: unknown): ResolvedToolsOptions {
       hint: 'Lower shellTimeoutMs or raise maxShellTimeoutMs in tools({...}).', data: { field: 'shellTimeoutMs' },
     });
   }
+  for (const name of Object.keys(o.approval ?? {})) {
+    if (!(TOOL_NAMES as readonly string[]).includes(name)) {
+      throw toolsError('ORYX_E_TOOLS_OPTIONS', `tools(): option approval.${name} names no tool of this plugin`, {
+        hint: `Name one of ${TOOL_NAMES.join(', ')} in tools({ approval: { … } }); for another plugin's tool use approve: [...] in AGENT.md.`,
+        data: { field: `approval.${name}` },
+      });
+    }
+  }
   const include = o.include ?? [...TOOL_NAMES];
   return {
     tools: include.filter((n) => !o.exclude?.includes(n)),
@@ -80,5 +95,6 @@ export function resolveOptions(raw: unknown): ResolvedToolsOptions {
     httpTimeoutMs: o.httpTimeoutMs ?? 30_000,
     maxRedirects: o.maxRedirects ?? 5,
     maxResponseBytes: o.maxResponseBytes ?? 10 * 1024 * 1024,
+    approval: o.approval ?? {},
   };
 }

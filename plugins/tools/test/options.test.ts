@@ -21,6 +21,17 @@ test('include and exclude pick the tools to register', async () => {
   assert.equal(await names({ include: ['shell'], exclude: ['shell'] }), []);
 });
 
+test('approval marks the tools a person approves before every call', async () => {
+  const t = await testKernel({ plugins: [scripted([]), tools({ approval: { shell: 'always' } })] });
+  try {
+    const all = await t.kernel.allTools(await t.kernel.agents.load('assistant'));
+    const marked = all.filter((x) => x.approval === 'always').map((x) => x.name);
+    assert.equal(marked, ['shell']);
+  } finally {
+    await t.close();
+  }
+});
+
 const bad: [unknown, RegExp][] = [
   ['all', /tools\(\): options must be an object/],
   [{ include: ['read_file', 'rm_rf'] }, /option include\.1 must be/],
@@ -29,6 +40,8 @@ const bad: [unknown, RegExp][] = [
   [{ shellEnv: 'inherit' }, /option shellEnv was removed: the sandbox decides the environment/],
   [{ maxRedirect: 3 }, /option maxRedirect must be removed/],
   [{ shellTimeoutMs: 5000, maxShellTimeoutMs: 1000 }, /shellTimeoutMs \(5000\) is above maxShellTimeoutMs \(1000\)/],
+  [{ approval: { shell: 'sometimes' } }, /option approval\.shell must be "always"/],
+  [{ approval: { rm_rf: 'always' } }, /option approval\.rm_rf names no tool of this plugin/],
 ];
 for (const [options, message] of bad) {
   test(`bad options fail at once: ${JSON.stringify(options)}`, () => {

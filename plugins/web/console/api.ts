@@ -65,9 +65,18 @@ export class Api {
   }
 
   /** Sends a message and yields the run's events as they arrive, ending with `done` or `error`. */
-  async *run(sessionId: string, message: string, signal?: AbortSignal): AsyncGenerator<RunStreamEvent> {
-    const res = await this.request(`api/sessions/${encodeURIComponent(sessionId)}/messages`, {
-      method: 'POST', body: JSON.stringify({ message }), headers: { accept: 'text/event-stream' }, ...(signal ? { signal } : {}),
+  run(sessionId: string, message: string, signal?: AbortSignal): AsyncGenerator<RunStreamEvent> {
+    return this.stream(`api/sessions/${encodeURIComponent(sessionId)}/messages`, { message }, signal);
+  }
+
+  /** Decides an approval and yields the events of the run it resumes, ending with `done` or `error`. */
+  decide(approvalId: string, body: { decision: 'approve' | 'deny'; reason?: string }): AsyncGenerator<RunStreamEvent> {
+    return this.stream(`api/approvals/${encodeURIComponent(approvalId)}`, body);
+  }
+
+  private async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<RunStreamEvent> {
+    const res = await this.request(path, {
+      method: 'POST', body: JSON.stringify(body), headers: { accept: 'text/event-stream' }, ...(signal ? { signal } : {}),
     });
     for await (const e of readSse(res.body!)) {
       if (!e.event) continue;

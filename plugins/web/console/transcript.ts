@@ -15,7 +15,8 @@ export interface StoredMessage {
   };
 }
 
-export type ToolStatus = 'running' | 'ok' | 'error' | 'denied';
+/** `waiting`: the call waits for a person's approval (no result yet). */
+export type ToolStatus = 'running' | 'waiting' | 'ok' | 'error' | 'denied';
 
 /** A tool call and, once it has one, its result. */
 export interface ToolItem {
@@ -48,8 +49,9 @@ export interface ToolAudit { status: 'ok' | 'error' | 'denied'; durationMs?: num
  * The chat of a stored session: user and assistant messages in order, each tool call as a card
  * carrying its result. System messages are left out. `audit` (by tool call id, from the run
  * timeline) adds what the messages do not keep: durations, and which errors were denials.
+ * `waiting` holds the ids of calls that wait for a person's approval.
  */
-export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAudit> = new Map()): Item[] {
+export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAudit> = new Map(), waiting: ReadonlySet<string> = new Set()): Item[] {
   const items: Item[] = [];
   const cards = new Map<string, ToolItem>();
   for (const { seq, message: m } of messages) {
@@ -71,8 +73,8 @@ export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAu
       if (seen?.durationMs !== undefined) card.durationMs = seen.durationMs;
     }
   }
-  // A call with no stored result was cut short (the process died mid-call): say so, never "running".
-  for (const card of cards.values()) if (card.status === 'running') card.status = 'error';
+  // A call with no stored result waits for a person, or was cut short (the process died mid-call): never "running".
+  for (const card of cards.values()) if (card.status === 'running') card.status = waiting.has(card.callId) ? 'waiting' : 'error';
   return items;
 }
 
@@ -129,6 +131,9 @@ export function stopNoticeOf(e: RunStreamEvent): StopNotice | undefined {
 
 /** What the console says about the stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
 const KNOWN_STOPS: Record<string, Omit<StopNotice, 'reason'>> = {
+  approval: {
+    message: 'A tool call waits for your approval: approve or deny it below, and the run goes on.',
+  },
   limit: {
     message: 'The agent used all the iterations it may take in one run before it gave a final answer.',
     hint: 'Raise settings.max_iterations in the agent\'s AGENT.md, or ask for less at a time.',

@@ -181,13 +181,19 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     },
     summary: "Runs the session's agent on a message. With Accept: text/event-stream, streams the events "
       + '`token` {text, iteration}, `tool_call` {id, name, args}, `tool_result` {id, name, content, isError}, '
+      + '`approval_required` {id, tool, summary, args, reasons, expiresAt?} (a call waits for a person), '
       + 'then exactly one of `done` (the JSON answer below) or `error` {code, message, hint}.',
     description: 'Runs on one session are served one after the other. A run past invokeTimeoutMs is aborted (504); '
       + 'a client that disconnects aborts its run. Either way the session keeps every message committed before that.',
     responses: {
       200: { description: 'The answer (or, with Accept: text/event-stream, the event stream)', schema: RunResponse },
+      202: {
+        description: 'A tool call waits for a person\'s approval: stopReason `approval`, and `approval` {id, tool, summary, expiresAt?}; '
+          + 'POST /api/approvals/:id decides it and the run goes on', schema: RunResponse,
+      },
       400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 403: err('x-oryx-user names a user this token may not act for'),
-      404: err('Unknown session, or its agent is gone'), 409: err('The session belongs to another agent'),
+      404: err('Unknown session, or its agent is gone'),
+      409: err('The session belongs to another agent, or waits for an approval (ORYX_E_APPROVAL_WAITING, naming it)'),
       413: err('Message over maxMessageBytes'), 502: err('The model call failed'), 503: err('Shutting down'), 504: err('Run took longer than invokeTimeoutMs'),
     },
   }, async (c, { body }) => {
@@ -222,14 +228,15 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
   });
 }
 
-/** The RunEvent → SSE mapping of the core API. */
-function sseEvents(channel: SseChannel): (event: RunEvent) => void {
+/** The RunEvent → SSE mapping of the core API (and of a resumed run, POST /api/approvals/:id). */
+export function sseEvents(channel: SseChannel): (event: RunEvent) => void {
   let iteration = 0;
   return (e) => {
     if (e.type === 'iteration') iteration = e.iteration;
     else if (e.type === 'token') channel.send('token', { text: e.text, iteration });
     else if (e.type === 'tool_call') channel.send('tool_call', { id: e.call.id, name: e.call.name, args: e.call.args });
     else if (e.type === 'stopping') channel.send('stopping', { reason: e.reason, notice: e.notice });
+    else if (e.type === 'approval_required') channel.send('approval_required', e.approval);
     else if (e.type === 'tool_result') {
       channel.send('tool_result', {
         id: e.call.id, name: e.call.name, content: e.result.content, isError: e.result.isError, ...(e.result.denied ? { denied: e.result.denied } : {}),
@@ -238,20 +245,23 @@ function sseEvents(channel: SseChannel): (event: RunEvent) => void {
   };
 }
 
-function answerOf(r: RunResult) {
+/** A run's result as the API answers it. */
+export function answerOf(r: RunResult) {
   // `error` on a run that still answered: the details of a stop other than `final` (code, message, hint).
   return {
     runId: r.runId, sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, ...(r.notice ? { notice: r.notice } : {}),
     ...(r.limit ? { limit: r.limit } : {}), iterations: r.iterations, usage: r.usage, budget: r.budget, ...(r.error ? { error: r.error } : {}),
+    ...(r.approval ? { approval: r.approval } : {}),
   };
 }
 
+/** 202 while a tool call waits for a person: the run is not done, it goes on once the approval is decided. */
 function runJson(c: Context, result: RunResult): Response {
   if (result.stopReason === 'error') {
     const e = runError(result);
     return c.json(errorBody(e), statusOf(e) as 500);
   }
-  return c.json(answerOf(result));
+  return c.json(answerOf(result), result.stopReason === 'approval' ? 202 : 200);
 }
 
 export async function mustGetSession(ctx: WebContext, id: string) {

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { registerApiRoutes } from './api-routes.ts';
+import { registerApprovalRoutes } from './approval-routes.ts';
 import { bearerAuth } from './auth.ts';
 import { isConsolePath, registerConsoleRoutes } from './console-routes.ts';
 import type { WebContext } from './context.ts';
@@ -58,6 +59,7 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
   const routes = new RouteTable(app, options.maxMessageBytes + ENVELOPE_BYTES);
   registerApiRoutes(routes, ctx);
   registerRunRoutes(routes, ctx);
+  registerApprovalRoutes(routes, ctx);
   registerOpenAiRoutes(routes, ctx);
   if (options.console) registerConsoleRoutes(routes);
   let doc: OpenApiDocument | undefined;

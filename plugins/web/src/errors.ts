@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   ORYX_E_WEB_SESSION_DELETED: 'The session was deleted (DELETE /api/sessions/:id) while this run was going on; start a new session to go on.',
   ORYX_E_WEB_STOPPED: 'The run was stopped on request (POST /api/sessions/:id/stop); the session keeps every step committed before that, so send the next message when ready.',
   ORYX_E_WEB_NO_AUDIT: 'Enable the audit plugin (audit() from @oryxos/plugin-audit) in oryx.config.ts: the run timeline is read from its trail.',
+  ORYX_E_WEB_NO_APPROVALS: 'Enable a session store plugin that provides approvals (sqlite() or postgres()) in oryx.config.ts.',
   ORYX_E_WEB_NO_CONSOLE: 'The web console is not built: run `npm run build` in the OryxOS checkout (or reinstall @oryxos/plugin-web), or turn it off with web({ console: false }).',
   ORYX_E_WEB_INTERNAL: 'An unexpected server error; the log line with the same request id has the details.',
 } as const;
@@ -56,6 +57,7 @@ const STATUS: Record<WebErrorCode, number> = {
   ORYX_E_WEB_SESSION_DELETED: 410,
   ORYX_E_WEB_STOPPED: 409,
   ORYX_E_WEB_NO_AUDIT: 404,
+  ORYX_E_WEB_NO_APPROVALS: 404,
   ORYX_E_WEB_NO_CONSOLE: 503,
   ORYX_E_WEB_INTERNAL: 500,
 };
@@ -64,6 +66,8 @@ const KERNEL_STATUS: Record<string, number> = {
   ORYX_E_AGENT_NOT_FOUND: 404,
   ORYX_E_SESSION_NOT_FOUND: 404,
   ORYX_E_SESSION_AGENT_MISMATCH: 409,
+  ORYX_E_APPROVAL_WAITING: 409,
+  ORYX_E_APPROVAL_NOT_RESUMABLE: 409,
   ORYX_E_LLM_FAILED: 502,
   // nginx's "client closed request": nobody reads it, but the log line says what happened.
   ORYX_E_RUN_ABORTED: 499,
@@ -80,6 +84,9 @@ const STORE_STATUS: Record<string, number> = {
   ORYX_E_SQLITE_BAD_CURSOR: 400,
   ORYX_E_SQLITE_BUSY: 503,
   ORYX_E_SQLITE_FULL: 507,
+  ORYX_E_APPROVAL_NOT_FOUND: 404,
+  ORYX_E_APPROVAL_DECIDED: 409,
+  ORYX_E_APPROVAL_EXPIRED: 409,
 };
 
 /** Creates an OryxError carrying a web code, with the table's hint unless one is given. */

@@ -8,6 +8,8 @@ export interface InvokeInput {
   agent: string;
   session: string;
   message: string;
+  /** The id of a decided approval: resume its run instead of sending a message. */
+  resume?: string;
   /** Who the run acts for (the request's principal); memory scopes key on it. */
   user?: string;
   stream: boolean;
@@ -45,10 +47,12 @@ export class Runner {
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
-    const work = this.service.process({
-      agent: input.agent, session: input.session, message: input.message, stream: input.stream,
-      ...(input.user !== undefined ? { user: input.user } : {}), signal: controller.signal, onEvent: input.onEvent,
-    });
+    const work = input.resume
+      ? this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) })
+      : this.service.process({
+        agent: input.agent, session: input.session, message: input.message, stream: input.stream,
+        ...(input.user !== undefined ? { user: input.user } : {}), signal: controller.signal, onEvent: input.onEvent,
+      });
     const entry = { controller, session: input.session };
     this.active.add(entry);
     try {

@@ -101,7 +101,7 @@ function build() {
 
   const RunRecordSchema = type({
     runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', finishedAt: 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error'", 'notice?': 'string', iterations: 'number', toolCalls: 'number',
+    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error' | 'approval'", 'notice?': 'string', iterations: 'number', toolCalls: 'number',
     inputTokens: 'number', outputTokens: 'number', retries: 'number', durationMs: 'number', 'errorCode?': 'string',
   });
 
@@ -117,13 +117,14 @@ function build() {
     runId: 'string',
     sessionId: 'string',
     answer: 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop'",
+    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'approval'",
     'notice?': 'string',
     'limit?': { name: 'string', value: 'number' },
     iterations: 'number',
     usage,
     budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' },
     'error?': { code: 'string', message: 'string', 'hint?': 'string' },
+    'approval?': { id: 'string', tool: 'string', summary: 'string', 'expiresAt?': 'string' },
   });
 
   const Health = type({ status: "'ok'" });
@@ -148,7 +149,7 @@ function build() {
       tools: 'string[]',
       skills: 'string[]',
       agents: 'string[]',
-      'settings?': 'Record<string, number | boolean | object>',
+      'settings?': 'Record<string, number | boolean | string | object>',
       file: 'string',
       'error?': { code: 'string', message: 'string' },
     }).array(),

@@ -55,7 +55,7 @@ function taskTypes() {
   });
 
   const Execution = type({
-    id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
+    id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting'",
     firedBy: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', startedAt: 'string | null', finishedAt: 'string | null',
     durationMs: 'number | null', sessionId: 'string | null', runId: 'string | null', stopReason: 'string | null', answer: 'string | null',
     errorCode: 'string | null', error: 'string | null', iterations: 'number | null', inputTokens: 'number | null', outputTokens: 'number | null',
@@ -64,7 +64,7 @@ function taskTypes() {
 
   const ExecutionsQuery = type({
     'limit?': type('string.integer.parse').pipe(type('1 <= number.integer <= 1000')),
-    'status?': "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed'",
+    'status?': "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting'",
   });
   return { TaskBody, Task, Execution, ExecutionsQuery };
 }

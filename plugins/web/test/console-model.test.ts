@@ -56,6 +56,8 @@ test('fromHistory: messages in order, tool calls as cards carrying their results
     stored(2, { role: 'tool', toolCallId: 'e', content: 'boom', isError: true }),
   ]);
   assert.is((plain[0] as Item & { kind: 'tool' }).status, 'error', 'without the audit an error stays an error');
+  const paused = fromHistory([stored(1, { role: 'assistant', content: '', toolCalls: [{ id: 'w', name: 'shell', args: {} }, { id: 'x', name: 'shell', args: {} }] })], new Map(), new Set(['w']));
+  assert.equal(paused.map((i) => (i as Item & { kind: 'tool' }).status), ['waiting', 'error'], 'a call waiting for approval is shown as such; one without is cut short');
 });
 
 test('applyEvent: tokens grow one streaming answer, a tool call ends it and starts a card, its result completes the card', () => {

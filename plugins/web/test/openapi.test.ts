@@ -5,7 +5,8 @@ import { startWeb } from './helpers.ts';
 const CORE = [
   'GET /health', 'GET /api/info', 'GET /api/agents', 'GET /api/agents/{name}/memory', 'GET /api/tools',
   'POST /api/sessions', 'GET /api/sessions', 'GET /api/sessions/{id}', 'DELETE /api/sessions/{id}', 'POST /api/sessions/{id}/messages',
-  'GET /api/sessions/{id}/trace', 'POST /api/sessions/{id}/stop', 'GET /', 'GET /assets/{file}',
+  'GET /api/sessions/{id}/trace', 'POST /api/sessions/{id}/stop', 'GET /api/approvals', 'GET /api/approvals/{id}', 'POST /api/approvals/{id}',
+  'GET /', 'GET /assets/{file}',
   'GET /v1/models', 'POST /v1/chat/completions', 'GET /openapi.json', 'GET /docs',
 ];
 

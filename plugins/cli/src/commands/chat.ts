@@ -5,19 +5,25 @@ import type { RunEvent } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import { assertText } from '../text.ts';
 
-import { RunProgress, progressLogger, terminalMode } from '../progress.ts';
+import { tapApprovals, type ApprovalMode } from '../approval-tap.ts';
+import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { resolveSessionId } from '../session-id.ts';
 
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
   static override description = 'Streams answers as they come. Type /new for a new session, /session to see its id, /exit (or Ctrl-D) to leave. '
-    + 'Ctrl-C while the agent works cancels that run.';
+    + 'Ctrl-C while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
+    + 'with piped input it is denied (--approval).';
   static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -s 3f2a9c1e'];
   static override flags = {
     agent: Flags.string({ char: 'a', summary: 'Agent name (default: the session\'s agent with --session, else defaultAgent from the config).' }),
     session: Flags.string({ char: 's', summary: 'Resume this session: its id, or a unique prefix of it (the 8 characters `oryx sessions` shows).' }),
     stream: Flags.boolean({ summary: 'Stream tokens (on by default; --no-stream to wait for whole answers).', default: true, allowNo: true }),
     color: Flags.boolean({ summary: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off).', default: true, allowNo: true }),
+    approval: Flags.string({
+      summary: 'A tool call that needs approval: ask (deny when input is not a terminal), deny it, or wait (store it for `oryx approvals`).',
+      options: ['ask', 'deny', 'wait'], default: 'ask',
+    }),
   };
 
   async run(): Promise<void> {
@@ -32,6 +38,11 @@ export default class Chat extends OryxCommand {
     const agent = flags.agent ?? resumed?.agent ?? config.defaultAgent;
     let session = resumed ? (await service.openSession(agent, resumed.id)).id : undefined;
     const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    const mode = terminalMode({ json: false, color: flags.color });
+    tapApprovals(kernel, {
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, root: config.root, rl,
+      paint: await paintFor(mode), clean: (t) => this.forPeople(t), write: (t) => { process.stderr.write(t); }, quiet: () => progress?.finish(),
+    });
     let running: AbortController | undefined;
     // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
     rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });
@@ -63,6 +74,7 @@ export default class Chat extends OryxCommand {
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
         else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
         if (result.stopReason === 'aborted') this.logToStderr('(cancelled)');
+        else if (result.stopReason === 'approval' && result.approval) this.logToStderr(`(waiting for approval ${result.approval.id.slice(0, 8)}: decide with \`${this.config.bin} approvals approve|deny ${result.approval.id.slice(0, 8)}\`)`);
         else if (result.stopReason !== 'final' && result.stopReason !== 'error') this.logToStderr(`(${result.notice ?? result.stopReason})`);
       } catch (error) {
         this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);

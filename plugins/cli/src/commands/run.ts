@@ -4,7 +4,8 @@ import type { RunEvent, RunResult } from '@oryxos/kernel';
 import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
-import { RunProgress, progressLogger, terminalMode } from '../progress.ts';
+import { tapApprovals, type ApprovalMode } from '../approval-tap.ts';
+import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
 import { resolveSessionId } from '../session-id.ts';
 
@@ -14,8 +15,10 @@ export default class Run extends OryxCommand {
     + 'The words of the message need no quotes. Resume a stored session with --session (its id or the 8 characters '
     + '`oryx sessions` shows); pass - as the message to read it from standard input. On a terminal a spinner shows what the '
     + 'agent is doing, one line per tool call, and a footer with the session, iterations, tokens and time (stderr; '
-    + 'not with --json or --quiet). Exit status: 0 for an answer, 3 when the run stopped at a limit, its budget or a loop '
-    + '(the answer is what the model gave without tools, and a note says why), 130 after Ctrl-C, 1 for an error. '
+    + 'not with --json or --quiet). A tool call that needs approval is asked on the terminal ([y]es / [n]o / [a]lways for '
+    + 'this run); off a terminal it is denied (--approval). Exit status: 0 for an answer, 3 when the run stopped at a limit, '
+    + 'its budget or a loop (the answer is what the model gave without tools, and a note says why), 4 when it waits for an '
+    + 'approval (--approval wait), 130 after Ctrl-C, 1 for an error. '
     + 'A second Ctrl-C exits at once.';
   static override examples = [
     '<%= config.bin %> run What files are in this folder?',
@@ -38,6 +41,10 @@ export default class Run extends OryxCommand {
     verbose: Flags.boolean({ char: 'v', summary: 'Show tool calls and results on stderr.', default: false }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print only the answer: no spinner, tool lines or footer.', default: false }),
     color: Flags.boolean({ summary: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off).', default: true, allowNo: true }),
+    approval: Flags.string({
+      summary: 'A tool call that needs approval: ask on the terminal (deny off one), deny it, or wait (store it for `oryx approvals` and stop).',
+      options: ['ask', 'deny', 'wait'], default: 'ask',
+    }),
   };
 
   async run(): Promise<Omit<RunResult, 'error'> & { error?: RunResult['error'] }> {
@@ -61,6 +68,10 @@ export default class Run extends OryxCommand {
       logger: progressLogger(progress, (line) => this.logToStderr(line)),
     });
     const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
+    tapApprovals(kernel, {
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY && !!process.stderr.isTTY, root: config.root,
+      paint: await paintFor(mode), clean: (t) => this.forPeople(t), write, quiet: () => progress?.finish(),
+    });
     const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
     // servers are shut down, the database is closed). A second Ctrl-C exits at once.
@@ -113,7 +124,12 @@ export default class Run extends OryxCommand {
       throw new OryxError(result.error.code, result.error.message, { hint: result.error.hint });
     }
     if ((!stream || result.stopReason !== 'final') && (result.answer || result.stopReason === 'final')) this.log(result.answer);
-    if (result.stopReason !== 'final') this.logToStderr(`note: ${result.notice ?? result.stopReason}; session ${result.sessionId}${result.stopReason === 'aborted' ? ' keeps what was done' : ''}`);
+    if (result.stopReason === 'approval' && result.approval) {
+      this.logToStderr(`note: waiting for approval ${result.approval.id.slice(0, 8)}: ${result.approval.summary}\n`
+        + `  decide: ${this.config.bin} approvals approve ${result.approval.id.slice(0, 8)} (or deny ${result.approval.id.slice(0, 8)} --reason "…"); session ${result.sessionId}`);
+    } else if (result.stopReason !== 'final') {
+      this.logToStderr(`note: ${result.notice ?? result.stopReason}; session ${result.sessionId}${result.stopReason === 'aborted' ? ' keeps what was done' : ''}`);
+    }
     if (progress) progress.footer(result, performance.now() - started);
     else if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`);
     return result;

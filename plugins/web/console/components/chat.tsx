@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api.ts';
+import { ApprovalsPanel, pendingApprovals, type PendingApproval } from './approvals.tsx';
 import { applyEvent, fromHistory, stopNoticeOf, type Item, type StopNotice, type StoredMessage, type ToolAudit } from '../transcript.ts';
 import { MarkdownBlock } from './markdown-block.tsx';
 import { StopNoticeView } from './stop-notice.tsx';
@@ -56,6 +57,7 @@ export function Chat(props: {
   const [ended, setEnded] = useState(0);
   const [draft, setDraft] = useState('');
   const [loadError, setLoadError] = useState<unknown>();
+  const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   // The run going on: its session, the chat as it was when it started, and its events so far.
   const run = useRef<{ id: string; base: Item[]; events: Item[] } | undefined>(undefined);
   const stream = useRef<AbortController | undefined>(undefined);
@@ -66,12 +68,21 @@ export function Chat(props: {
   viewing.current = sessionId;
 
   const load = async (id: string) => {
-    const [session, audit] = await Promise.all([
+    const [session, audit, waiting] = await Promise.all([
       api.get<{ agent: string; messages: StoredMessage[] }>(`api/sessions/${encodeURIComponent(id)}?limit=${HISTORY}`),
       props.audited ? toolAudit(api, id) : new Map<string, ToolAudit>(),
+      pendingApprovals(api, id).catch(() => []),
     ]);
     props.onSessionAgent(session.agent);
-    return fromHistory(session.messages, audit);
+    if (viewing.current === id) setApprovals(waiting);
+    return fromHistory(session.messages, audit, new Set(waiting.map((a) => a.toolCallId)));
+  };
+
+  /** After a decision: the session as stored now (the approved call and what the run did next). */
+  const reload = () => {
+    if (!sessionId) return;
+    setNotice(undefined);
+    load(sessionId).then(setItems, setLoadError).finally(() => { setEnded((n) => n + 1); props.onRunEnded(); });
   };
 
   useEffect(() => {
@@ -80,6 +91,7 @@ export function Chat(props: {
     setNotice(undefined);
     setLoadError(undefined);
     pinned.current = true;
+    setApprovals([]);
     if (!sessionId) { setItems([]); return; }
     let current = true;
     load(sessionId).then((loaded) => { if (current) setItems(loaded); }, (e: unknown) => { if (current) { setItems([]); setLoadError(e); } });
@@ -176,6 +188,7 @@ export function Chat(props: {
           );
         })}
         {notice && <StopNoticeView notice={notice} />}
+        {!here && <ApprovalsPanel api={api} approvals={approvals} onDecided={reload} />}
       </div>
       <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}>
         <textarea

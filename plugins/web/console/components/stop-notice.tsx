@@ -5,6 +5,7 @@ function titleOf(notice: StopNotice): string {
   if (notice.code === 'ORYX_E_WEB_STOPPED' || notice.reason === 'aborted') return 'Stopped';
   if (notice.reason === 'error') return 'The run failed';
   if (notice.reason === 'limit') return 'Stopped at the iteration limit';
+  if (notice.reason === 'approval') return 'Waiting for approval';
   return `Stopped: ${notice.reason}`;
 }
 

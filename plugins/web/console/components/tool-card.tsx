@@ -6,7 +6,7 @@ import { MarkdownBlock } from './markdown-block.tsx';
 /** Results longer than this are cut, with a button to show all. */
 const SHOWN_CHARS = 2000;
 
-const STATUS_LABELS: Record<ToolItem['status'], string> = { running: 'running', ok: 'ok', error: 'error', denied: 'denied' };
+const STATUS_LABELS: Record<ToolItem['status'], string> = { running: 'running', waiting: 'waiting for approval', ok: 'ok', error: 'error', denied: 'denied' };
 
 /** A result as Markdown cut to `max` characters: JSON as a code block (fenced longer than any run of backticks in it). */
 function asMarkdown(result: string, max: number): { markdown: string; cut: boolean } {

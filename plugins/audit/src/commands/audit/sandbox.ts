@@ -15,7 +15,7 @@ export default class AuditSandbox extends OryxCommand {
   static override enableJsonFlag = true;
   static override flags = {
     ...filterFlags,
-    decision: Flags.string({ summary: 'Only events with this decision.', options: ['allow', 'deny'] }),
+    decision: Flags.string({ summary: 'Only events with this decision.', options: ['allow', 'deny', 'ask'] }),
   };
 
   async run(): Promise<ListJson<CamelKeys<SandboxEventRow>>> {

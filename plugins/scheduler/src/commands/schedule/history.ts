@@ -16,7 +16,7 @@ export default class ScheduleHistory extends OryxCommand {
   static override args = { name: Args.string({ description: 'Task name (a removed task\'s history is still there).', required: true }) };
   static override flags = {
     limit: Flags.integer({ char: 'n', summary: 'At most this many executions.', default: 50, min: 1, max: 10_000 }),
-    status: Flags.string({ summary: 'Only executions with this status.', options: ['ok', 'error', 'skipped', 'timeout', 'missed', 'running', 'queued'] }),
+    status: Flags.string({ summary: 'Only executions with this status.', options: ['ok', 'error', 'skipped', 'timeout', 'missed', 'waiting', 'running', 'queued'] }),
   };
 
   async run(): Promise<ListJson<CamelKeys<ExecutionRow>> & { task: string }> {

@@ -1,0 +1,128 @@
+import type { PluginContext } from '@oryxos/kernel';
+import type { ApprovalStatus, ApprovalStore } from '@oryxos/kernel';
+import { type } from 'arktype';
+import { answerOf, sseEvents } from './api-routes.ts';
+import type { WebContext } from './context.ts';
+import { asOryxError, errorBody, webError } from './errors.ts';
+import { requestIdOf } from './request-log.ts';
+import { abortedError, runError } from './run-result.ts';
+import { sseResponse } from './sse.ts';
+import { lazyType } from './lazy-type.ts';
+import { identityOf } from './principal.ts';
+import type { RouteTable } from './routes.ts';
+import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
+import { listJson } from '@oryxos/plugin-cli';
+
+const err = (description: string) => ({ description, schema: ErrorResponse });
+
+/** The types of these routes, built on the first request or document (see {@link lazyType}). */
+function build() {
+  const status = "'pending' | 'approved' | 'denied' | 'expired'";
+  const Approval = type({
+    id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
+    asks: type({ 'action?': 'object', reason: 'string' }).array(), status, requestedAt: 'string', 'decidedBy?': 'string',
+    'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'resume?': 'object',
+  });
+  const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), '+': 'reject' });
+  const DecisionBody = type({ decision: "'approve' | 'deny'", 'reason?': 'string <= 2000', '+': 'reject' });
+  return { Approval, ApprovalList: type({ items: Approval.array() }), ApprovalsQuery, DecisionBody, Decided: Approval.and({ 'run?': RunResponse }) };
+}
+
+let built: ReturnType<typeof build> | undefined;
+const all = () => (built ??= build());
+
+export const Approval = lazyType(() => all().Approval);
+export const ApprovalList = lazyType(() => all().ApprovalList);
+export const ApprovalsQuery = lazyType(() => all().ApprovalsQuery);
+export const DecisionBody = lazyType(() => all().DecisionBody);
+export const Decided = lazyType(() => all().Decided);
+
+/** The `approvals` service, or a 404 naming the plugin to enable. */
+export function approvalsOf(kernel: Pick<PluginContext, 'service' | 'hasService'>): ApprovalStore {
+  if (!kernel.hasService('approvals')) {
+    throw webError('ORYX_E_WEB_NO_APPROVALS', 'No approvals service is enabled, so no tool call can wait for a person here');
+  }
+  return kernel.service('approvals');
+}
+
+/**
+ * `/api/approvals`: tool calls waiting for a person, and deciding them. Any token the server
+ * accepts may decide (as any may use any session); the decision is recorded under the token's
+ * identity.
+ */
+export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): void {
+  const { kernel, runner, options } = ctx;
+
+  routes.add({
+    method: 'get', path: '/api/approvals', tag: 'approvals', query: ApprovalsQuery,
+    summary: 'Approvals, newest first: ?status=pending (the default) | approved | denied | expired | all, ?session=ID, ?limit=N (default 50).',
+    description: 'The same rows `oryx approvals --json` prints, from every process on the database.',
+    responses: {
+      200: { description: 'The approvals', schema: ApprovalList },
+      400: err('Bad query parameter'), 401: err('Missing or wrong token'), 404: err('No approvals service (ORYX_E_WEB_NO_APPROVALS)'),
+    },
+  }, async (c, { query }) => {
+    const status = query.status ?? 'pending';
+    const items = await approvalsOf(kernel).list({
+      ...(status === 'all' ? {} : { status: status as ApprovalStatus }), ...(query.session ? { sessionId: query.session } : {}), limit: query.limit ?? 50,
+    });
+    return c.json(listJson(items));
+  });
+
+  routes.add({
+    method: 'get', path: '/api/approvals/:id', tag: 'approvals', params: { id: 'Approval id' },
+    summary: 'One approval: the tool call, its arguments, what asks and why, and its decision when there is one.',
+    responses: {
+      200: { description: 'The approval', schema: Approval },
+      401: err('Missing or wrong token'), 404: err('No such approval (ORYX_E_APPROVAL_NOT_FOUND), or no approvals service'),
+    },
+  }, async (c) => {
+    const id = c.req.param('id')!;
+    const found = await approvalsOf(kernel).get(id);
+    if (!found) throw webError('ORYX_E_WEB_NOT_FOUND', `No approval "${id}"`, { hint: 'List approvals with GET /api/approvals?status=all.' });
+    return c.json(found);
+  });
+
+  routes.add({
+    method: 'post', path: '/api/approvals/:id', tag: 'approvals', params: { id: 'Approval id' }, body: DecisionBody,
+    summary: 'Decides a pending approval: {"decision": "approve" | "deny", "reason"?}, recorded as decided by the token\'s identity; '
+      + 'then the run goes on in this server and the answer is the approval with `run`, its result (as POST /api/sessions/:id/messages '
+      + 'answers). With Accept: text/event-stream, the resumed run\'s events stream, ending with `done` {…approval, run} or `error`.',
+    description: 'Deciding is atomic across processes: of two deciders one wins, the other gets 409 ORYX_E_APPROVAL_DECIDED naming '
+      + 'who decided; a decision after the approval expired gets 409 ORYX_E_APPROVAL_EXPIRED. The approved call runs with exactly the '
+      + 'approved actions; a denial\'s reason reaches the model. The decision stands even when the run cannot go on '
+      + '(409 ORYX_E_APPROVAL_NOT_RESUMABLE: a new message came first) or is cut short (504 past invokeTimeoutMs).',
+    responses: {
+      200: { description: 'The approval as decided, with the resumed run\'s result (or the event stream)', schema: Decided },
+      400: err('Bad body'), 401: err('Missing or wrong token'), 404: err('No such approval, or no approvals service'),
+      409: err('Already decided (ORYX_E_APPROVAL_DECIDED), expired (ORYX_E_APPROVAL_EXPIRED), or its run cannot go on (ORYX_E_APPROVAL_NOT_RESUMABLE)'),
+      504: err('The resumed run took longer than invokeTimeoutMs'),
+    },
+  }, async (c, { body }) => {
+    const decided = await approvalsOf(kernel).decide(c.req.param('id')!, {
+      decision: body.decision, by: identityOf(c).name, ...(body.reason ? { reason: body.reason } : {}),
+    });
+    const run = { agent: decided.agent, session: decided.sessionId, message: '', resume: decided.id };
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
+      return c.json({ ...decided, run: answerOf(outcome.result!) });
+    }
+    return sseResponse(c, async (channel) => {
+      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
+      if (outcome.aborted) {
+        if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
+        return;
+      }
+      const result = outcome.result!;
+      if (result.stopReason === 'error') channel.send('error', errorBody(runError(result)).error);
+      else channel.send('done', { ...decided, run: answerOf(result) });
+    }, {
+      onError(error, channel) {
+        const e = asOryxError(error);
+        kernel.log.warn(`${requestIdOf(c)} resumed stream failed: ${e.code} ${e.message}`);
+        channel.send('error', errorBody(e).error);
+      },
+    });
+  });
+}

@@ -1,0 +1,118 @@
+// /api/approvals on a real SQLite file over loopback HTTP: a run that pauses answers 202 (and
+// streams `approval_required`), deciding resumes it as the token's identity, a second or late
+// decision is refused with its code.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ChatRequest } from '@oryxos/kernel';
+import { echoTool, toolsPlugin } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import { allSse, post, startWeb, type Harness } from './helpers.ts';
+
+// Calls echo once per message, then answers with what the tool said.
+const step = (req: ChatRequest) => (req.messages.at(-1)!.role === 'tool'
+  ? { text: `tool said: ${req.messages.at(-1)!.content}` }
+  : { toolCalls: [{ id: `call-${req.messages.length}`, name: 'echo', args: { text: 'push' } }] });
+
+async function careful(): Promise<Harness & { echo: ReturnType<typeof echoTool> }> {
+  const echo = echoTool();
+  const h = await startWeb({
+    script: Array.from({ length: 20 }, () => step), plugins: [toolsPlugin(echo), sqlite()],
+    agents: { assistant: { tools: ['echo'], approve: ['echo'] } },
+  });
+  return Object.assign(h, { echo });
+}
+
+async function pause(h: Harness, session: string, body = 'go'): Promise<{ status: number; approval: { id: string; tool: string; summary: string }; stopReason: string }> {
+  const res = await post(`${h.url}/api/sessions/${session}/messages`, { message: body }, h.auth);
+  return { status: res.status, ...((await res.json()) as { approval: { id: string; tool: string; summary: string }; stopReason: string }) };
+}
+
+async function newSession(h: Harness): Promise<string> {
+  const res = await post(`${h.url}/api/sessions`, {}, h.auth);
+  return ((await res.json()) as { id: string }).id;
+}
+
+test('a paused run answers 202 with the approval; GET lists it; approving resumes the run to its answer, decided by the token', async () => {
+  const h = await careful();
+  try {
+    const session = await newSession(h);
+    const paused = await pause(h, session);
+    assert.equal([paused.status, paused.stopReason, paused.approval.tool], [202, 'approval', 'echo']);
+    assert.equal(h.echo.calls, []);
+    const listed = (await (await fetch(`${h.url}/api/approvals?session=${session}`, { headers: h.auth })).json()) as { items: { id: string }[] };
+    assert.equal(listed.items.map((a) => a.id), [paused.approval.id]);
+
+    const busy = await post(`${h.url}/api/sessions/${session}/messages`, { message: 'more' }, h.auth);
+    assert.is(busy.status, 409);
+    assert.is(((await busy.json()) as any).error.code, 'ORYX_E_APPROVAL_WAITING');
+
+    const decided = await post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'approve' }, h.auth);
+    assert.is(decided.status, 200);
+    const body = (await decided.json()) as { status: string; decidedBy: string; run: { stopReason: string; answer: string } };
+    assert.equal([body.status, body.decidedBy, body.run.stopReason, body.run.answer], ['approved', 'operator', 'final', 'tool said: echo: push']);
+    assert.equal(h.echo.calls, [{ text: 'push' }]);
+
+    const again = await post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'deny' }, h.auth);
+    assert.is(again.status, 409);
+    const error = ((await again.json()) as any).error;
+    assert.is(error.code, 'ORYX_E_APPROVAL_DECIDED');
+    assert.match(error.message, /already approved \(by operator/);
+  } finally {
+    await h.close();
+  }
+});
+
+test('SSE: approval_required with the id and summary, done with stopReason approval; deny over SSE streams the resumed run', async () => {
+  const h = await careful();
+  try {
+    const session = await newSession(h);
+    const res = await post(`${h.url}/api/sessions/${session}/messages`, { message: 'go' }, { ...h.auth, accept: 'text/event-stream' });
+    const events = await allSse(res);
+    const asked = events.find((e) => e.event === 'approval_required');
+    assert.ok(asked, JSON.stringify(events));
+    const approval = JSON.parse(asked!.data) as { id: string; tool: string; summary: string; reasons: string[]; args: unknown };
+    assert.equal([approval.tool, approval.args], ['echo', { text: 'push' }]);
+    assert.match(approval.summary, /^echo \{"text":"push"\}: echo needs approval/);
+    assert.equal(JSON.parse(events.at(-1)!.data).approval.id, approval.id);
+
+    const denied = await post(`${h.url}/api/approvals/${approval.id}`, { decision: 'deny', reason: 'not today' }, { ...h.auth, accept: 'text/event-stream' });
+    const resumed = await allSse(denied);
+    assert.equal([resumed[0]!.event, resumed[1]!.event, resumed.at(-1)!.event], ['tool_call', 'tool_result', 'done'], 'the call with its denial first, then the answer');
+    assert.is(JSON.parse(resumed[1]!.data).denied, 'denied by operator: not today');
+    const done = JSON.parse(resumed.at(-1)!.data) as { status: string; run: { answer: string } };
+    assert.is(done.status, 'denied');
+    assert.match(done.run.answer, /^tool said: Not run: .*denied by operator: not today/);
+    assert.equal(h.echo.calls, []);
+  } finally {
+    await h.close();
+  }
+});
+
+test('two deciders at once: one wins, the other gets 409; an unknown id is 404; a bad decision 400; no token 401', async () => {
+  const h = await careful();
+  try {
+    const paused = await pause(h, await newSession(h));
+    const race = await Promise.all([
+      post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'approve' }, h.auth),
+      post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'deny' }, h.auth),
+    ]);
+    assert.equal(race.map((r) => r.status).sort(), [200, 409]);
+    assert.ok(h.echo.calls.length <= 1, 'the call ran at most once');
+    const unknown = await post(`${h.url}/api/approvals/00000000-0000-0000-0000-000000000000`, { decision: 'approve' }, h.auth);
+    assert.equal([unknown.status, ((await unknown.json()) as any).error.code], [404, 'ORYX_E_APPROVAL_NOT_FOUND']);
+    const bad = await post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'maybe' }, h.auth);
+    assert.is(bad.status, 400);
+    assert.is((await post(`${h.url}/api/approvals/${paused.approval.id}`, { decision: 'approve' })).status, 401);
+  } finally {
+    await h.close();
+  }
+  const bare = await startWeb();
+  try {
+    const res = await fetch(`${bare.url}/api/approvals`, { headers: bare.auth });
+    assert.equal([res.status, ((await res.json()) as any).error.code], [404, 'ORYX_E_WEB_NO_APPROVALS']);
+  } finally {
+    await bare.close();
+  }
+});
+
+test.run();
