@@ -115,6 +115,17 @@ test('delegation through the CLI: the answer, the linked sessions, the run recor
     const restChild = await get(`/api/sessions/${childId}`);
     assert.is(restChild.parentSessionId, result.sessionId);
     assert.is(restChild.runs[0].parentRunId, result.runId);
+    // What the lead is offered, listed the same way by REST and the CLI: its tools and agent__researcher.
+    const restTools = await get('/api/tools?agent=lead');
+    const cliTools = JSON.parse((await oryx(['tools', '-a', 'lead', '--json'])).stdout);
+    for (const listed of [restTools, cliTools]) {
+      const sub = listed.items.find((t: { name: string }) => t.name === 'agent__researcher');
+      assert.ok(sub, 'agent__researcher is listed');
+      assert.equal(sub.inputSchema.required, ['task']);
+      assert.is(sub.plugin, 'kernel');
+    }
+    assert.equal(cliTools.items.map((t: { name: string }) => t.name), restTools.items.map((t: { name: string }) => t.name));
+    assert.not.ok((await get('/api/tools?agent=researcher')).items.some((t: { name: string }) => t.name.startsWith('agent__')), 'the researcher has no sub-agents');
   } finally {
     await kernel.close();
   }

@@ -14,7 +14,7 @@ export { definePlugin, pluginPackage, readPackageJson, type Plugin, type PluginP
 export { defineConfig, definedOptions, resolveConfig, validateOptions, asConfigError, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES, type AgentLoaderOptions } from './agents.ts';
 export { AgentService } from './service.ts';
-export { agentToolName } from './sub-agents.ts';
+export { agentToolName, listedSubAgentTools } from './sub-agents.ts';
 export { enforceAction, prepareExec, describeAction, type GateHost } from './sandbox-gate.ts';
 export { compileToolSchema, uncheckedNote, MAX_SCHEMA_CHARS, type ArgsCheck, type CompiledSchema } from './tool-schema.ts';
 export { Secrets, MASK } from './secrets.ts';

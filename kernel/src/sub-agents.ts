@@ -47,3 +47,11 @@ function asResult(name: string, r: RunResult): ToolResult {
   const answer = r.answer ? `\nIts answer so far:\n${r.answer}` : '';
   return { content: `Sub-agent "${name}" ${why}; its session is ${r.sessionId}.${answer}`, isError: true };
 }
+
+/**
+ * The `agent__<name>` tools a top-level run of this agent is offered, for listings
+ * (`oryx tools -a`, `GET /api/tools?agent=`); they are not meant to run from there.
+ */
+export function listedSubAgentTools(agent: AgentDefinition): Tool[] {
+  return subAgentTools(agent, agent.settings.max_agent_depth, () => Promise.reject(new Error('a listed sub-agent tool does not run; a run offers its own')));
+}

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, OryxError, isOryxError, type AgentDefinition, type MemoryZones, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
+import { DEFAULT_SETTINGS, OryxError, isOryxError, listedSubAgentTools, type AgentDefinition, type MemoryZones, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
 import type { Context } from 'hono';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
@@ -88,11 +88,11 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
 
   routes.add({
     method: 'get', path: '/api/tools', tag: 'agents', query: ToolsQuery,
-    summary: 'Tools with their JSON Schema, source and plugin: those the agent may use with ?agent=, else every registered tool; plus the health of each tool source (MCP server).',
+    summary: 'Tools with their JSON Schema, source and plugin: those the agent may use with ?agent= (with the agent__ tools of its sub-agents), else every registered tool; plus the health of each tool source (MCP server).',
     responses: { 200: { description: 'The tools', schema: ToolList }, 401: err('Missing or wrong token'), 404: err('Unknown agent') },
   }, async (c, { query }) => {
     const agent = query.agent ? await kernel.agents.load(query.agent) : await discoveryAgent(ctx);
-    const tools = query.agent ? await kernel.toolsFor(agent) : await kernel.allTools(agent);
+    const tools = query.agent ? [...await kernel.toolsFor(agent), ...listedSubAgentTools(agent)] : await kernel.allTools(agent);
     const items = tools.map((t) => ({ name: t.name, description: t.description, source: t.source, plugin: t.plugin, inputSchema: t.inputSchema }));
     return c.json(listJson(items, undefined, { ...(query.agent ? { agent: agent.name } : {}), sources: await kernel.toolSourceStatus() }));
   });
