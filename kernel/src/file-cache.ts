@@ -16,6 +16,8 @@ interface Entry<T> { value: T | undefined; mtimeMs: number; size: number; checke
 export class FileCache {
   private readonly texts = new Map<string, Entry<string>>();
   private readonly dirs = new Map<string, Entry<{ name: string; dir: boolean }[]>>();
+  /** The check in flight per path (texts and folders never share a path). */
+  private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(private readonly recheckMs = RECHECK_MS) {}
 
@@ -29,10 +31,21 @@ export class FileCache {
     return this.cached(this.dirs, dir, async () => (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory() })));
   }
 
-  private async cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
-    const now = performance.now();
+  private cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
     const entry = map.get(key);
-    if (entry && now - entry.checkedAt < this.recheckMs) return entry.value;
+    if (entry && performance.now() - entry.checkedAt < this.recheckMs) return Promise.resolve(entry.value);
+    // One check at a time per file: concurrent runs that find it stale share it (else every one
+    // of them would stat, and read, the same file at the same moment).
+    let pending = this.pending.get(key) as Promise<T | undefined> | undefined;
+    if (!pending) {
+      pending = this.check(map, key, entry, load).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async check<T>(map: Map<string, Entry<T>>, key: string, entry: Entry<T> | undefined, load: () => Promise<T>): Promise<T | undefined> {
+    const now = performance.now(); // before the stat: an edit during it is seen by the next check
     const info: Stats | undefined = await stat(key).catch(() => undefined);
     if (entry && (info ? entry.mtimeMs === info.mtimeMs && entry.size === info.size : entry.value === undefined)) {
       entry.checkedAt = now;

@@ -46,6 +46,18 @@ test('once the interval is over: a change of size or mtime is read again; same m
   assert.equal(await cache.entries(dir), [{ name: 'x.md', dir: false }], 'a folder\'s entries follow its mtime');
 }));
 
+test('concurrent callers that find a file stale share one check (one stat, one read) and all get the new text', () => withDir(async (dir) => {
+  const file = path.join(dir, 'AGENT.md');
+  await writeFile(file, 'one');
+  const cache = new FileCache(0);
+  assert.is(await cache.text(file), 'one');
+  await writeFile(file, 'two, longer');
+  const checks = Array.from({ length: 20 }, () => cache.text(file));
+  assert.is(new Set(checks).size, 1, 'one check in flight, shared by every caller');
+  assert.equal(new Set(await Promise.all(checks)), new Set(['two, longer']));
+  assert.is.not(cache.text(file), checks[0], 'once it is done, the next stale call checks again');
+}));
+
 test('hot reload: an edit of AGENT.md, a new skill and a new bootstrap file reach the next run once the interval is over', async () => {
   const llm = scripted([{ text: 'a' }, { text: 'b' }]);
   const t = await testKernel({ plugins: [llm], agents: { assistant: { tools: [], body: 'Version one.' } } });

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { webError } from './errors.ts';
 import type { WebEnv } from './request-log.ts';
+import { headerOf } from './incoming.ts';
 
 /**
  * Compares two secrets in constant time. Both are hashed first, so the comparison takes the
@@ -12,8 +13,14 @@ import type { WebEnv } from './request-log.ts';
  */
 export function safeEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
+  return timingSafeEqual(a, digestOf(expected)) && given.length === expected.length;
+}
+
+/** The expected token's digest, kept: it is the same on every request (until rotated). */
+let last: { text: string; digest: Buffer } | undefined;
+function digestOf(expected: string): Buffer {
+  if (last?.text !== expected) last = { text: expected, digest: createHash('sha256').update(expected).digest() };
+  return last.digest;
 }
 
 /**
@@ -47,7 +54,7 @@ export function bearerAuth(token: () => Promise<string | undefined>, isOpen: (pa
     if (isOpen(c.req.path)) return next();
     const expected = await token();
     if (expected !== undefined) {
-      const header = c.req.header('authorization') ?? '';
+      const header = headerOf(c, 'authorization') ?? '';
       const match = /^Bearer\s+(.+)$/i.exec(header);
       if (!match) {
         throw webError('ORYX_E_WEB_UNAUTHORIZED', header ? 'The Authorization header is not a Bearer token' : 'This server requires a bearer token');

@@ -1,15 +1,22 @@
+import type { IncomingMessage } from 'node:http';
 import { type } from 'arktype';
 import { webError } from './errors.ts';
 
 /**
  * Reads a request body as text, refusing it (413) once it passes `limit` bytes: first from
  * Content-Length without reading anything, then while streaming for chunked bodies, so a
- * huge body is never buffered.
+ * huge body is never buffered. Behind the Node server the body is read from Node's own
+ * request (`incoming`): building a fetch `Request` and its web stream for it cost about as
+ * much as a whole run with an instant model.
  */
-export async function readBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? NaN);
+export async function readBody(request: Request, limit: number, incoming?: IncomingMessage): Promise<string> {
+  const declared = Number((incoming ? incoming.headers['content-length'] : request.headers.get('content-length')) ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(declared, limit);
-  if (!request.body) return '';
+  return decode(incoming ? await readIncoming(incoming, limit) : await readStream(request, limit));
+}
+
+async function readStream(request: Request, limit: number): Promise<Buffer> {
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -23,8 +30,34 @@ export async function readBody(request: Request, limit: number): Promise<string>
     }
     chunks.push(value);
   }
+  return Buffer.concat(chunks);
+}
+
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error?: Error) => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (error) reject(error); else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      // The rest of the body is left to Node, which discards it once the 413 is sent.
+      if (size > limit) done(tooLarge(size, limit, true));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onError = (error: Error) => done(error);
+    const onClose = () => { if (!incoming.readableEnded) done(new Error('the client closed the connection before the body ended')); };
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+function decode(bytes: Buffer): string {
   try {
-    return UTF8.decode(Buffer.concat(chunks));
+    return UTF8.decode(bytes);
   } catch {
     // Decoding it anyway would replace the bad bytes with U+FFFD and store mangled text.
     throw webError('ORYX_E_WEB_BAD_JSON', 'The request body is not valid UTF-8', { hint: 'Send the JSON body encoded as UTF-8.' });

@@ -4,6 +4,7 @@ import { webError } from './errors.ts';
 import { hostAllowed, parseHost, type HostParts } from './host.ts';
 import type { ResolvedWebOptions } from './options.ts';
 import type { WebEnv } from './request-log.ts';
+import { headerOf } from './incoming.ts';
 
 // The checks that keep a browser from being used against the server: a web page the user
 // visits can send requests to 127.0.0.1 (CSRF) and, through DNS rebinding, even read the
@@ -14,7 +15,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The `Host` a request was sent to: the header, or the URL's host (`app.request()` sends none). */
 function requestHost(c: Context<WebEnv>): string {
-  return c.req.header('host') ?? new URL(c.req.url).host;
+  return headerOf(c, 'host') ?? new URL(c.req.url).host;
 }
 
 /**
@@ -44,7 +45,7 @@ export function originGuard(cors: ResolvedWebOptions['cors']): MiddlewareHandler
   const allowed = new Set([cors].flat().filter((o) => typeof o === 'string').map((o) => o.toLowerCase().replace(/\/$/, '')));
   const any = cors === true || allowed.has('*');
   return async function oryxOriginGuard(c, next) {
-    const origin = c.req.header('origin');
+    const origin = headerOf(c, 'origin');
     if (origin === undefined || any || SAFE_METHODS.has(c.req.method)) return next();
     if (allowed.has(origin.toLowerCase()) || sameOrigin(origin, parseHost(requestHost(c)))) return next();
     throw webError('ORYX_E_WEB_BAD_ORIGIN', `${c.req.method} ${c.req.path} from a page of origin ${origin} is refused: only this server's own origin and the cors origins may change anything`);
@@ -72,7 +73,7 @@ function sameOrigin(origin: string, host: HostParts | undefined): boolean {
 export function requireJson(): MiddlewareHandler<WebEnv> {
   return async function oryxRequireJson(c, next) {
     if (c.req.method !== 'POST' && c.req.method !== 'PUT' && c.req.method !== 'PATCH') return next();
-    const declared = c.req.header('content-type');
+    const declared = headerOf(c, 'content-type');
     const media = declared?.split(';')[0]!.trim().toLowerCase();
     if (media !== 'application/json') {
       throw webError('ORYX_E_WEB_CONTENT_TYPE', `${c.req.method} ${c.req.path} takes a JSON body, but ${declared ? `Content-Type is ${JSON.stringify(declared)}` : 'no Content-Type was sent'}`);

@@ -10,6 +10,7 @@ import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
 import { ChatCompletion, ChatCompletionBody, ErrorResponse, ModelList, SESSION_ID } from './schemas.ts';
 import { sseResponse } from './sse.ts';
+import { headerOf } from './incoming.ts';
 
 type ChatBody = typeof ChatCompletionBody.infer;
 type ChatMessage = ChatBody['messages'][number];
@@ -65,7 +66,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     if (byteLength(message) > options.maxMessageBytes) {
       throw webError('ORYX_E_WEB_TOO_LARGE', `The last message is ${byteLength(message)} bytes; the limit is ${options.maxMessageBytes} bytes`, { field: `messages.${lastIndex}.content` });
     }
-    const header = c.req.header('x-session-id');
+    const header = headerOf(c, 'x-session-id');
     if (header !== undefined && !SESSION_ID.test(header)) {
       throw webError('ORYX_E_WEB_BAD_REQUEST', 'The x-session-id header must be 1 to 128 letters, digits or ._:@+-', { field: 'x-session-id' });
     }

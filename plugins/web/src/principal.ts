@@ -3,6 +3,7 @@ import { OPERATOR, type WebIdentity } from './auth.ts';
 import { webError } from './errors.ts';
 import type { WebEnv } from './request-log.ts';
 import { USER_NAME } from './schemas.ts';
+import { headerOf } from './incoming.ts';
 
 /** Who a request comes from, as the auth middleware established it (see `auth.ts`). */
 export type Identity = WebIdentity;
@@ -32,7 +33,7 @@ function checkName(value: string, field: string): void {
  */
 export function principalOf(c: Context, bodyUser?: string): string {
   const identity = identityOf(c);
-  const header = c.req.header('x-oryx-user');
+  const header = headerOf(c, 'x-oryx-user');
   if (header !== undefined) checkName(header, 'x-oryx-user');
   if (!identity.namesUsers) {
     if (header !== undefined && header !== identity.name) {

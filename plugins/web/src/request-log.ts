@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { escapeControls, type Logger } from '@oryxos/kernel';
 import type { MiddlewareHandler } from 'hono';
 import type { WebIdentity } from './auth.ts';
+import { headerOf, incomingOf } from './incoming.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:@+\/=-]{1,128}$/;
 
@@ -25,15 +26,25 @@ export function requestIdOf(c: { get(key: 'requestId'): string }): string {
  */
 export function requestLog(log: Logger): MiddlewareHandler<WebEnv> {
   return async function oryxRequestLog(c, next) {
-    const incoming = c.req.header('x-request-id');
+    const incoming = headerOf(c, 'x-request-id');
     const id = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
     const started = performance.now();
     await next();
     c.res.headers.set('x-request-id', id);
     const ms = Math.round(performance.now() - started);
-    const line = escapeControls(`${id} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${ms}ms`, { oneLine: true });
+    const line = escapeControls(`${id} ${c.req.method} ${pathOf(c)} ${c.res.status} ${ms}ms`, { oneLine: true });
     if (c.res.status >= 500) log.warn(line);
     else log.info(line);
   };
+}
+
+/** The request's path as it came (percent-encoded, no query), without parsing a URL when Node gave it. */
+function pathOf(c: Parameters<MiddlewareHandler<WebEnv>>[0]): string {
+  const target = incomingOf(c)?.url;
+  if (target?.startsWith('/')) {
+    const query = target.indexOf('?');
+    return query === -1 ? target : target.slice(0, query);
+  }
+  return new URL(c.req.url).pathname;
 }

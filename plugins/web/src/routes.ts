@@ -1,6 +1,7 @@
 import type { type } from 'arktype';
 import type { Context, Hono } from 'hono';
 import { check, parseJson, readBody } from './body.ts';
+import { incomingOf } from './incoming.ts';
 import type { WebEnv } from './request-log.ts';
 
 /** What the document says about one response of a route. */
@@ -60,7 +61,7 @@ export class RouteTable {
     const limit = spec.bodyLimit ?? this.defaultBodyLimit;
     this.app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       const query = spec.query ? check(spec.query, c.req.query(), 'query') : c.req.query();
-      const body = spec.body ? parseJson(await readBody(c.req.raw, limit), spec.body) : undefined;
+      const body = spec.body ? parseJson(await readBody(c.req.raw, limit, incomingOf(c)), spec.body) : undefined;
       return handler(c, { body, query } as RouteInput<B, Q>);
     });
   }
