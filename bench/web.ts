@@ -2,6 +2,8 @@
 // loopback with keep-alive connections.
 //
 // Run (after `npx tsc -b plugins/web`): node --import tsx bench/web.ts [seconds=4] [concurrency=32] [rounds=3]
+// WEB_CPU=3000 adds the process's CPU time per request of each scenario (N requests from 16
+// keep-alive connections in this process, 4 rounds, median): steadier than req/s on a loaded machine.
 //
 // Scenarios, each measured for `seconds` after a short warm-up:
 //   bare  GET  /health                            Hono + @hono/node-server, one route
@@ -142,9 +144,48 @@ async function main(): Promise<void> {
   console.log(`RESULT ${JSON.stringify({
     bareHealth: rps(scenarios[0]![0]), oryxHealth: rps(scenarios[1]![0]), bareInvoke: rps(scenarios[2]![0]), oryxInvoke: rps(scenarios[3]![0]),
   })}`);
+  if (process.env.WEB_CPU) await cpuPerRequest(scenarios, sessionsFor, Number(process.env.WEB_CPU));
   await new Promise<void>((resolve) => bareServer.close(() => resolve()));
   bareServer.closeAllConnections();
   await t.close();
+}
+
+/**
+ * CPU time of this process per request (server and client together; the client's share is the
+ * same for every scenario), `n` requests per scenario and round, 4 rounds, the median printed.
+ */
+async function cpuPerRequest(
+  scenarios: [string, Pick<Job, 'url' | 'method' | 'headers' | 'body'> & { perSession?: boolean }][],
+  sessionsFor: () => Promise<string[]>, n: number,
+): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const one = (url: string, job: Pick<Job, 'method' | 'headers' | 'body'>) => new Promise<number>((resolve, reject) => {
+    const req = http.request(url, { method: job.method, agent, headers: job.headers }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+    req.on('error', reject);
+    req.end(job.body);
+  });
+  const cpu = new Map<string, number[]>();
+  for (let round = 0; round < 4; round++) {
+    for (const [name, { perSession, ...job }] of scenarios) {
+      const sessions = perSession ? await sessionsFor() : undefined;
+      let left = n;
+      const before = process.cpuUsage();
+      await Promise.all(Array.from({ length: 16 }, async (_, slot) => {
+        while (left-- > 0) {
+          const status = await one(sessions ? job.url.replace('{session}', sessions[slot]!) : job.url, job);
+          if (status >= 300) throw new Error(`${name}: status ${status}`);
+        }
+      }));
+      const used = process.cpuUsage(before);
+      cpu.set(name, [...(cpu.get(name) ?? []), (used.user + used.system) / n]);
+    }
+  }
+  console.log(`\nCPU µs per request (this process: server and client), ${n} requests × 4 rounds, median`);
+  for (const [name, xs] of cpu) {
+    xs.sort((a, b) => a - b);
+    console.log(`${name.padEnd(48)} ${((xs[1]! + xs[2]!) / 2).toFixed(0).padStart(8)}   (${xs.map((x) => x.toFixed(0)).join(', ')})`);
+  }
+  agent.destroy();
 }
 
 /** Runs one scenario's load generator in a worker thread. */
