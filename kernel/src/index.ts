@@ -22,3 +22,4 @@ export { Secrets, MASK } from './secrets.ts';
 export { escapeControls } from './escape.ts';
 export { matchesToolPattern } from './registry.ts';
 export { closest, didYouMean } from './suggest.ts';
+export { parsePlainYaml } from './plain-yaml.ts';

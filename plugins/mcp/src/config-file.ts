@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, errorMessage, isOryxError, shape } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError, parsePlainYaml, shape } from '@oryxos/kernel';
 import { expandServer, secretValues } from './env.ts';
 import { fileShape, firstProblem, serverProblem, urlProblem, type McpOptions, type McpServerConfig } from './options.ts';
 
@@ -62,10 +62,10 @@ export async function loadServers(input: {
   const fromFile: ServerEntry[] = [];
   const secrets: string[] = [];
   if (text !== undefined) {
-    const { parse } = await import('yaml');
-    let raw: unknown;
+    // The usual file (`servers: {}`, plain entries) is read without loading the YAML parser.
+    let raw: unknown = parsePlainYaml(text);
     try {
-      raw = parse(text);
+      if (raw === undefined) raw = (await import('yaml')).parse(text);
     } catch (error) {
       throw new OryxError('ORYX_E_MCP_CONFIG_INVALID', `${shown}: not valid YAML: ${errorMessage(error)}`, {
         hint: 'Fix the YAML syntax at the line the message names.', cause: error,
