@@ -108,7 +108,7 @@ const isArkErrors = (result: unknown): result is ArkErrorsLike =>
  * its path, the problem after the field name (`must be positive (was 0)`), and for an unknown
  * key (`must be removed`) the keys known at that level.
  */
-export function firstIssue(schema: Shape<unknown> | ArkTypeLike<unknown>, value: unknown): ShapeIssue | undefined {
+function firstIssue(schema: Shape<unknown> | ArkTypeLike<unknown>, value: unknown): ShapeIssue | undefined {
   if (isShape(schema)) return s.check(schema, value);
   const result = schema(value);
   if (!isArkErrors(result)) return undefined;
@@ -151,7 +151,7 @@ export function validateOptions<T>(schema: Shape<T> | ArkTypeLike<T>, options: u
 }
 
 /** For an unknown key (most often a typo): the closest known key and the known ones at that level. */
-export function unknownKeyNote(found: ShapeIssue): string {
+function unknownKeyNote(found: ShapeIssue): string {
   if (!found.known?.length || !found.path.length) return '';
   const { path, known } = found;
   return `${didYouMean(String(path.at(-1)), known)} (known ${path.length > 1 ? `keys of ${path.slice(0, -1).join('.')}` : 'options'}: ${known.join(', ')})`;

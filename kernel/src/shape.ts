@@ -73,9 +73,6 @@ export abstract class Shape<T> {
   /** The same shape, as a key an object may leave out. */
   optional(): OptionalShape<T> { return new OptionalShape(this); }
 
-  /** This shape or `other`. */
-  or<U>(other: Shape<U>): Shape<T | U> { return new UnionShape<T | U>([this, other]); }
-
   /** Also requires `test`; a value that fails it `must be ${expected}`. */
   refine(test: (value: T) => boolean, expected: string): Shape<T> { return new RefinedShape(this, test, expected); }
 
