@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { type } from 'arktype';
 import { OryxError } from './errors.ts';
 import { FileCache } from './file-cache.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
-import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
+import { shape as s } from './shape.ts';
+import { didYouMean, lineOfKey } from './suggest.ts';
 import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
 import type { AgentDefinition, AgentRef, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';
 
@@ -26,37 +26,36 @@ export const DEFAULT_SETTINGS: AgentSettings = Object.freeze({
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md'] as const;
 
-const positiveInt = 'number.integer > 0';
+const positiveInt = s.integer({ above: 0 }).optional();
 /** `settings:` of AGENT.md, and the `settings` defaults of oryx.config.ts. */
-export const settingsShape = type({
-  'max_iterations?': positiveInt,
-  'max_tool_calls?': positiveInt,
-  'max_tokens?': positiveInt,
-  'max_duration_ms?': positiveInt,
-  'max_llm_retries?': 'number.integer >= 0',
-  'loop_detection?': type({ 'repeat?': 'number.integer >= 2', 'pingpong?': 'number.integer >= 4', '+': 'reject' }).or('false'),
-  'parallel_tools?': 'boolean',
-  'max_parallel_tools?': positiveInt,
-  'max_history_turns?': positiveInt,
-  'context_tokens?': 'number.integer >= 256',
-  'max_tool_calls_per_step?': positiveInt,
-  'max_tool_output_chars?': 'number.integer >= 1000',
-  'max_agent_depth?': 'number.integer >= 0',
-  'pending_approval?': "'refuse' | 'deny'",
-  '+': 'reject',
+export const settingsShape = s.object({
+  max_iterations: positiveInt,
+  max_tool_calls: positiveInt,
+  max_tokens: positiveInt,
+  max_duration_ms: positiveInt,
+  max_llm_retries: s.integer({ min: 0 }).optional(),
+  loop_detection: s.union(s.object({ repeat: s.integer({ min: 2 }).optional(), pingpong: s.integer({ min: 4 }).optional() }), s.literal(false)).optional(),
+  parallel_tools: s.boolean().optional(),
+  max_parallel_tools: positiveInt,
+  max_history_turns: positiveInt,
+  context_tokens: s.integer({ min: 256 }).optional(),
+  max_tool_calls_per_step: positiveInt,
+  max_tool_output_chars: s.integer({ min: 1000 }).optional(),
+  max_agent_depth: s.integer({ min: 0 }).optional(),
+  pending_approval: s.literal('refuse', 'deny').optional(),
 });
-const frontmatterShape = type({
-  'description?': 'string',
-  'provider?': 'string > 0',
-  'model?': 'string > 0',
-  'tools?': 'string[]',
-  'skills?': 'string[]',
-  'agents?': 'string[]',
-  'settings?': settingsShape,
-  'sandbox?': 'object',
-  'approve?': 'string[]',
-  '+': 'ignore',
-});
+const names = s.array(s.string()).optional();
+const frontmatterShape = s.object({
+  description: s.string().optional(),
+  provider: s.string({ min: 1 }).optional(),
+  model: s.string({ min: 1 }).optional(),
+  tools: names,
+  skills: names,
+  agents: names,
+  settings: settingsShape.optional(),
+  sandbox: s.custom('an object', (v) => typeof v === 'object' && v !== null).optional(),
+  approve: names,
+}, { unknownKeys: 'ignore' });
 const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'agents', 'settings', 'sandbox', 'approve', 'name']);
 
 /** Options of {@link AgentLoader}. */
@@ -155,15 +154,11 @@ export class AgentLoader {
     // YAML only, on the core schema: a `---js` block is an error naming the file, never code.
     const parsed = await parseFrontmatter(text, file);
     const data = parsed.data;
-    const checked = frontmatterShape(data);
-    if (checked instanceof type.errors) {
-      const first = checked[0]!;
-      const field = first.path.join('.') || '(frontmatter)';
-      if (first.problem === 'must be removed') {
-        const keys = knownKeysAt(frontmatterShape.json, first.path.slice(0, -1).map(String));
-        throw unknownKey(file, text, String(first.path.at(-1)), keys, field);
-      }
-      throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: field "${field}" ${first.message.replace(/^.*? must/, 'must')}`, {
+    const found = s.check(frontmatterShape, data);
+    if (found) {
+      const field = found.path.join('.') || '(frontmatter)';
+      if (found.problem === 'must be removed') throw unknownKey(file, text, String(found.path.at(-1)), found.known ?? [], field);
+      throw new OryxError('ORYX_E_AGENT_INVALID', `${file}: field "${field}" ${found.problem}`, {
         hint: 'Fix that field in the AGENT.md frontmatter; see the kernel README for the format.',
         data: { file, field },
       });

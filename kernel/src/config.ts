@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type, type Type } from 'arktype';
+import type { Type } from 'arktype';
 import { settingsShape, type AgentSettingsInput } from './agents.ts';
 import { OryxError, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
+import { isShape, shape as s, type Shape, type ShapeIssue } from './shape.ts';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 
 const readFileSafe = (file: string): string => { try { return readFileSync(file, 'utf8'); } catch { return ''; } };
@@ -37,22 +38,22 @@ export interface ResolvedConfig extends Required<Omit<OryxConfig, 'defaultProvid
   file?: string;
 }
 
-const pluginShape = type({
-  name: 'string > 0',
-  version: 'string > 0',
-  kernel: 'string > 0',
-  'requires?': 'string[]',
-  'provides?': 'string[]',
-  setup: type.unknown.narrow((v, ctx) => typeof v === 'function' || ctx.mustBe('a function')),
-});
+const nonEmpty = s.string({ min: 1 });
+const pluginShape = s.object({
+  name: nonEmpty,
+  version: nonEmpty,
+  kernel: nonEmpty,
+  requires: s.array(s.string()).optional(),
+  provides: s.array(s.string()).optional(),
+  setup: s.custom('a function', (v) => typeof v === 'function'),
+}, { unknownKeys: 'ignore' });
 
-const configShape = type({
-  plugins: pluginShape.array(),
-  'workspace?': 'string > 0',
-  'defaultAgent?': 'string > 0',
-  'defaultProvider?': 'string > 0',
-  'settings?': settingsShape,
-  '+': 'reject',
+const configShape = s.object({
+  plugins: s.array(pluginShape),
+  workspace: nonEmpty.optional(),
+  defaultAgent: nonEmpty.optional(),
+  defaultProvider: nonEmpty.optional(),
+  settings: settingsShape.optional(),
 });
 
 /**
@@ -91,25 +92,57 @@ export interface OptionsSpec {
 }
 
 /**
- * Validates a plugin factory's options at once: applies {@link definedOptions}, runs the
- * schema and returns its value, or throws `spec.code` naming the first bad field (dotted path,
- * or `(options)` for the whole value) in the message, the hint and `data.field`. An unknown
- * top-level key also lists the known ones, since that is most often a typo.
+ * An arktype type, as {@link validateOptions} still takes one (third-party plugins, the
+ * `oryx plugins new` templates): called with the value, it returns the value or its errors.
+ * The kernel never imports arktype; it reads the result by its shape.
+ */
+export type ArkTypeLike<T> = Pick<Type<T>, 'infer' | 'json'> & ((data: unknown) => unknown);
+
+/** An arktype result that is its errors (an `ArkErrors` array), read without importing arktype. */
+interface ArkErrorsLike extends ReadonlyArray<{ path: readonly PropertyKey[]; problem: string; message: string }> { summary: string }
+const isArkErrors = (result: unknown): result is ArkErrorsLike =>
+  Array.isArray(result) && (result as unknown as Record<string, unknown>)[' arkKind'] === 'errors';
+
+/**
+ * The first problem of `value` against a shape ({@link shape}) or an arktype type, in one form:
+ * its path, the problem after the field name (`must be positive (was 0)`), and for an unknown
+ * key (`must be removed`) the keys known at that level.
+ */
+function firstIssue(schema: Shape<unknown> | ArkTypeLike<unknown>, value: unknown): ShapeIssue | undefined {
+  if (isShape(schema)) return s.check(schema, value);
+  const result = schema(value);
+  if (!isArkErrors(result)) return undefined;
+  const first = result[0];
+  if (!first) return { path: [], problem: result.summary };
+  // Array.from: arktype's path is an Array subclass whose map() builds a wrong one.
+  const path = Array.from(first.path, (k) => (typeof k === 'number' ? k : String(k)));
+  // arktype starts a message with the path in its own notation (a[0].b); the dotted field replaces it.
+  const problem = first.message.replace(/^.*? must/, 'must');
+  if (first.problem !== 'must be removed' || !path.length) return { path, problem };
+  return { path, problem, known: knownKeysAt(schema.json, path.slice(0, -1)) };
+}
+
+/**
+ * Validates a plugin factory's options at once: applies {@link definedOptions}, checks them
+ * against a shape ({@link shape}; an arktype type works too) and returns them, or throws
+ * `spec.code` naming the first bad field (dotted path, or `(options)` for the whole value) in
+ * the message, the hint and `data.field`. An unknown key also lists the known ones at its
+ * level, with the closest one, since that is most often a typo.
  *
  * @example
- * const shape = type({ 'busyTimeoutMs?': 'number.integer >= 0', '+': 'reject' });
- * const o = validateOptions(shape, options, { plugin: 'sqlite', code: 'ORYX_E_SQLITE_OPTIONS', example: 'sqlite({ busyTimeoutMs: 5000 })' });
+ * const options = s.object({ busyTimeoutMs: s.integer({ min: 0 }).optional() });
+ * const o = validateOptions(options, raw, { plugin: 'sqlite', code: 'ORYX_E_SQLITE_OPTIONS', example: 'sqlite({ busyTimeoutMs: 5000 })' });
  * // sqlite({ busyTimeoutMs: -1 }) throws: sqlite(): option busyTimeoutMs must be non-negative (was -1)
  */
-export function validateOptions<T>(schema: Type<T>, options: unknown, spec: OptionsSpec): T {
-  const result = schema(definedOptions(options));
-  if (!(result instanceof type.errors)) return result as T;
-  const first = result[0];
-  const field = first?.path.length ? first.path.join('.') : '(options)';
+export function validateOptions<T>(schema: Shape<T>, options: unknown, spec: OptionsSpec): T;
+export function validateOptions<T>(schema: Type<T>, options: unknown, spec: OptionsSpec): T;
+export function validateOptions<T>(schema: Shape<T> | ArkTypeLike<T>, options: unknown, spec: OptionsSpec): T {
+  const value = definedOptions(options);
+  const found = firstIssue(schema as Shape<unknown> | ArkTypeLike<unknown>, value);
+  if (!found) return value as T;
+  const field = found.path.length ? found.path.join('.') : '(options)';
   const whole = field === '(options)';
-  // arktype starts a message with the path in its own notation (a[0].b); the dotted field replaces it.
-  const problem = first ? first.message.replace(/^.*? must/, 'must') : result.summary;
-  throw new OryxError(spec.code, `${spec.plugin}(): ${whole ? 'options' : `option ${field}`} ${problem}${unknownKeyNote(schema, first)}`, {
+  throw new OryxError(spec.code, `${spec.plugin}(): ${whole ? 'options' : `option ${field}`} ${found.problem}${unknownKeyNote(found)}`, {
     hint: whole
       ? `Call ${spec.plugin}() with an options object, e.g. ${spec.example}.`
       : `Fix ${field} in ${spec.plugin}({...}) in oryx.config.ts; see the option table in the @oryxos/plugin-${spec.plugin} README.`,
@@ -118,12 +151,10 @@ export function validateOptions<T>(schema: Type<T>, options: unknown, spec: Opti
 }
 
 /** For an unknown key (most often a typo): the closest known key and the known ones at that level. */
-function unknownKeyNote(schema: Type<unknown>, error: { problem: string; path: readonly PropertyKey[] } | undefined): string {
-  if (!error || error.problem !== 'must be removed' || !error.path.length) return '';
-  const path = error.path.map((k) => (typeof k === 'number' ? k : String(k)));
-  const keys = knownKeysAt((schema as { json?: unknown }).json, path.slice(0, -1));
-  if (!keys.length) return '';
-  return `${didYouMean(String(path.at(-1)), keys)} (known ${path.length > 1 ? `keys of ${path.slice(0, -1).join('.')}` : 'options'}: ${keys.join(', ')})`;
+function unknownKeyNote(found: ShapeIssue): string {
+  if (!found.known?.length || !found.path.length) return '';
+  const { path, known } = found;
+  return `${didYouMean(String(path.at(-1)), known)} (known ${path.length > 1 ? `keys of ${path.slice(0, -1).join('.')}` : 'options'}: ${known.join(', ')})`;
 }
 
 /** Validates a config object; the error names the field. */
@@ -131,23 +162,22 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
   const where = file ? path.relative(process.cwd(), file) || file : 'config';
   const candidate = raw && typeof raw === 'object' && 'default' in raw && !('plugins' in raw) ? (raw as { default: unknown }).default : raw;
   // An option left undefined (defaultProvider: process.env.X) means "not set".
-  const result = configShape(definedOptions(candidate));
-  if (result instanceof type.errors) {
-    const first = result[0];
-    const field = first?.path?.length ? first.path.join('.') : '(root)';
-    if (first?.problem === 'must be removed' && first.path.length === 1) {
-      const key = String(first.path[0]);
+  const found = s.check(configShape, definedOptions(candidate));
+  if (found) {
+    const field = found.path.length ? found.path.join('.') : '(root)';
+    if (found.problem === 'must be removed' && found.path.length === 1) {
+      const key = String(found.path[0]);
       const line = file ? lineOfKey(readFileSafe(file), key) : undefined;
-      throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}${line ? `:${line}` : ''}: unknown key "${key}"${unknownKeyNote(configShape, first)}`, {
+      throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}${line ? `:${line}` : ''}: unknown key "${key}"${unknownKeyNote(found)}`, {
         hint: 'Fix or remove that key in defineConfig({...}); see the README for the config format.',
         data: { field, line },
       });
     }
-    throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${field} ${first ? first.message.replace(/^.*? must/, 'must') : result.summary}`, {
+    throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}: ${field} ${found.problem}`, {
       hint: field.startsWith('plugins')
         ? 'Each plugin entry must be the object a plugin factory returns, e.g. plugins: [sqlite()].'
         : 'Fix that field in oryx.config.ts; see the README for the config format.',
-      data: { field, summary: result.summary },
+      data: { field, summary: `${field} ${found.problem}` },
     });
   }
   const config = candidate as OryxConfig;

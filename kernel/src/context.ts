@@ -63,6 +63,12 @@ export interface PluginContext<Options = unknown> {
    * no server log.
    */
   readonly readOnly: boolean;
+  /**
+   * True when the host serves requests (`oryx web`, a program embedding the kernel, the default);
+   * false when it runs a command and exits (`oryx run`, `oryx chat`, every read). A plugin that
+   * only serves (the web plugin) sets nothing up then, and loads nothing.
+   */
+  readonly serving: boolean;
   /** The kernel's version. */
   readonly version: string;
   /** Who runs the kernel (the `oryx` CLI and its packages' versions), when the host says. */

@@ -5,6 +5,7 @@
  * as code, and YAML is read on the core schema with no custom or library-specific tags.
  */
 import { OryxError, errorMessage } from './errors.ts';
+import { parsePlainYaml } from './plain-yaml.ts';
 
 /** A Markdown file split into its frontmatter data and its body. */
 export interface Frontmatter {
@@ -88,6 +89,9 @@ async function parse(raw: string, file: string): Promise<Frontmatter> {
   }
   const source = rest.slice(0, close.index);
   const content = rest.slice(close.index + close[0].length).replace(/^\r?\n/, '');
+  // Most frontmatter is plain key: value lines, read without loading the YAML parser at all.
+  const plain = parsePlainYaml(source);
+  if (plain) return { data: plain, content, present: true };
   const { parseDocument } = await (yaml ??= import('yaml'));
   let doc;
   try {

@@ -40,6 +40,11 @@ export interface KernelOptions {
   logger?: Logger;
   /** A kernel for a command that only reads: plugins see `ctx.readOnly` and create no file. */
   readOnly?: boolean;
+  /**
+   * Whether the host serves requests (plugins see `ctx.serving`). Default: true, or false with
+   * `readOnly`. The CLI says false for every command but `oryx web`.
+   */
+  serving?: boolean;
   /** Who runs the kernel (the `oryx` CLI and its packages' versions), for what plugins report (`/api/info`). */
   host?: HostInfo;
 }
@@ -73,6 +78,8 @@ export class Kernel {
   readonly log: Logger;
   /** Whether plugins were told to create no file ({@link KernelOptions.readOnly}). */
   readonly readOnly: boolean;
+  /** Whether the host serves requests ({@link KernelOptions.serving}). */
+  readonly serving: boolean;
   /** Who runs this kernel ({@link KernelOptions.host}). */
   readonly host?: HostInfo;
   private readonly registry = new Registry();
@@ -83,6 +90,7 @@ export class Kernel {
   constructor(options: KernelOptions) {
     this.config = options.config;
     this.readOnly = options.readOnly ?? false;
+    this.serving = options.serving ?? !this.readOnly;
     this.host = options.host;
     const logger = options.logger ?? silent;
     const mask = (m: string) => escapeControls(this.secrets.mask(m), { oneLine: true });
@@ -154,7 +162,7 @@ export class Kernel {
     const { registry } = this;
     const kernel = this; // the getters below read live state
     return Object.freeze({
-      name, options: plugin.options, config: this.config, agents: this.agents, secrets: this.secrets, readOnly: this.readOnly, version: this.version, host: this.host,
+      name, options: plugin.options, config: this.config, agents: this.agents, secrets: this.secrets, readOnly: this.readOnly, serving: this.serving, version: this.version, host: this.host,
       log: namedLogger(this.log, name),
       hooks: pluginHooks(this.hooks, name),
       get runs() { return kernel.runs; },

@@ -1,8 +1,16 @@
-import { type, type Type } from 'arktype';
-import { OryxError, type JsonSchema, type SandboxAction, type Tool, type ToolContext, type ToolResult, type ToolSource } from '@oryxos/kernel';
+import type { Type } from 'arktype';
+import {
+  OryxError, isShape, issueText, shape as s,
+  type Infer, type JsonSchema, type SandboxAction, type Shape, type Tool, type ToolContext, type ToolResult, type ToolSource,
+} from '@oryxos/kernel';
 
-/** A tool typed by its arktype argument definition. */
-export interface ToolDefinition<A extends Type<object>> {
+/** A tool's arguments: a shape of `@oryxos/kernel` (`shape.object({...})`), or an arktype type. */
+export type ToolArgs = Shape<object> | Type<object>;
+/** The arguments' type of {@link ToolArgs}. */
+export type ArgsOf<A extends ToolArgs> = A extends Shape<object> ? Infer<A> : A extends Type<object> ? A['infer'] : never;
+
+/** A tool typed by its argument shape. */
+export interface ToolDefinition<A extends ToolArgs> {
   name: string;
   description: string;
   /** Where it comes from, as `oryx tools` shows it. Default `plugin`; the built-in tools say `builtin`. */
@@ -10,45 +18,36 @@ export interface ToolDefinition<A extends Type<object>> {
   /** The arguments. The model's JSON Schema and the validation both come from it. */
   args: A;
   /** What each argument means, for the model; every key must be a property of `args`. */
-  describe: Partial<Record<keyof A['infer'] & string, string>>;
+  describe: Partial<Record<keyof ArgsOf<A> & string, string>>;
   timeoutMs?: number;
   /** `false` for a tool that must run alone (it writes or runs something): never at the same time as another call. */
   parallel?: boolean;
-  actions?(args: A['infer'], ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
-  execute(args: A['infer'], ctx: ToolContext): Promise<ToolResult | string>;
+  actions?(args: ArgsOf<A>, ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
+  execute(args: ArgsOf<A>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 
 /**
- * Turns a definition into a kernel `Tool`: the JSON Schema is generated from the arktype
- * type (`toJsonSchema()`) and `validate` runs the same type, so what the model is told and
- * what is checked never drift. An argument with a predicate JSON Schema cannot express, or a
- * `describe` key that names no argument, is `ORYX_E_PLUGIN_INVALID` naming the tool.
+ * Turns a definition into a kernel `Tool`: the JSON Schema is generated from the argument
+ * shape and `validate` runs the same shape, so what the model is told and what is checked never
+ * drift. A `shape` of `@oryxos/kernel` costs nothing to load; an arktype type works too (its
+ * `toJsonSchema()`; a predicate JSON Schema cannot express is refused). A `describe` key that
+ * names no argument, or an arktype predicate, is `ORYX_E_PLUGIN_INVALID` naming the tool.
  *
  * @example
- * import { type } from 'arktype';
+ * import { shape as s } from '@oryxos/kernel';
  * import { defineTool } from '@oryxos/plugin-kit';
  * const echo = defineTool({
- *   name: 'echo', description: 'Echo text', args: type({ text: 'string', '+': 'reject' }),
+ *   name: 'echo', description: 'Echo text', args: s.object({ text: s.string() }),
  *   describe: { text: 'What to echo' }, async execute({ text }) { return text; },
  * });
  */
-export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool {
-  const schema = def.args.toJsonSchema({
-    fallback: {
-      // JSON Schema cannot carry a predicate. The one predicate allowed ({@link stringRecord}'s)
-      // says what `type: "object"` already says in JSON Schema; any other would drift, so it throws.
-      predicate: (ctx) => {
-        if (ctx.predicate === notArray) return ctx.base;
-        throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: an argument has a predicate that JSON Schema cannot express`);
-      },
-    },
-  }) as JsonSchema & { properties?: Record<string, JsonSchema> };
-  // Some model APIs reject the $schema keyword; the draft is implied.
-  delete schema.$schema;
+export function defineTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
+  const args = def.args as ToolArgs;
+  const schema = (isShape(args) ? args.json() : arkSchema(def.name, args)) as JsonSchema & { properties?: Record<string, JsonSchema> };
   for (const [key, text] of Object.entries(def.describe)) {
     const prop = schema.properties?.[key];
     if (!prop) throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: describe.${key} names no argument`);
-    prop.description = text as string;
+    schema.properties![key] = { ...prop, description: text as string };
   }
   return {
     name: def.name,
@@ -57,25 +56,34 @@ export function defineTool<A extends Type<object>>(def: ToolDefinition<A>): Tool
     inputSchema: schema,
     timeoutMs: def.timeoutMs,
     ...(def.parallel === false ? { parallel: false } : {}),
-    validate(args) {
-      const out = def.args(args);
-      return out instanceof type.errors ? out.summary.split('\n').join('; ') : undefined;
-    },
-    actions: def.actions ? (args, ctx) => def.actions!(args as A['infer'], ctx) : undefined,
-    execute: (args, ctx) => def.execute(args as A['infer'], ctx),
+    validate: isShape(args)
+      ? (value) => { const found = s.check(args, value); return found && issueText(found); }
+      : (value) => {
+        const out: unknown = args(value);
+        // arktype's errors (an ArkErrors array), recognised without importing arktype.
+        return Array.isArray(out) && (out as unknown as Record<string, unknown>)[' arkKind'] === 'errors' ? String((out as unknown as { summary: string }).summary).split('\n').join('; ') : undefined;
+      },
+    actions: def.actions ? (a, ctx) => def.actions!(a as ArgsOf<A>, ctx) : undefined,
+    execute: (a, ctx) => def.execute(a as ArgsOf<A>, ctx),
   };
 }
 
-// arktype's object types accept arrays (they are objects); JSON Schema's `object` does not.
-function notArray(value: unknown, ctx: { mustBe(expected: string): false }): boolean {
-  return !Array.isArray(value) || ctx.mustBe('an object of names to strings');
+/** The JSON Schema of an arktype type; a predicate (which JSON Schema cannot carry) would drift, so it throws. */
+function arkSchema(name: string, args: Type<object>): JsonSchema {
+  const schema = args.toJsonSchema({
+    fallback: {
+      predicate: () => { throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${name}: an argument has a predicate that JSON Schema cannot express`); },
+    },
+  }) as JsonSchema;
+  // Some model APIs reject the $schema keyword; the draft is implied.
+  delete schema.$schema;
+  return schema;
 }
 
 /**
- * `{name: value}` with string values, not an array: the same in validation and in JSON Schema
- * (arktype's object types accept arrays, JSON Schema's `object` does not).
+ * `{name: value}` with string values, not an array: the same in validation and in JSON Schema.
  *
  * @example
- * const args = type({ url: 'string', 'headers?': stringRecord, '+': 'reject' });
+ * const args = s.object({ url: s.string(), headers: stringRecord.optional() });
  */
-export const stringRecord = type('Record<string, string>').narrow(notArray);
+export const stringRecord: Shape<Record<string, string>> = s.record(s.string());

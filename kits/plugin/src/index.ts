@@ -1,6 +1,6 @@
 /**
  * @oryxos/plugin-kit: helpers for writing OryxOS plugins, for third parties as for the
- * plugins in this repository. Typed tools (`defineTool`: an arktype type gives both the JSON
+ * plugins in this repository. Typed tools (`defineTool`: one argument shape gives both the JSON
  * Schema the model sees and the check of its arguments), path and executable resolution that
  * the sandbox and the tools share (both must reach the same file), the minimal environment
  * of a child process, and whether a process still runs.
@@ -8,7 +8,7 @@
  * @example
  * import { defineTool } from '@oryxos/plugin-kit';
  */
-export { defineTool, stringRecord, type ToolDefinition } from './define-tool.ts';
+export { defineTool, stringRecord, type ArgsOf, type ToolArgs, type ToolDefinition } from './define-tool.ts';
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';
 export { MINIMAL_ENV, minimalEnv } from './env.ts';
 export { processAlive } from './process.ts';

@@ -1,18 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type } from 'arktype';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError, shape as s } from '@oryxos/kernel';
 import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import { defineTool, stringRecord } from '../src/index.ts';
 
 const greet = defineTool({
   name: 'greet', description: 'Greets someone',
-  args: type({ name: 'string > 0', 'headers?': stringRecord, '+': 'reject' }),
+  args: s.object({ name: s.string({ min: 1 }), headers: stringRecord.optional() }),
   describe: { name: 'Who to greet' },
   async execute({ name }) { return `hello ${name}`; },
 });
 
-test('one arktype type gives the JSON Schema the model sees and the check of the arguments', () => {
+test('one shape gives the JSON Schema the model sees and the check of the arguments', () => {
   assert.is(greet.source, 'plugin');
   assert.equal(greet.inputSchema, {
     type: 'object', additionalProperties: false, required: ['name'],
@@ -21,13 +21,24 @@ test('one arktype type gives the JSON Schema the model sees and the check of the
   assert.is(greet.validate!({ name: 'Ada' }), undefined);
   assert.match(greet.validate!({ name: '' })!, 'name must be non-empty');
   assert.match(greet.validate!({ name: 'Ada', extra: 1 })!, 'extra must be removed');
-  assert.match(greet.validate!({ name: 'Ada', headers: ['x'] })!, 'an object of names to strings');
-  assert.is(defineTool({ name: 'b', description: 'b', source: 'builtin', args: type({}), describe: {}, async execute() { return ''; } }).source, 'builtin');
+  assert.match(greet.validate!({ name: 'Ada', headers: ['x'] })!, 'headers must be an object (was an array)');
+  assert.match(greet.validate!({ name: 'Ada', headers: { a: 1 } })!, 'headers.a must be a string (was a number)');
+  assert.is(defineTool({ name: 'b', description: 'b', source: 'builtin', args: s.object({}), describe: {}, async execute() { return ''; } }).source, 'builtin');
+});
+
+test('an arktype type works as well (third-party plugins): its JSON Schema without $schema, its errors as the check', () => {
+  const t = defineTool({
+    name: 'ark', description: 'd', args: type({ n: 'number.integer >= 1', '+': 'reject' }), describe: { n: 'How many' }, async execute() { return ''; },
+  });
+  assert.equal(t.inputSchema, { type: 'object', additionalProperties: false, required: ['n'], properties: { n: { type: 'integer', minimum: 1, description: 'How many' } } });
+  assert.is(t.validate!({ n: 2 }), undefined);
+  assert.match(t.validate!({ n: 0 })!, 'n must be at least 1 (was 0)');
+  assert.match(t.validate!({ n: 1, extra: 1 })!, 'extra must be removed');
 });
 
 test('a describe key that names no argument, or a predicate JSON Schema cannot carry, is ORYX_E_PLUGIN_INVALID naming the tool', () => {
   for (const make of [
-    () => defineTool({ name: 'typo', description: 'd', args: type({ name: 'string' }), describe: { nmae: 'x' } as never, async execute() { return ''; } }),
+    () => defineTool({ name: 'typo', description: 'd', args: s.object({ name: s.string() }), describe: { nmae: 'x' } as never, async execute() { return ''; } }),
     () => defineTool({ name: 'odd', description: 'd', args: type({ n: type('number').narrow((n) => n % 2 === 1) }), describe: {}, async execute() { return ''; } }),
   ]) {
     try { make(); assert.unreachable(); } catch (e) {

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '@oryxos/kernel';
+import { shape as s, type OptionalShape, type RetryPolicy } from '@oryxos/kernel';
 
 /**
  * The timeout and retry options every provider plugin takes, so they read, validate and
@@ -33,7 +33,21 @@ export interface ProviderCallOptions {
 export const PROVIDER_CALL_DEFAULTS = { timeoutMs: 60_000, callTimeoutMs: 180_000, maxRetries: 2, retryBaseDelayMs: 500, retryMaxDelayMs: 30_000 } as const;
 
 /**
- * The arktype definitions of {@link ProviderCallOptions}, to spread into a plugin's schema.
+ * The shapes of {@link ProviderCallOptions}, to spread into a plugin's option shape.
+ *
+ * @example
+ * const options = s.object({ baseURL: s.string().optional(), ...PROVIDER_CALL_SHAPE });
+ */
+export const PROVIDER_CALL_SHAPE: Record<keyof ProviderCallOptions, OptionalShape<number>> = {
+  timeoutMs: s.integer({ above: 0 }).optional(),
+  callTimeoutMs: s.integer({ above: 0 }).optional(),
+  maxRetries: s.integer({ min: 0, max: 10 }).optional(),
+  retryBaseDelayMs: s.integer({ min: 0 }).optional(),
+  retryMaxDelayMs: s.integer({ min: 0 }).optional(),
+};
+
+/**
+ * The same as arktype definitions, for a plugin that validates its options with arktype.
  *
  * @example
  * const schema = type({ 'baseURL?': 'string.url', ...PROVIDER_CALL_SCHEMA, '+': 'reject' });

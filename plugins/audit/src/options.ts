@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import type { RedactOption } from './redact.ts';
 
 /** Options of {@link audit}. */
@@ -23,13 +22,12 @@ export type ResolvedAuditOptions = Required<Omit<AuditOptions, 'retentionDays' |
 
 const isRedactList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' || x instanceof RegExp);
 
-const shape = type({
-  'redact?': type.unknown.narrow((v, ctx) => typeof v === 'function' || isRedactList(v) || ctx.mustBe('an array of RegExp or strings, or a function (text) => text')),
-  'redactDefaults?': 'boolean',
-  'retentionDays?': 'number > 0',
-  'maxOutputChars?': 'number.integer >= 0',
-  'maxInputChars?': 'number.integer >= 0',
-  '+': 'reject',
+const shape = s.object({
+  redact: s.custom<RedactOption>('an array of RegExp or strings, or a function (text) => text', (v) => typeof v === 'function' || isRedactList(v)).optional(),
+  redactDefaults: s.boolean().optional(),
+  retentionDays: s.number({ above: 0 }).optional(),
+  maxOutputChars: s.integer({ min: 0 }).optional(),
+  maxInputChars: s.integer({ min: 0 }).optional(),
 });
 
 /**

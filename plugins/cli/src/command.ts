@@ -39,6 +39,9 @@ export abstract class OryxCommand extends Command {
   /** True for a command that only reads: plugins create no file (no database, no log). */
   static readOnly = false;
 
+  /** True for a command that serves requests (`oryx web`): only then do serving plugins set up (`ctx.serving`). */
+  static serving = false;
+
   private kernel?: Kernel;
 
   /**
@@ -53,9 +56,10 @@ export abstract class OryxCommand extends Command {
       info: () => {},
       warn: (m) => this.logToStderr(`warning: ${m}`), // one line already: the kernel escapes log messages
     };
-    const readOnly = options.readOnly ?? (this.constructor as typeof OryxCommand).readOnly;
+    const command = this.constructor as typeof OryxCommand;
+    const readOnly = options.readOnly ?? command.readOnly;
     const host = { name: this.config.name, version: this.config.version, packages: versions(this.config).packages };
-    this.kernel = new Kernel({ config, logger, readOnly, host });
+    this.kernel = new Kernel({ config, logger, readOnly, serving: command.serving && !readOnly, host });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
   }

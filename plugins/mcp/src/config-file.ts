@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type } from 'arktype';
-import { OryxError, errorMessage, isOryxError } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError, parsePlainYaml, shape } from '@oryxos/kernel';
 import { expandServer, secretValues } from './env.ts';
 import { fileShape, firstProblem, serverProblem, urlProblem, type McpOptions, type McpServerConfig } from './options.ts';
 
@@ -63,27 +62,27 @@ export async function loadServers(input: {
   const fromFile: ServerEntry[] = [];
   const secrets: string[] = [];
   if (text !== undefined) {
-    const { parse } = await import('yaml');
-    let raw: unknown;
+    // The usual file (`servers: {}`, plain entries) is read without loading the YAML parser.
+    let raw: unknown = parsePlainYaml(text);
     try {
-      raw = parse(text);
+      if (raw === undefined) raw = (await import('yaml')).parse(text);
     } catch (error) {
       throw new OryxError('ORYX_E_MCP_CONFIG_INVALID', `${shown}: not valid YAML: ${errorMessage(error)}`, {
         hint: 'Fix the YAML syntax at the line the message names.', cause: error,
       });
     }
-    const checked = fileShape(raw ?? {});
+    const found = shape.check(fileShape, raw ?? {});
     const fail = (field: string, problem: string): never => {
       throw new OryxError('ORYX_E_MCP_CONFIG_INVALID', `${shown}: ${field} ${problem}`, {
         hint: `Fix that field in ${shown}; every server needs command (stdio) or url (Streamable HTTP).`,
         data: { file, field },
       });
     };
-    if (checked instanceof type.errors) {
-      const { field, problem } = firstProblem(checked);
+    if (found) {
+      const { field, problem } = firstProblem(found);
       fail(field, problem);
     }
-    const servers = ((checked as { servers?: Record<string, McpServerConfig> | null }).servers) ?? {};
+    const servers = (((raw ?? {}) as { servers?: Record<string, McpServerConfig> | null }).servers) ?? {};
     for (const [name, server] of Object.entries(servers)) {
       const p = serverProblem(name, server);
       if (p) fail(p.field, p.problem);

@@ -1,5 +1,4 @@
-import { type } from 'arktype';
-import { OryxError, validateOptions as validate } from '@oryxos/kernel';
+import { OryxError, shape as s, validateOptions as validate, type ShapeIssue } from '@oryxos/kernel';
 
 /**
  * One MCP server: a command to start (stdio) or a URL to reach (Streamable HTTP).
@@ -70,35 +69,36 @@ const SERVER_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'enabl
 const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
 const HTTP_ONLY = ['url', 'headers'] as const;
 
-const serverShape = type({
-  'command?': 'string > 0',
-  'args?': 'string[]',
-  'env?': 'Record<string, string>',
-  'cwd?': 'string > 0',
-  'url?': 'string > 0',
-  'headers?': 'Record<string, string>',
-  'enabled?': 'boolean',
-  'timeoutMs?': 'number.integer > 0',
-  'connectTimeoutMs?': 'number.integer > 0',
-  'tools?': 'string[]',
-  '+': 'reject',
+const text = s.string({ min: 1 }).optional();
+const strings = s.array(s.string()).optional();
+const positive = s.integer({ above: 0 }).optional();
+const nonNegative = s.integer({ min: 0 }).optional();
+const serverShape = s.object({
+  command: text,
+  args: strings,
+  env: s.record(s.string()).optional(),
+  cwd: text,
+  url: text,
+  headers: s.record(s.string()).optional(),
+  enabled: s.boolean().optional(),
+  timeoutMs: positive,
+  connectTimeoutMs: positive,
+  tools: strings,
 });
 
 /** The shape of `mcp_servers.yaml`; `servers:` may be empty (null) when every entry is commented out. */
-export const fileShape = type({
-  'servers?': type({ '[string]': serverShape }).or('null'),
-  '+': 'reject',
+export const fileShape = s.object({
+  servers: s.union(s.record(serverShape), s.literal(null)).optional(),
 });
 
-const optionsShape = type({
-  'file?': 'string > 0',
-  'servers?': type({ '[string]': serverShape }),
-  'eager?': 'boolean',
-  'timeoutMs?': 'number.integer > 0',
-  'connectTimeoutMs?': 'number.integer > 0',
-  'reconnect?': { 'baseDelayMs?': 'number.integer >= 0', 'maxDelayMs?': 'number.integer >= 0', '+': 'reject' },
-  'limits?': { 'maxTools?': 'number.integer > 0', 'maxToolListChars?': 'number.integer > 0', 'maxMessageBytes?': 'number.integer >= 1024', '+': 'reject' },
-  '+': 'reject',
+const optionsShape = s.object({
+  file: text,
+  servers: s.record(serverShape).optional(),
+  eager: s.boolean().optional(),
+  timeoutMs: positive,
+  connectTimeoutMs: positive,
+  reconnect: s.object({ baseDelayMs: nonNegative, maxDelayMs: nonNegative }).optional(),
+  limits: s.object({ maxTools: positive, maxToolListChars: positive, maxMessageBytes: s.integer({ min: 1024 }).optional() }).optional(),
 });
 
 /**
@@ -107,22 +107,17 @@ const optionsShape = type({
  */
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
-/** The first problem arktype found, as a field path and a sentence. */
-export function firstProblem(errors: InstanceType<typeof type.errors>, prefix = ''): { field: string; problem: string } {
-  const first = errors[0];
-  if (!first) return { field: prefix || '(root)', problem: errors.summary };
-  const field = [prefix, first.propString].filter(Boolean).join('.') || '(root)';
-  const last = first.path.at(-1);
-  // Some arktype problems (unions such as boolean) already start with the field name.
-  const raw = first.problem.startsWith(`${first.propString} `) ? first.problem.slice(first.propString.length + 1) : first.problem;
-  const problem = raw === 'must be removed'
-    ? `is not a known field${first.path.length === 3 && first.path[0] === 'servers' ? ` (a server takes ${SERVER_FIELDS.join(', ')})` : ''}`
-    : raw;
-  return { field: field || String(last), problem };
+/** A shape's first problem, as a field path and a sentence. */
+export function firstProblem(found: ShapeIssue, prefix = ''): { field: string; problem: string } {
+  const field = [prefix, ...found.path].filter((k) => k !== '').join('.') || '(root)';
+  const problem = found.problem === 'must be removed'
+    ? `is not a known field${found.path.length === 3 && found.path[0] === 'servers' ? ` (a server takes ${SERVER_FIELDS.join(', ')})` : ''}`
+    : found.problem;
+  return { field, problem };
 }
 
 /**
- * Checks what arktype cannot express: a server is either stdio or HTTP, and its name fits
+ * Checks what the shape does not express: a server is either stdio or HTTP, and its name fits
  * tool names. Returns the first problem, or undefined.
  */
 export function serverProblem(name: string, server: McpServerConfig): { field: string; problem: string } | undefined {

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type } from 'arktype';
-import { OryxError, STAGE, errorMessage, pluginPackage, validateOptions } from '@oryxos/kernel';
+import { OryxError, STAGE, errorMessage, pluginPackage, shape as s, validateOptions } from '@oryxos/kernel';
 import type { PluginContext, Plugin, RunContext } from '@oryxos/kernel';
 import { checkpointItems } from './checkpoint.ts';
 import { DEFAULT_ROTATE_BYTES, FileMemoryStore } from './file-store.ts';
@@ -32,14 +31,13 @@ export interface MemoryOptions {
   staleLockMs?: number;
 }
 
-const optionsShape = type({
-  'budgetChars?': 'number.integer >= 200',
-  'coreMaxChars?': 'number.integer >= 1',
-  'checkpoint?': 'boolean',
-  'rotateBytes?': 'number.integer >= 4096',
-  'lockTimeoutMs?': 'number.integer >= 0',
-  'staleLockMs?': 'number.integer >= 1000',
-  '+': 'reject',
+const optionsShape = s.object({
+  budgetChars: s.integer({ min: 200 }).optional(),
+  coreMaxChars: s.integer({ min: 1 }).optional(),
+  checkpoint: s.boolean().optional(),
+  rotateBytes: s.integer({ min: 4096 }).optional(),
+  lockTimeoutMs: s.integer({ min: 0 }).optional(),
+  staleLockMs: s.integer({ min: 1000 }).optional(),
 });
 
 export const DEFAULT_OPTIONS = Object.freeze({

@@ -1,6 +1,5 @@
-import { type } from 'arktype';
-import { isOryxError, errorMessage } from '@oryxos/kernel';
-import type { JsonSchema, Tool, ToolContext, ToolResult } from '@oryxos/kernel';
+import { isOryxError, errorMessage, issueText, shape as s } from '@oryxos/kernel';
+import type { Infer, JsonSchema, Shape, Tool, ToolContext, ToolResult } from '@oryxos/kernel';
 import type { FileMemoryStore } from './file-store.ts';
 import type { MemoryScope, RunMemory } from './scope.ts';
 
@@ -20,26 +19,20 @@ export const SAVE_MAX_CHARS = 2000;
 export const RECALL_MAX_LIMIT = 50;
 
 /** Arguments of `save_memory`; the JSON Schema the model sees is generated from it. */
-export const saveMemoryArgs = type({
-  text: `0 < string <= ${SAVE_MAX_CHARS}`,
-  'zone?': "'core' | 'archive'",
-  '+': 'reject',
+export const saveMemoryArgs = s.object({
+  text: s.string({ min: 1, max: SAVE_MAX_CHARS }),
+  zone: s.literal('archive', 'core').optional(),
 });
 
 /** Arguments of `recall_memory`; the JSON Schema the model sees is generated from it. */
-export const recallMemoryArgs = type({
-  query: '0 < string <= 500',
-  'limit?': `1 <= number.integer <= ${RECALL_MAX_LIMIT}`,
-  '+': 'reject',
+export const recallMemoryArgs = s.object({
+  query: s.string({ min: 1, max: 500 }),
+  limit: s.integer({ min: 1, max: RECALL_MAX_LIMIT }).optional(),
 });
 
-/**
- * The JSON Schema of an arktype type, with a description per property. Descriptions are
- * added here rather than with `.configure()` because that would replace arktype's error
- * messages ("must be at most 2000 characters") with the description.
- */
-export function toolSchema(t: { toJsonSchema(): object }, descriptions: Record<string, string>): JsonSchema {
-  const { $schema: _, ...schema } = t.toJsonSchema() as JsonSchema & { properties: Record<string, Record<string, unknown>> };
+/** The JSON Schema of an argument shape, with a description per property. */
+export function toolSchema(t: Shape<object>, descriptions: Record<string, string>): JsonSchema {
+  const schema = t.json() as JsonSchema & { properties: Record<string, Record<string, unknown>> };
   for (const [key, description] of Object.entries(descriptions)) {
     const property = schema.properties[key];
     if (!property) throw new Error(`toolSchema: no property "${key}" in the schema`);
@@ -48,9 +41,9 @@ export function toolSchema(t: { toJsonSchema(): object }, descriptions: Record<s
   return schema;
 }
 
-const validator = (t: typeof saveMemoryArgs | typeof recallMemoryArgs) => (args: Record<string, unknown>) => {
-  const out = t(args);
-  return out instanceof type.errors ? out.summary : undefined;
+const validator = (t: Shape<object>) => (args: Record<string, unknown>) => {
+  const found = s.check(t, args);
+  return found && issueText(found);
 };
 
 function failure(error: unknown): ToolResult {
@@ -79,7 +72,7 @@ export function saveMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): T
     }),
     validate: validator(saveMemoryArgs),
     async execute(args, ctx) {
-      const { text, zone = 'archive' } = args as typeof saveMemoryArgs.infer;
+      const { text, zone = 'archive' } = args as Infer<typeof saveMemoryArgs>;
       try {
         const { target } = memoryOf(ctx);
         const { entry, duplicate } = await store.saveEntry(ctx.agent.name, text, zone, target);
@@ -112,7 +105,7 @@ export function recallMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf):
     }),
     validate: validator(recallMemoryArgs),
     async execute(args, ctx) {
-      const { query, limit = 5 } = args as typeof recallMemoryArgs.infer;
+      const { query, limit = 5 } = args as Infer<typeof recallMemoryArgs>;
       try {
         const hits = await store.recall(ctx.agent.name, query, limit, memoryOf(ctx).sources);
         if (!hits.length) return `No archive entry matches "${query}".`;

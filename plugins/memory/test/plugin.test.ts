@@ -53,7 +53,7 @@ test('options are validated at once, naming the field', () => {
   assert.is(memory({ budgetChars: 8000, coreMaxChars: 3000, checkpoint: false }).kernel, '^1');
 });
 
-test('provides the memory service and two tools whose schemas come from the arktype types', async () => {
+test('provides the memory service and two tools whose schemas come from their argument shapes', async () => {
   const t = await start({ plugins: [scripted([]), memory()] });
   assert.is(t.kernel.serviceOwner('memory'), 'memory');
   const agent = await t.kernel.agents.load('assistant');

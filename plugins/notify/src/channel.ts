@@ -1,5 +1,4 @@
-import { definedOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { definedOptions, shape as s } from '@oryxos/kernel';
 import { notifyError } from './errors.ts';
 import { isSecretRef, type SecretRef } from './secret.ts';
 
@@ -62,18 +61,17 @@ export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const channelShape = type({
-  name: 'string',
-  host: 'string',
-  port: 'number.integer',
-  'secure?': 'boolean',
-  'requireTLS?': 'boolean',
-  'user?': 'string',
-  'pass?': type('string').or(type({ env: 'string', '+': 'ignore' })),
-  'passEnv?': 'string',
-  from: 'string',
-  to: type('string').or('string[]'),
-  '+': 'reject',
+export const channelShape = s.object({
+  name: s.string(),
+  host: s.string(),
+  port: s.integer(),
+  secure: s.boolean().optional(),
+  requireTLS: s.boolean().optional(),
+  user: s.string().optional(),
+  pass: s.union(s.string(), s.object({ env: s.string() }, { unknownKeys: 'ignore' })).optional(),
+  passEnv: s.string().optional(),
+  from: s.string(),
+  to: s.union(s.string(), s.array(s.string())),
 });
 
 /** `Name <addr@host>` or `addr@host`. */
@@ -93,13 +91,12 @@ export function parseChannel(raw: unknown, source: Channel['source'], where = 'c
   const input = raw && typeof raw === 'object' && !isSecretRef(raw) ? definedOptions(raw) : raw;
   const named = input && typeof (input as { name?: unknown }).name === 'string' ? `${where} "${(input as { name: string }).name}"` : where;
   const bad = (field: string, message: string) => notifyError('ORYX_E_NOTIFY_BAD_CHANNEL', `${named}: ${field} ${message}`, { data: { field } });
-  const out = channelShape(input);
-  if (out instanceof type.errors) {
-    const first = out[0]!;
-    const known = first.problem === 'must be removed' ? ` (known fields: ${channelShape.props.map((p) => String(p.key)).join(', ')})` : '';
-    throw bad(first.path.join('.') || '(channel)', `${first.message.replace(/^.*? must/, 'must')}${known}`);
+  const found = s.check(channelShape, input);
+  if (found) {
+    const known = found.problem === 'must be removed' ? ` (known fields: ${channelShape.keys.join(', ')})` : '';
+    throw bad(found.path.join('.') || '(channel)', `${found.problem}${known}`);
   }
-  const c = out as RuntimeChannelInput & { pass?: string | SecretRef };
+  const c = input as RuntimeChannelInput & { pass?: string | SecretRef };
   if (!CHANNEL_NAME.test(c.name)) throw bad('name', `${JSON.stringify(c.name)} must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   if (!c.host.trim() || /[\s/@]/.test(c.host.trim())) throw bad('host', `${JSON.stringify(c.host)} must be a host name or IP address`);
   if (c.port < 1 || c.port > 65535) throw bad('port', `${c.port} must be between 1 and 65535`);

@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import { parseChannel, type Channel, type ChannelInput } from './channel.ts';
 import { notifyError } from './errors.ts';
 
@@ -28,11 +27,12 @@ export interface ResolvedNotifyOptions {
   timeoutMs: number;
 }
 
-export const optionsShape = type({
-  'channels?': 'unknown[]',
-  'retry?': { 'attempts?': '1 <= number.integer <= 20', 'baseDelayMs?': 'number.integer >= 0', 'maxDelayMs?': 'number.integer >= 0', '+': 'reject' },
-  'timeoutMs?': 'number.integer >= 100',
-  '+': 'reject',
+export const optionsShape = s.object({
+  channels: s.array(s.unknown()).optional(),
+  retry: s.object({
+    attempts: s.integer({ min: 1, max: 20 }).optional(), baseDelayMs: s.integer({ min: 0 }).optional(), maxDelayMs: s.integer({ min: 0 }).optional(),
+  }).optional(),
+  timeoutMs: s.integer({ min: 100 }).optional(),
 });
 
 /**

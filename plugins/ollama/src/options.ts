@@ -1,6 +1,5 @@
-import { OryxError, validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
-import { type } from 'arktype';
+import { OryxError, shape as s, validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link ollama}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OllamaOptions extends ProviderCallOptions {
@@ -29,16 +28,15 @@ export interface OllamaOptions extends ProviderCallOptions {
  */
 export const OLLAMA_DEFAULTS = { firstByteTimeoutMs: 120_000, callTimeoutMs: 300_000 } as const;
 
-const schema = type({
-  'name?': /^[A-Za-z0-9][\w.-]*$/,
-  'host?': type('string > 0').narrow((host, ctx) => parseHost(host) !== undefined || ctx.mustBe('a host, host:port or URL')),
-  'defaultModel?': 'string > 0',
-  'keepAlive?': 'string > 0 | number.integer',
-  'modelOptions?': 'Record<string, unknown>',
-  'headers?': 'Record<string, string>',
-  'firstByteTimeoutMs?': 'number.integer > 0',
-  ...PROVIDER_CALL_SCHEMA,
-  '+': 'reject',
+const schema = s.object({
+  name: s.string({ pattern: /^[A-Za-z0-9][\w.-]*$/ }).optional(),
+  host: s.string({ min: 1 }).refine((host) => parseHost(host) !== undefined, 'a host, host:port or URL').optional(),
+  defaultModel: s.string({ min: 1 }).optional(),
+  keepAlive: s.union(s.string({ min: 1 }), s.integer()).optional(),
+  modelOptions: s.record(s.unknown()).optional(),
+  headers: s.record(s.string()).optional(),
+  firstByteTimeoutMs: s.integer({ above: 0 }).optional(),
+  ...PROVIDER_CALL_SHAPE,
 });
 
 /** Validates the factory options at once; the error names the field. */

@@ -1,6 +1,5 @@
-import { validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
-import { type } from 'arktype';
+import { shape as s, validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OpenAIOptions extends ProviderCallOptions {
@@ -16,14 +15,13 @@ export interface OpenAIOptions extends ProviderCallOptions {
   headers?: Record<string, string>;
 }
 
-const schema = type({
-  'name?': /^[A-Za-z0-9][\w.-]*$/,
-  'apiKey?': 'string > 0',
-  'baseURL?': 'string.url',
-  'defaultModel?': 'string > 0',
-  'headers?': 'Record<string, string>',
-  ...PROVIDER_CALL_SCHEMA,
-  '+': 'reject',
+const schema = s.object({
+  name: s.string({ pattern: /^[A-Za-z0-9][\w.-]*$/ }).optional(),
+  apiKey: s.string({ min: 1 }).optional(),
+  baseURL: s.string().refine((url) => URL.canParse(url), 'a URL string').optional(),
+  defaultModel: s.string({ min: 1 }).optional(),
+  headers: s.record(s.string()).optional(),
+  ...PROVIDER_CALL_SHAPE,
 });
 
 /** Validates the factory options at once; the error names the field. */

@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import { pgError } from './errors.ts';
 import { checkUrl, isEnvRef, type EnvRef } from './url.ts';
 
@@ -35,18 +34,18 @@ export interface ResolvedPostgresOptions extends Required<Omit<PostgresOptions, 
   ssl?: SslOption;
 }
 
-const shape = type({
-  url: 'string > 0 | object',
-  'poolSize?': '1 <= number.integer <= 1000',
-  'statementTimeoutMs?': 'number.integer >= 0',
-  'connectTimeoutMs?': 'number.integer >= 100',
-  'ssl?': "boolean | 'require' | 'allow' | 'prefer' | 'verify-full' | object",
-  'applicationName?': 'string > 0',
-  'leaseMs?': 'number.integer >= 1000',
-  'lockTimeoutMs?': 'number.integer >= 0',
-  'appendRetries?': 'number.integer >= 0',
-  'autoMigrate?': 'boolean',
-  '+': 'reject',
+const anObject = s.custom<Record<string, unknown>>('an object', (v) => typeof v === 'object' && v !== null);
+const shape = s.object({
+  url: s.union(s.string({ min: 1 }), anObject),
+  poolSize: s.integer({ min: 1, max: 1000 }).optional(),
+  statementTimeoutMs: s.integer({ min: 0 }).optional(),
+  connectTimeoutMs: s.integer({ min: 100 }).optional(),
+  ssl: s.union(s.boolean(), s.literal('require', 'allow', 'prefer', 'verify-full'), anObject).optional(),
+  applicationName: s.string({ min: 1 }).optional(),
+  leaseMs: s.integer({ min: 1000 }).optional(),
+  lockTimeoutMs: s.integer({ min: 0 }).optional(),
+  appendRetries: s.integer({ min: 0 }).optional(),
+  autoMigrate: s.boolean().optional(),
 });
 
 /**

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { OryxError, validateOptions as validate } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { OryxError, shape as s, validateOptions as validate } from '@oryxos/kernel';
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {
@@ -16,13 +15,12 @@ export interface ReplayOptions {
   defaultModel?: string;
 }
 
-const schema = type({
-  'mode?': "'replay' | 'record'",
-  cassette: 'string > 0',
-  'name?': /^[A-Za-z0-9][\w.-]*$/,
-  'target?': 'string > 0',
-  'defaultModel?': 'string > 0',
-  '+': 'reject',
+const schema = s.object({
+  mode: s.literal('replay', 'record').optional(),
+  cassette: s.string({ min: 1 }),
+  name: s.string({ pattern: /^[A-Za-z0-9][\w.-]*$/ }).optional(),
+  target: s.string({ min: 1 }).optional(),
+  defaultModel: s.string({ min: 1 }).optional(),
 });
 
 function fail(field: string, message: string): never {

@@ -1,4 +1,4 @@
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import { parseEnvName } from './env-rule.ts';
 import { compilePattern, type ExecEntry, type Limits } from './exec-rule.ts';
 import { parseHttpEntry, type HttpEntry } from './http-rule.ts';
@@ -88,27 +88,27 @@ export interface SandboxOptions {
   confine?: boolean;
 }
 
-const paths = type('string > 0').array();
-const limits = type({
-  'cpuSeconds?': 'number.integer >= 1',
-  'memoryMb?': 'number.integer >= 16',
-  'processes?': 'number.integer >= 1',
-  '+': 'reject',
+const name = s.string({ min: 1 });
+const paths = s.array(name).optional();
+const limits = s.object({
+  cpuSeconds: s.integer({ min: 1 }).optional(),
+  memoryMb: s.integer({ min: 16 }).optional(),
+  processes: s.integer({ min: 1 }).optional(),
 });
-const execEntry = type('string > 0').or({
-  command: 'string > 0', 'args?': 'string[]', 'rest?': 'string', 'env?': paths, 'limits?': limits, '+': 'reject',
-});
+const execEntry = s.union(name, s.object({
+  command: name, args: s.array(s.string()).optional(), rest: s.string().optional(), env: paths, limits: limits.optional(),
+}));
+const hosts = s.object({ allow: paths, ask: paths }).optional();
 
-export const optionsShape = type({
-  'files?': {
-    'read?': paths, 'write?': paths, 'deny?': paths, 'allowControlWrites?': paths, 'allowHardLinks?': 'boolean',
-    'ask?': { 'read?': paths, 'write?': paths, '+': 'reject' }, '+': 'reject',
-  },
-  'exec?': { 'allow?': execEntry.array(), 'ask?': execEntry.array(), 'env?': paths, 'limits?': limits, '+': 'reject' },
-  'http?': { 'allow?': type('string > 0').array(), 'ask?': type('string > 0').array(), '+': 'reject' },
-  'smtp?': { 'allow?': type('string > 0').array(), 'ask?': type('string > 0').array(), '+': 'reject' },
-  'confine?': 'boolean',
-  '+': 'reject',
+export const optionsShape = s.object({
+  files: s.object({
+    read: paths, write: paths, deny: paths, allowControlWrites: paths, allowHardLinks: s.boolean().optional(),
+    ask: s.object({ read: paths, write: paths }).optional(),
+  }).optional(),
+  exec: s.object({ allow: s.array(execEntry).optional(), ask: s.array(execEntry).optional(), env: paths, limits: limits.optional() }).optional(),
+  http: hosts,
+  smtp: hosts,
+  confine: s.boolean().optional(),
 });
 
 /**
@@ -137,13 +137,9 @@ export type ParseResult = { ok: true; rules: Rules } | { ok: false; field: strin
 
 /** Validates the shape, then every entry (patterns compile, hosts parse). Never throws. */
 export function parseRules(raw: unknown): ParseResult {
-  const checked = optionsShape(raw ?? {});
-  if (checked instanceof type.errors) {
-    const first = checked[0];
-    const field = first?.path?.length ? first.path.join('.') : '(options)';
-    return { ok: false, field, message: first?.message.replace(/^.*? must/, 'must') ?? checked.summary };
-  }
-  const o = checked as SandboxOptions;
+  const found = s.check(optionsShape, raw ?? {});
+  if (found) return { ok: false, field: found.path.length ? found.path.join('.') : '(options)', message: found.problem };
+  const o = (raw ?? {}) as SandboxOptions;
   const rules: Rules = {};
   if (o.files) rules.files = { ...o.files };
   if (o.confine !== undefined) rules.confine = o.confine;

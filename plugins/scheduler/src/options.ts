@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import type { EngineOptions } from './engine.ts';
 import { schedulerError } from './errors.ts';
 import { parseTask, type TaskDefinition, type TaskInput } from './task.ts';
@@ -26,13 +25,12 @@ export interface ResolvedSchedulerOptions extends EngineOptions {
   tasks: TaskDefinition[];
 }
 
-export const optionsShape = type({
-  'tasks?': 'unknown[]',
-  'graceMs?': 'number.integer >= 0',
-  'leaseMs?': 'number.integer >= 1000',
-  'refreshMs?': 'number.integer >= 100',
-  'approvalTimeoutMs?': 'number.integer >= 1000',
-  '+': 'reject',
+export const optionsShape = s.object({
+  tasks: s.array(s.unknown()).optional(),
+  graceMs: s.integer({ min: 0 }).optional(),
+  leaseMs: s.integer({ min: 1000 }).optional(),
+  refreshMs: s.integer({ min: 100 }).optional(),
+  approvalTimeoutMs: s.integer({ min: 1000 }).optional(),
 });
 
 /**

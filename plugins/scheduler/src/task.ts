@@ -1,5 +1,4 @@
-import { definedOptions, isOryxError } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { definedOptions, isOryxError, shape as s } from '@oryxos/kernel';
 import { schedulerError } from './errors.ts';
 import { checkCron, checkTimezone, parseAt, parseEvery, type Schedule } from './schedule.ts';
 
@@ -59,21 +58,20 @@ export interface TaskDefinition {
 export const DEFAULT_TIMEOUT_MS = 600_000;
 export const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export const taskShape = type({
-  name: 'string',
-  agent: 'string',
-  message: 'string',
-  'cron?': 'string',
-  'every?': 'number | string',
-  'at?': type('string').or(type.instanceOf(Date)),
-  'timezone?': 'string',
-  'session?': "'new' | 'task'",
-  'notify?': 'string',
-  'enabled?': 'boolean',
-  'timeoutMs?': 'number.integer >= 1000',
-  'overlap?': "'skip' | 'queue'",
-  'catchUp?': "'latest' | 'none' | 'all'",
-  '+': 'reject',
+export const taskShape = s.object({
+  name: s.string(),
+  agent: s.string(),
+  message: s.string(),
+  cron: s.string().optional(),
+  every: s.union(s.number(), s.string()).optional(),
+  at: s.union(s.string(), s.custom<Date>('a Date', (v) => v instanceof Date)).optional(),
+  timezone: s.string().optional(),
+  session: s.literal('new', 'task').optional(),
+  notify: s.string().optional(),
+  enabled: s.boolean().optional(),
+  timeoutMs: s.integer({ min: 1000 }).optional(),
+  overlap: s.literal('skip', 'queue').optional(),
+  catchUp: s.literal('latest', 'none', 'all').optional(),
 });
 
 /**
@@ -95,14 +93,14 @@ export function parseTask(raw: unknown, where = 'task'): TaskDefinition {
 }
 
 function parse(raw: unknown): TaskDefinition {
-  const out = taskShape(raw === undefined || raw === null ? raw : definedOptions(raw));
-  if (out instanceof type.errors) {
-    const first = out[0]!;
-    const field = first.path.length ? first.path.join('.') : '(task)';
-    const known = first.problem === 'must be removed' ? ` (known fields: ${taskShape.props.map((p) => String(p.key)).join(', ')})` : '';
-    throw schedulerError('ORYX_E_SCHEDULER_BAD_TASK', `${field === '(task)' ? 'a task' : field} ${first.message.replace(/^.*? must/, 'must')}${known}`, { data: { field } });
+  const value = raw === undefined || raw === null ? raw : definedOptions(raw);
+  const found = s.check(taskShape, value);
+  if (found) {
+    const field = found.path.length ? found.path.join('.') : '(task)';
+    const known = found.problem === 'must be removed' ? ` (known fields: ${taskShape.keys.join(', ')})` : '';
+    throw schedulerError('ORYX_E_SCHEDULER_BAD_TASK', `${field === '(task)' ? 'a task' : field} ${found.problem}${known}`, { data: { field } });
   }
-  const t = out as TaskInput;
+  const t = value as TaskInput;
   const bad = (field: string, message: string) => schedulerError('ORYX_E_SCHEDULER_BAD_TASK', `${field} ${message}`, { data: { field } });
   if (!TASK_NAME.test(t.name)) throw bad('name', `${JSON.stringify(t.name)} must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   if (!t.agent.trim()) throw bad('agent', 'must name an agent');

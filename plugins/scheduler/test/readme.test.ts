@@ -13,8 +13,8 @@ function firstCells(heading: string): string[] {
 }
 
 test('the README documents every option and every task field, and nothing else', () => {
-  assert.equal(firstCells('### Options').sort(), optionsShape.props.map((p) => String(p.key)).sort());
-  assert.equal(firstCells('### A task').sort(), taskShape.props.map((p) => String(p.key)).sort());
+  assert.equal(firstCells('### Options').sort(), [...optionsShape.keys].sort());
+  assert.equal(firstCells('### A task').sort(), [...taskShape.keys].sort());
 });
 
 test('the README lists every command of the package', () => {

@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 import { parseUrl } from './url.ts';
 
@@ -27,15 +26,14 @@ export interface SqliteOptions {
 
 export type ResolvedSqliteOptions = Required<Omit<SqliteOptions, 'authToken'>> & { authToken?: string };
 
-const shape = type({
-  'url?': 'string > 0',
-  'driver?': "'auto' | 'libsql' | 'client'",
-  'authToken?': 'string',
-  'busyTimeoutMs?': 'number.integer >= 0',
-  'leaseMs?': 'number.integer >= 1000',
-  'lockTimeoutMs?': 'number.integer >= 0',
-  'appendRetries?': 'number.integer >= 0',
-  '+': 'reject',
+const shape = s.object({
+  url: s.string({ min: 1 }).optional(),
+  driver: s.literal('auto', 'libsql', 'client').optional(),
+  authToken: s.string().optional(),
+  busyTimeoutMs: s.integer({ min: 0 }).optional(),
+  leaseMs: s.integer({ min: 1000 }).optional(),
+  lockTimeoutMs: s.integer({ min: 0 }).optional(),
+  appendRetries: s.integer({ min: 0 }).optional(),
 });
 
 export const DEFAULT_URL = 'file:.oryxos/oryx.db';

@@ -1,6 +1,5 @@
 import { isOryxError, type Tool, type ToolResult } from '@oryxos/kernel';
-import { defineTool, type ToolDefinition } from '@oryxos/plugin-kit';
-import type { Type } from 'arktype';
+import { defineTool, type ToolArgs, type ToolDefinition } from '@oryxos/plugin-kit';
 import type { ResolvedToolsOptions } from './options.ts';
 
 /** What every built-in tool is built with. */
@@ -11,7 +10,7 @@ export interface ToolEnv {
 }
 
 /** A built-in tool: {@link defineTool} with source `builtin`. */
-export function builtinTool<A extends Type<object>>(def: ToolDefinition<A>): Tool {
+export function builtinTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
   return defineTool({ ...def, source: 'builtin' });
 }
 

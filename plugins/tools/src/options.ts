@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import { toolsError } from './errors.ts';
 
 /** The tools this plugin can register. */
@@ -40,21 +39,21 @@ export interface ToolsOptions {
 export type ResolvedToolsOptions = Required<Omit<ToolsOptions, 'include' | 'exclude'>> & { tools: ToolName[] };
 
 
-const names = type.enumerated(...TOOL_NAMES).array();
-const shape = type({
-  'include?': names,
-  'exclude?': names,
-  'maxOutputChars?': 'number.integer >= 100',
-  'maxReadLines?': 'number.integer >= 1',
-  'maxListEntries?': 'number.integer >= 1',
-  'shellTimeoutMs?': 'number.integer >= 1',
-  'maxShellTimeoutMs?': 'number.integer >= 1',
-  'killGraceMs?': 'number.integer >= 0',
-  'httpTimeoutMs?': 'number.integer >= 1',
-  'maxRedirects?': 'number.integer >= 0',
-  'maxResponseBytes?': 'number.integer >= 1',
-  'approval?': type({ '[string]': "'always'" }),
-  '+': 'reject',
+const names = s.array(s.literal(...TOOL_NAMES)).optional();
+const atLeast = (min: number) => s.integer({ min }).optional();
+const shape = s.object({
+  include: names,
+  exclude: names,
+  maxOutputChars: atLeast(100),
+  maxReadLines: atLeast(1),
+  maxListEntries: atLeast(1),
+  shellTimeoutMs: atLeast(1),
+  maxShellTimeoutMs: atLeast(1),
+  killGraceMs: atLeast(0),
+  httpTimeoutMs: atLeast(1),
+  maxRedirects: atLeast(0),
+  maxResponseBytes: atLeast(1),
+  approval: s.record(s.literal('always')).optional(),
 });
 
 /** Validates the factory's options at once; the error names the field and how to fix it. */

@@ -1,4 +1,4 @@
-// The JSON Schema the model sees and the validation the kernel runs come from one arktype
+// The JSON Schema the model sees and the validation the kernel runs come from one argument
 // definition. These tests check that they agree on a spread of arguments, valid and not.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

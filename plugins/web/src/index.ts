@@ -43,9 +43,9 @@ export default function web(options: WebOptions = {}): Plugin {
     provides: ['web'],
     options: resolved,
     async setup(ctx) {
-      // A read command (`oryx agents`, `sessions`, …) serves nothing: the server and Hono are
-      // not even loaded, which keeps those commands about a tenth quicker to start.
-      if (ctx.readOnly) return;
+      // Only a host that serves (`oryx web`, an embedding program) gets the server: for `oryx
+      // run`, `chat` and every read, Hono, the routes and their request types are not even loaded.
+      if (ctx.readOnly || !ctx.serving) return;
       const { WebServer } = await import('./server.ts');
       const server = new WebServer(ctx, resolved, pkg.version);
       ctx.provide('web', server);

@@ -1,5 +1,4 @@
-import { validateOptions } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, validateOptions } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import { MIN_TOKEN } from './token-file.ts';
 
@@ -46,19 +45,19 @@ export interface ResolvedWebOptions extends Required<Omit<WebOptions, 'token'>> 
   tokenFrom?: 'option' | 'ORYX_WEB_TOKEN';
 }
 
-const optionsShape = type({
-  'host?': 'string > 0',
-  'port?': '0 <= number.integer <= 65535',
-  'token?': 'string',
-  'auth?': "'token' | 'none'",
-  'allowedHosts?': '(string > 0)[]',
-  'maxMessageBytes?': '1 <= number.integer <= 16777216',
-  'maxChatBodyBytes?': '1 <= number.integer <= 268435456',
-  'invokeTimeoutMs?': 'number.integer > 0',
-  'cors?': 'boolean | string > 0 | (string > 0)[]',
-  'shutdownGraceMs?': 'number.integer >= 0',
-  'console?': 'boolean',
-  '+': 'reject',
+const nonEmpty = s.string({ min: 1 });
+const optionsShape = s.object({
+  host: nonEmpty.optional(),
+  port: s.integer({ min: 0, max: 65535 }).optional(),
+  token: s.string().optional(),
+  auth: s.literal('token', 'none').optional(),
+  allowedHosts: s.array(nonEmpty).optional(),
+  maxMessageBytes: s.integer({ min: 1, max: 16_777_216 }).optional(),
+  maxChatBodyBytes: s.integer({ min: 1, max: 268_435_456 }).optional(),
+  invokeTimeoutMs: s.integer({ above: 0 }).optional(),
+  cors: s.union(s.boolean(), nonEmpty, s.array(nonEmpty)).optional(),
+  shutdownGraceMs: s.integer({ min: 0 }).optional(),
+  console: s.boolean().optional(),
 });
 
 export const DEFAULTS = Object.freeze({

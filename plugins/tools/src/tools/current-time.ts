@@ -1,4 +1,4 @@
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool } from '@oryxos/kernel';
 import { builtinTool, failure } from '../builtin.ts';
 
@@ -7,7 +7,7 @@ export function currentTimeTool(): Tool {
   return builtinTool({
     name: 'current_time',
     description: 'The current date and time: ISO 8601 in UTC, and the local date, time, weekday and UTC offset in a time zone.',
-    args: type({ 'timezone?': 'string > 0', '+': 'reject' }),
+    args: s.object({ timezone: s.string({ min: 1 }).optional() }),
     describe: { timezone: 'IANA time zone, e.g. Europe/Paris or America/New_York. Default: the zone of the machine running OryxOS.' },
     async execute(a) {
       const now = new Date();

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool } from '@oryxos/kernel';
 import { writeAtomic } from '../atomic-write.ts';
 import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
@@ -54,7 +54,7 @@ export function editFileTool(env: ToolEnv): Tool {
     name: 'edit_file',
     parallel: false, // changes files or runs programs: never beside another call
     description: 'Replace one exact occurrence of `old` with `new` in a text file. `old` must match the file exactly (whitespace included) and occur exactly once; otherwise nothing changes and the result says how many matches there were.',
-    args: type({ path: 'string > 0', old: 'string > 0', new: 'string', '+': 'reject' }),
+    args: s.object({ path: s.string({ min: 1 }), old: s.string({ min: 1 }), new: s.string() }),
     describe: {
       path: 'The file, relative to the project folder or absolute.',
       old: 'The exact text to replace; include enough context that it occurs only once.',

@@ -1,4 +1,4 @@
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool, ToolResult } from '@oryxos/kernel';
 import { Capture } from '../cap.ts';
 import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
@@ -29,12 +29,11 @@ export function httpRequestTool(env: ToolEnv): Tool {
     name: 'http_request',
     description: `Send an HTTP(S) request and return the status, headers and body (text bodies up to ${o.maxOutputChars} characters, with the full length). `
       + `Follows up to ${o.maxRedirects} redirects, each checked by the sandbox. Status 400 and above is an error result. Times out after ${o.httpTimeoutMs} ms.`,
-    args: type({
-      url: 'string > 0',
-      'method?': type.enumerated(...METHODS),
-      'headers?': stringRecord,
-      'body?': 'string',
-      '+': 'reject',
+    args: s.object({
+      url: s.string({ min: 1 }),
+      method: s.literal(...METHODS).optional(),
+      headers: stringRecord.optional(),
+      body: s.string().optional(),
     }),
     describe: {
       url: 'Absolute http:// or https:// URL.',

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool, ToolContext } from '@oryxos/kernel';
 import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
@@ -15,7 +15,7 @@ export function listDirTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'list_dir',
     description: `List a folder: one entry per line, paths relative to the project folder, folders ending in "/", file sizes in bytes, symbolic links as "name -> target" (not followed). Goes depth levels down (default 1, at most ${MAX_DEPTH}); at most ${maxListEntries} entries.`,
-    args: type({ path: 'string > 0', 'depth?': '1 <= number.integer <= 10', '+': 'reject' }),
+    args: s.object({ path: s.string({ min: 1 }), depth: s.integer({ min: 1, max: 10 }).optional() }),
     describe: {
       path: 'The folder, relative to the project folder or absolute ("." for the project itself).',
       depth: 'How many levels to go down. Default 1 (only the folder\'s own entries).',

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool } from '@oryxos/kernel';
 import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
 import { allowedPath, fileAction } from '../file-access.ts';
@@ -14,7 +14,7 @@ export function readFileTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'read_file',
     description: `Read a text file. Returns lines exactly as stored, from line offset+1, at most limit lines (default ${env.options.maxReadLines}) and ${max} characters; a note at the end says when more follows and which offset to continue from.`,
-    args: type({ path: 'string > 0', 'offset?': 'number.integer >= 0', 'limit?': 'number.integer >= 1', '+': 'reject' }),
+    args: s.object({ path: s.string({ min: 1 }), offset: s.integer({ min: 0 }).optional(), limit: s.integer({ min: 1 }).optional() }),
     describe: {
       path: 'The file, relative to the project folder or absolute.',
       offset: 'Lines to skip from the start. Default 0.',

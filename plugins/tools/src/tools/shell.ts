@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool } from '@oryxos/kernel';
 import { absolutePath, resolveExecutable } from '@oryxos/plugin-kit';
 import { Capture, section } from '../cap.ts';
@@ -21,12 +21,11 @@ export function shellTool(env: ToolEnv): Tool {
     description: `Run one program with a list of arguments. There is no shell: ; && | $() backticks * ~ $VAR and > are passed to the program as plain text, so run one program per call. `
       + `Returns the exit code, stdout and stderr (each cut to ${o.maxOutputChars} characters, with the full length). A non-zero exit code is an error result. `
       + `Stops the program after timeoutMs (default ${o.shellTimeoutMs}, at most ${o.maxShellTimeoutMs}). Standard input is empty.`,
-    args: type({
-      command: 'string > 0',
-      args: 'string[]',
-      'cwd?': 'string > 0',
-      'timeoutMs?': type('number.integer >= 1').atMost(o.maxShellTimeoutMs),
-      '+': 'reject',
+    args: s.object({
+      command: s.string({ min: 1 }),
+      args: s.array(s.string()),
+      cwd: s.string({ min: 1 }).optional(),
+      timeoutMs: s.integer({ min: 1, max: o.maxShellTimeoutMs }).optional(),
     }),
     describe: {
       command: 'The program: a name looked up on PATH (git) or a path (./scripts/check.sh).',

@@ -1,4 +1,4 @@
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/kernel';
 import type { Tool } from '@oryxos/kernel';
 import { writeAtomic } from '../atomic-write.ts';
 import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
@@ -11,7 +11,7 @@ export function writeFileTool(env: ToolEnv): Tool {
     name: 'write_file',
     parallel: false, // changes files or runs programs: never beside another call
     description: 'Create or replace a text file with the given content (missing parent folders are created). The file is replaced all at once; to change part of a file, use edit_file.',
-    args: type({ path: 'string > 0', content: 'string', '+': 'reject' }),
+    args: s.object({ path: s.string({ min: 1 }), content: s.string() }),
     describe: {
       path: 'The file, relative to the project folder or absolute.',
       content: 'The whole new content of the file.',

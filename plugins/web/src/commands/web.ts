@@ -6,6 +6,7 @@ import '../index.ts';
 import { schedulerOf } from '../task-routes.ts';
 
 export default class Web extends OryxCommand {
+  static override serving = true;
   static override summary = 'Serve the agents over HTTP: REST, SSE streaming and an OpenAI-compatible /v1.';
   static override description = 'Starts the web plugin\'s server (web() in oryx.config.ts) and prints its URL. '
     + 'On SIGINT or SIGTERM it stops accepting connections, lets runs in flight finish for the grace period, '
