@@ -1,12 +1,12 @@
-import { ApprovalPending, approvedActions, askFirst } from './approval.ts';
+import { ApprovalPending, approvedActions, askFirst, asksByRule } from './approval.ts';
 import { BudgetExceeded } from './budget.ts';
 import { OryxError, errorMessage, isOryxError } from './errors.ts';
-import type { ToolResultInfo } from './hooks.ts';
+import { tapped, type ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { Approval, ApprovalAsk, RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import type { Approval, ApprovalAsk, RunContext, SandboxAction, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
 
 /**
  * What running one call gave: its result and message, or `waiting` when it waits for a
@@ -50,16 +50,19 @@ export class ToolExecutor {
     result = content.length > maxChars
       ? { ...result, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
       : { ...result, content };
-    const info: ToolResultInfo = {
-      run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
-    };
-    try {
-      result = await this.kernel.hooks.afterTool.promise(result, info);
-    } catch (error) {
-      // The tap that threw may have come before the audit: record the failure as the result.
-      result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
-      await this.kernel.hooks.afterTool.promise(result, { ...info, status: 'error' })
-        .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+    const { afterTool } = this.kernel.hooks;
+    if (tapped(afterTool)) {
+      const info: ToolResultInfo = {
+        run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
+      };
+      try {
+        result = await afterTool.promise(result, info);
+      } catch (error) {
+        // The tap that threw may have come before the audit: record the failure as the result.
+        result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
+        await afterTool.promise(result, { ...info, status: 'error' })
+          .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+      }
     }
     return {
       result,
@@ -75,58 +78,63 @@ export class ToolExecutor {
     if (call.argsError !== undefined) {
       return fail(`The arguments for ${call.name} were not valid JSON (${call.argsError}). Call it again with a JSON object that matches its schema.`);
     }
-    const problem = await checkToolArgs(tool, call.args);
+    // A tool's own validate is synchronous: no await (a microtask per call) on that path.
+    const problem = tool.validate ? tool.validate(call.args) : await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
 
     if (run.signal.aborted) return fail(`Not run: ${abortedWhy(run.signal)}`);
-    const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
-    if (bail) return bail;
+    if (tapped(this.kernel.hooks.beforeTool)) {
+      const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
+      if (bail) return bail;
+    }
 
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(run.signal.reason);
-    run.signal.addEventListener('abort', onAbort, { once: true });
+    const { kernel } = this;
+    const cancel = new CallCancel(run.signal);
     const gate: SandboxContext = { run, toolCallId: call.id, origin: `tool ${call.name}` };
+    // The grant is read when an action is checked: before askFirst none or a resumed call's,
+    // after it what the person approved.
+    const enforce = (action: SandboxAction) => enforceAction(kernel, action, { ...gate, approvedActions: approvedActions(run, call.id) });
     const ctx: ToolContext = {
       agent: run.agent,
       sessionId: run.sessionId,
       iteration: run.iteration,
       toolCallId: call.id,
-      signal: controller.signal,
-      enforce: (action) => enforceAction(this.kernel, action, gate),
-      launch: (request) => prepareExec(this.kernel, request, gate),
-      service: (name) => this.kernel.service(name),
+      get signal() { return cancel.signal; },
+      enforce,
+      launch: (request) => prepareExec(kernel, request, { ...gate, approvedActions: approvedActions(run, call.id) }),
+      service: (name) => kernel.service(name),
     };
     const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
+    watchAbort(run.signal, cancel);
     try {
       // Each declared action passes the sandbox; those that ask wait for a person (or a rule
       // asks), who decides before anything happens. A resumed call holds its approval already.
-      gate.approvedActions = approvedActions(run, call.id);
       const asks: ApprovalAsk[] = [];
-      for (const action of (await tool.actions?.(call.args, ctx)) ?? []) {
+      const actions = tool.actions ? await tool.actions(call.args, ctx) : undefined;
+      for (const action of actions ?? []) {
         try {
-          await ctx.enforce(action);
+          await enforce(action);
         } catch (error) {
           if (!isOryxError(error) || error.code !== 'ORYX_E_SANDBOX_ASK') throw error;
           asks.push({ action, reason: String(error.data?.reason) });
         }
       }
-      const refused = await askFirst(this.kernel, run, call, tool, asks);
-      if (refused) return refused;
-      gate.approvedActions = approvedActions(run, call.id);
-      for (const { action } of asks) await ctx.enforce(action!);
-      const timeout = new Promise<never>((_, reject) => {
+      if (asks.length || asksByRule(run, tool)) {
+        const refused = await askFirst(kernel, run, call, tool, asks);
+        if (refused) return refused;
+        for (const { action } of asks) await enforce(action!);
+      }
+      // One promise settles the call: the tool's result, its time limit, or the run's abort.
+      const out = await new Promise<ToolResult | string>((resolve, reject) => {
         timer = setTimeout(() => {
           reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${call.name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
-          controller.abort();
+          cancel.abort();
         }, timeoutMs);
+        cancel.stop = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(run.signal)}`));
+        if (run.signal.aborted) cancel.runAborted();
+        Promise.resolve(tool.execute(call.args, ctx)).then(resolve, reject);
       });
-      const aborted = new Promise<never>((_, reject) => {
-        const abort = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(run.signal)}`));
-        if (run.signal.aborted) abort();
-        controller.signal.addEventListener('abort', abort, { once: true });
-      });
-      const out = await Promise.race([tool.execute(call.args, ctx), timeout, aborted]);
       return typeof out === 'string' ? { content: out, isError: false } : out;
     } catch (error) {
       if (error instanceof ApprovalPending) throw error;
@@ -146,9 +154,64 @@ export class ToolExecutor {
       };
     } finally {
       clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
+      unwatchAbort(run.signal, cancel);
     }
   }
+}
+
+/**
+ * A call's own cancellation. Its signal is made only when the tool reads `ctx.signal` (most
+ * tools never do); it follows the run's signal, and is aborted when the call's time is up.
+ */
+class CallCancel {
+  private controller?: AbortController;
+  /** Set when the call was aborted before anyone read its signal. */
+  private early?: { reason: unknown };
+  /** Set while the tool runs: ends the call with ORYX_E_RUN_ABORTED. */
+  stop?: () => void;
+
+  constructor(private readonly run: AbortSignal) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.early) this.controller.abort(this.early.reason);
+      else if (this.run.aborted) this.controller.abort(this.run.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the call's signal (`reason` undefined: an AbortError, as `AbortController.abort()` gives). */
+  abort(reason?: unknown): void {
+    if (this.controller) this.controller.abort(reason);
+    else this.early ??= { reason };
+  }
+
+  /** The run's signal fired: the call ends, and its signal fires with the run's reason. */
+  runAborted(): void {
+    this.stop?.();
+    this.abort(this.run.reason);
+  }
+}
+
+/**
+ * The calls running on a run's signal: one `abort` listener per signal (added with its first
+ * call) reaches them all, instead of a listener added and removed per call.
+ */
+const watching = new WeakMap<AbortSignal, Set<CallCancel>>();
+
+function watchAbort(signal: AbortSignal, cancel: CallCancel): void {
+  let calls = watching.get(signal);
+  if (!calls) {
+    const set = calls = new Set();
+    watching.set(signal, set);
+    signal.addEventListener('abort', () => { for (const c of [...set]) c.runAborted(); }, { once: true });
+  }
+  calls.add(cancel);
+}
+
+function unwatchAbort(signal: AbortSignal, cancel: CallCancel): void {
+  watching.get(signal)?.delete(cancel);
 }
 
 /** Why the run's signal fired, for the result of a call it cut short. */
