@@ -3,6 +3,7 @@ import { approvalRef } from './approval.ts';
 import { BudgetExceeded, type RunBudget } from './budget.ts';
 import { OryxError, errorMessage, toOryxError } from './errors.ts';
 import { ToolExecutor } from './executor.ts';
+import { tapped } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { LoopGuard } from './loop-guard.ts';
 import { buildPrompt, TokenEstimator, promptChars } from './prompt.ts';
@@ -47,7 +48,8 @@ type ShortStop = { reason: 'limit' | 'budget' | 'loop'; notice: string; limit?: 
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const { kernel, run, provider, history, budget } = input;
-  const emit = input.onEvent ?? (() => {});
+  // Events are made only when someone listens: `emit?.(…)` builds no object otherwise.
+  const emit = input.onEvent;
   const executor = new ToolExecutor(kernel);
   const estimator = new TokenEstimator();
   const trimmed = new WeakSet<Message>();
@@ -72,14 +74,14 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   /** One model call on the prompt rebuilt from the history; `note` ends it and takes the tools away. */
   const ask = async (note?: string): Promise<ChatResponse> => {
     run.iteration++;
-    emit({ type: 'iteration', iteration: run.iteration });
+    emit?.({ type: 'iteration', iteration: run.iteration });
     const { messages, prompt } = await buildPrompt({
       hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed,
     });
-    emit({ type: 'prompt', report: prompt.report });
+    emit?.({ type: 'prompt', report: prompt.report });
     if (note) messages.push({ role: 'system', content: note });
     const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
-    const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit, budget, report: prompt.report });
+    const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit: emit ?? noEvents, budget, report: prompt.report });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     budget.addUsage(response.usage);
@@ -98,7 +100,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * is up). The answer is committed like any assistant message.
    */
   const stopShort = async (stop: ShortStop): Promise<LoopResult> => {
-    emit({ type: 'stopping', reason: stop.reason, notice: stop.notice });
+    emit?.({ type: 'stopping', reason: stop.reason, notice: stop.notice });
     let final = await kernel.hooks.onLimit.promise({ run, last: last!, reason: stop.reason, notice: stop.notice, ...(stop.limit ? { limit: { name: stop.limit, value: stop.value! } } : {}) });
     if (!final && !run.signal.aborted) {
       final = await ask(finalNote(stop)).catch((error) => {
@@ -109,7 +111,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     if (!final) return end(stop.reason, '', { stop });
     const message: AssistantMessage = { role: 'assistant', content: final.message.content };
     await commit(message);
-    emit({ type: 'assistant', message });
+    emit?.({ type: 'assistant', message });
     return end(stop.reason, message.content, { stop });
   };
 
@@ -138,7 +140,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const { parallel_tools: parallel, max_parallel_tools: max } = run.agent.settings;
     await runBatch(calls, { parallel, max, alone: (call) => toolMap.get(call.name)?.parallel === false }, async (call, index) => {
       if (held) return { waiting: true as const };
-      emit({ type: 'tool_call', call });
+      emit?.({ type: 'tool_call', call });
       const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
       if ('waiting' in outcome) held = true;
       return outcome;
@@ -147,7 +149,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
         if (outcome.approval) {
           waiting = outcome.approval;
           const ref = approvalRef(waiting);
-          emit({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
+          emit?.({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
         }
         return;
       }
@@ -160,7 +162,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       }
       if (verdict.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
       await commit(message);
-      emit({ type: 'tool_result', call, result });
+      emit?.({ type: 'tool_result', call, result });
     });
     return stop;
   };
@@ -179,7 +181,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       last = await ask();
       const assistant = last.message;
       await commit(assistant);
-      emit({ type: 'assistant', message: assistant });
+      emit?.({ type: 'assistant', message: assistant });
       const calls = assistant.toolCalls ?? [];
       if (calls.length === 0) return end('final', assistant.content);
       const stop = await runTools(calls);
@@ -202,6 +204,8 @@ function finalNote(stop: ShortStop): string {
     : `You have used your budget for this run (${stop.notice.replace(/^stopped at /, '')}).`;
   return `${why} No tools are available any more. Answer now with what you have, and say plainly what is unfinished.`;
 }
+
+const noEvents = (): void => {};
 
 function notRun(stop: ShortStop): ToolResult {
   return { content: `Not run: the run ${stop.notice}.`, isError: true };
@@ -263,6 +267,7 @@ export async function callModel(
       if (run.signal.aborted) throw new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted');
       continue;
     }
+    if (!tapped(kernel.hooks.afterLLM)) return response;
     const latencyMs = Math.round(performance.now() - started);
     return kernel.hooks.afterLLM.promise(response, { run, request, attempt, latencyMs, ...(report ? { prompt: report } : {}) });
   }
