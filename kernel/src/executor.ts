@@ -1,12 +1,11 @@
-import { ApprovalPending, approvedActions, askFirst, asksByRule } from './approval.ts';
-import { BudgetExceeded } from './budget.ts';
-import { OryxError, errorMessage, isOryxError } from './errors.ts';
+import { ApprovalPending, askFirst, asksByRule } from './approval.ts';
+import { errorMessage, isOryxError } from './errors.ts';
 import { tapped, type ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
-import { enforceAction, prepareExec } from './sandbox-gate.ts';
+import { abortedWhy, ToolCallScope } from './tool-call.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { Approval, ApprovalAsk, RunContext, SandboxAction, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import type { Approval, ApprovalAsk, RunContext, Tool, ToolCall, ToolMessage, ToolResult } from './types.ts';
 
 /**
  * What running one call gave: its result and message, or `waiting` when it waits for a
@@ -89,24 +88,7 @@ export class ToolExecutor {
     }
 
     const { kernel } = this;
-    const cancel = new CallCancel(run.signal);
-    const gate: SandboxContext = { run, toolCallId: call.id, origin: `tool ${call.name}` };
-    // The grant is read when an action is checked: before askFirst none or a resumed call's,
-    // after it what the person approved.
-    const enforce = (action: SandboxAction) => enforceAction(kernel, action, { ...gate, approvedActions: approvedActions(run, call.id) });
-    const ctx: ToolContext = {
-      agent: run.agent,
-      sessionId: run.sessionId,
-      iteration: run.iteration,
-      toolCallId: call.id,
-      get signal() { return cancel.signal; },
-      enforce,
-      launch: (request) => prepareExec(kernel, request, { ...gate, approvedActions: approvedActions(run, call.id) }),
-      service: (name) => kernel.service(name),
-    };
-    const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    watchAbort(run.signal, cancel);
+    const ctx = new ToolCallScope(kernel, run, call);
     try {
       // Each declared action passes the sandbox; those that ask wait for a person (or a rule
       // asks), who decides before anything happens. A resumed call holds its approval already.
@@ -114,7 +96,7 @@ export class ToolExecutor {
       const actions = tool.actions ? await tool.actions(call.args, ctx) : undefined;
       for (const action of actions ?? []) {
         try {
-          await enforce(action);
+          await ctx.enforce(action);
         } catch (error) {
           if (!isOryxError(error) || error.code !== 'ORYX_E_SANDBOX_ASK') throw error;
           asks.push({ action, reason: String(error.data?.reason) });
@@ -123,18 +105,9 @@ export class ToolExecutor {
       if (asks.length || asksByRule(run, tool)) {
         const refused = await askFirst(kernel, run, call, tool, asks);
         if (refused) return refused;
-        for (const { action } of asks) await enforce(action!);
+        for (const { action } of asks) await ctx.enforce(action!);
       }
-      // One promise settles the call: the tool's result, its time limit, or the run's abort.
-      const out = await new Promise<ToolResult | string>((resolve, reject) => {
-        timer = setTimeout(() => {
-          reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${call.name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
-          cancel.abort();
-        }, timeoutMs);
-        cancel.stop = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(run.signal)}`));
-        if (run.signal.aborted) cancel.runAborted();
-        Promise.resolve(tool.execute(call.args, ctx)).then(resolve, reject);
-      });
+      const out = await ctx.execute(tool, tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
       return typeof out === 'string' ? { content: out, isError: false } : out;
     } catch (error) {
       if (error instanceof ApprovalPending) throw error;
@@ -153,70 +126,9 @@ export class ToolExecutor {
         retryable: isOryxError(error) ? error.retryable : false,
       };
     } finally {
-      clearTimeout(timer);
-      unwatchAbort(run.signal, cancel);
+      ctx.end();
     }
   }
-}
-
-/**
- * A call's own cancellation. Its signal is made only when the tool reads `ctx.signal` (most
- * tools never do); it follows the run's signal, and is aborted when the call's time is up.
- */
-class CallCancel {
-  private controller?: AbortController;
-  /** Set when the call was aborted before anyone read its signal. */
-  private early?: { reason: unknown };
-  /** Set while the tool runs: ends the call with ORYX_E_RUN_ABORTED. */
-  stop?: () => void;
-
-  constructor(private readonly run: AbortSignal) {}
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.early) this.controller.abort(this.early.reason);
-      else if (this.run.aborted) this.controller.abort(this.run.reason);
-    }
-    return this.controller.signal;
-  }
-
-  /** Aborts the call's signal (`reason` undefined: an AbortError, as `AbortController.abort()` gives). */
-  abort(reason?: unknown): void {
-    if (this.controller) this.controller.abort(reason);
-    else this.early ??= { reason };
-  }
-
-  /** The run's signal fired: the call ends, and its signal fires with the run's reason. */
-  runAborted(): void {
-    this.stop?.();
-    this.abort(this.run.reason);
-  }
-}
-
-/**
- * The calls running on a run's signal: one `abort` listener per signal (added with its first
- * call) reaches them all, instead of a listener added and removed per call.
- */
-const watching = new WeakMap<AbortSignal, Set<CallCancel>>();
-
-function watchAbort(signal: AbortSignal, cancel: CallCancel): void {
-  let calls = watching.get(signal);
-  if (!calls) {
-    const set = calls = new Set();
-    watching.set(signal, set);
-    signal.addEventListener('abort', () => { for (const c of [...set]) c.runAborted(); }, { once: true });
-  }
-  calls.add(cancel);
-}
-
-function unwatchAbort(signal: AbortSignal, cancel: CallCancel): void {
-  watching.get(signal)?.delete(cancel);
-}
-
-/** Why the run's signal fired, for the result of a call it cut short. */
-function abortedWhy(signal: AbortSignal): string {
-  return signal.reason instanceof BudgetExceeded ? `the run ${signal.reason.stop.notice}` : 'the run was aborted';
 }
 
 function fail(content: string): ToolResult {

@@ -6,7 +6,7 @@ import { ToolExecutor } from './executor.ts';
 import { tapped } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { LoopGuard } from './loop-guard.ts';
-import { buildPrompt, TokenEstimator, promptChars } from './prompt.ts';
+import { buildPrompt, historyChars, messageSize, TokenEstimator, toolSpec } from './prompt.ts';
 import { runBatch } from './tool-batch.ts';
 import type {
   Approval, AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
@@ -55,7 +55,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const trimmed = new WeakSet<Message>();
   const guard = new LoopGuard(run.agent.settings.loop_detection);
   const toolMap = new Map(input.tools.map((t) => [t.name, t]));
-  const specs = input.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  const specs = input.tools.map(toolSpec);
+  /** The history's size in the prompt, kept as messages are committed. */
+  let chars = historyChars(history);
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let last: ChatResponse | undefined = input.resume && { message: input.resume.response, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'tool_calls', model: run.model };
   /** Set once a call waits for a person: the run stops after this response's calls. */
@@ -75,8 +77,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const ask = async (note?: string): Promise<ChatResponse> => {
     run.iteration++;
     emit?.({ type: 'iteration', iteration: run.iteration });
-    const { messages, prompt } = await buildPrompt({
-      hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed,
+    const { messages, prompt, chars: promptSize } = await buildPrompt({
+      hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed, historyChars: chars,
     });
     emit?.({ type: 'prompt', report: prompt.report });
     if (note) messages.push({ role: 'system', content: note });
@@ -85,12 +87,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     budget.addUsage(response.usage);
-    estimator.calibrate(promptChars(prompt), response.usage.inputTokens);
+    estimator.calibrate(promptSize, response.usage.inputTokens);
     return response;
   };
 
   const commit = async (message: Message) => {
     history.push(message);
+    chars += messageSize(message);
     await input.commit([message]);
   };
 
@@ -120,12 +123,12 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * order. A call that waits for a person gets no result, and the calls after it do not run
    * (a resumed run runs them); calls already running alongside it finish and are committed.
    */
-  const runTools = async (calls: ToolCall[], given = new Map<string, ToolResult>()): Promise<ShortStop | undefined> => {
+  const runTools = async (calls: ToolCall[], given?: Map<string, ToolResult>): Promise<ShortStop | undefined> => {
     let stop: ShortStop | undefined;
     let held = false;
     const perStep = run.agent.settings.max_tool_calls_per_step;
     const instead = calls.map((call, index): ToolResult | undefined => {
-      if (given.has(call.id)) return given.get(call.id);
+      if (given?.has(call.id)) return given.get(call.id);
       if (index >= perStep) return undefined; // the executor answers these without running them
       if (stop) return notRun(stop);
       const over = budget.takeToolCall();
@@ -206,6 +209,7 @@ function finalNote(stop: ShortStop): string {
 }
 
 const noEvents = (): void => {};
+const NO_RETRY_POLICY: NonNullable<Provider['retry']> = {};
 
 function notRun(stop: ShortStop): ToolResult {
   return { content: `Not run: the run ${stop.notice}.`, isError: true };
@@ -230,7 +234,7 @@ export async function callModel(
   kernel: Kernel, provider: Provider, request: ChatRequest, run: RunContext, options: CallOptions,
 ): Promise<ChatResponse> {
   const { stream, emit, budget, report } = options;
-  const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? {};
+  const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? NO_RETRY_POLICY;
   for (let attempt = 1; ; attempt++) {
     const started = performance.now();
     let emitted = false;

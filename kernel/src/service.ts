@@ -5,7 +5,8 @@ import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
-import { groupTurns } from './prompt.ts';
+import { isoNow } from './clock.ts';
+import { groupTurns, turnCount } from './prompt.ts';
 import { subAgentTools } from './sub-agents.ts';
 import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
 
@@ -132,11 +133,10 @@ export class AgentService {
       : await this.openSession(agent.name, input.session);
     const budget = new RunBudget(agent.settings, parent?.budget);
     const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
-    const run: RunContext = {
-      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
-      startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}), ...(parent ? { parentRunId: parent.run.runId } : {}),
-      ...(input.approval ? { approval: input.approval } : {}),
-    };
+    const run: RunContext = { runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal, startedAt: isoNow() };
+    if (input.user) run.user = input.user;
+    if (parent) run.parentRunId = parent.run.runId;
+    if (input.approval) run.approval = input.approval;
     const max = agent.settings.max_history_turns;
     let stored: StoredMessage[] = [];
     let waiting: Approval | undefined;
@@ -176,25 +176,26 @@ export class AgentService {
         added.push(user);
       }
       const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-      let turns = groupTurns([...stored.map((s) => s.message), ...added]);
-      if (turns.length > max) {
+      let history = stored.map((s) => s.message);
+      for (const m of added) history.push(m);
+      if (turnCount(history) > max) {
+        const turns = groupTurns(history);
         const leaving = turns.slice(0, turns.length - max);
         await this.kernel.hooks.trimContext.promise({
           run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
         });
-        turns = turns.slice(turns.length - max);
+        history = turns.slice(turns.length - max).flat();
       }
+      const tools = await this.kernel.toolsFor(agent, signal);
+      const delegates = subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
+        { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft }));
       const result = await runLoop({
         kernel: this.kernel,
         run,
         provider,
         budget,
-        history: turns.flat(),
-        tools: [
-          ...await this.kernel.toolsFor(agent, signal),
-          ...subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
-            { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft })),
-        ],
+        history,
+        tools: delegates.length ? [...tools, ...delegates] : tools,
         commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
         seqOf: (m) => seq.get(m),
         stream: input.stream,
