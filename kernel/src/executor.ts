@@ -31,7 +31,9 @@ export class ToolExecutor {
    * detection, the run budget, a denied approval); it is recorded by `afterTool` like any other.
    */
   async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<CallOutcome> {
-    const started = performance.now();
+    const { afterTool } = this.kernel.hooks;
+    // The duration is for afterTool's taps (the audit); without any, the clock is not read.
+    const started = tapped(afterTool) ? performance.now() : 0;
     const tool = tools.get(call.name);
     const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
     let result: ToolResult;
@@ -49,7 +51,6 @@ export class ToolExecutor {
     result = content.length > maxChars
       ? { ...result, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
       : { ...result, content };
-    const { afterTool } = this.kernel.hooks;
     if (tapped(afterTool)) {
       const info: ToolResultInfo = {
         run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { approvalRef } from './approval.ts';
 import { BudgetExceeded, type RunBudget } from './budget.ts';
 import { OryxError, errorMessage, toOryxError } from './errors.ts';
-import { ToolExecutor } from './executor.ts';
+import { ToolExecutor, type CallOutcome } from './executor.ts';
 import { tapped } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { LoopGuard } from './loop-guard.ts';
@@ -77,9 +77,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const ask = async (note?: string): Promise<ChatResponse> => {
     run.iteration++;
     emit?.({ type: 'iteration', iteration: run.iteration });
-    const { messages, prompt, chars: promptSize } = await buildPrompt({
+    const building = buildPrompt({
       hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed, historyChars: chars,
     });
+    const { messages, prompt, chars: promptSize } = building instanceof Promise ? await building : building;
     emit?.({ type: 'prompt', report: prompt.report });
     if (note) messages.push({ role: 'system', content: note });
     const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
@@ -91,10 +92,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     return response;
   };
 
-  const commit = async (message: Message) => {
+  const commit = (message: Message): Promise<void> => {
     history.push(message);
     chars += messageSize(message);
-    await input.commit([message]);
+    return input.commit([message]);
   };
 
   /**
@@ -124,10 +125,10 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * (a resumed run runs them); calls already running alongside it finish and are committed.
    */
   const runTools = async (calls: ToolCall[], given?: Map<string, ToolResult>): Promise<ShortStop | undefined> => {
-    let stop: ShortStop | undefined;
-    let held = false;
+    stop = undefined;
+    held = false;
     const perStep = run.agent.settings.max_tool_calls_per_step;
-    const instead = calls.map((call, index): ToolResult | undefined => {
+    instead = calls.map((call, index): ToolResult | undefined => {
       if (given?.has(call.id)) return given.get(call.id);
       if (index >= perStep) return undefined; // the executor answers these without running them
       if (stop) return notRun(stop);
@@ -140,34 +141,45 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       if (verdict.action === 'stop') { stop = { reason: 'loop', notice: verdict.notice }; return notRun(stop); }
       return verdict.action === 'warn' ? { content: `Not run. ${verdict.message}`, isError: true } : undefined;
     });
-    const { parallel_tools: parallel, max_parallel_tools: max } = run.agent.settings;
-    await runBatch(calls, { parallel, max, alone: (call) => toolMap.get(call.name)?.parallel === false }, async (call, index) => {
-      if (held) return { waiting: true as const };
-      emit?.({ type: 'tool_call', call });
-      const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
-      if ('waiting' in outcome) held = true;
-      return outcome;
-    }, async (call, outcome, index) => {
-      if ('waiting' in outcome) {
-        if (outcome.approval) {
-          waiting = outcome.approval;
-          const ref = approvalRef(waiting);
-          emit?.({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
-        }
-        return;
-      }
-      let { result } = outcome;
-      const { message } = outcome;
-      const verdict = instead[index] ? { action: 'run' as const } : guard.after(call, result);
-      if (verdict.action === 'warn') {
-        result = { ...result, content: `${result.content}\n\n${verdict.message}` };
-        message.content = result.content;
-      }
-      if (verdict.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
-      await commit(message);
-      emit?.({ type: 'tool_result', call, result });
-    });
+    await runBatch(calls, batching, startCall, finishCall);
     return stop;
+  };
+  // What runTools keeps for the response whose calls run: the results the kernel gives instead
+  // of running a call, whether a call waits for a person, and why the run stops after them.
+  let instead: (ToolResult | undefined)[] = [];
+  let held = false;
+  let stop: ShortStop | undefined;
+  const batching = {
+    parallel: run.agent.settings.parallel_tools,
+    max: run.agent.settings.max_parallel_tools,
+    alone: (call: ToolCall) => toolMap.get(call.name)?.parallel === false,
+  };
+  const startCall = async (call: ToolCall, index: number): Promise<CallOutcome> => {
+    if (held) return { waiting: true };
+    emit?.({ type: 'tool_call', call });
+    const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
+    if ('waiting' in outcome) held = true;
+    return outcome;
+  };
+  const finishCall = async (call: ToolCall, outcome: CallOutcome, index: number): Promise<void> => {
+    if ('waiting' in outcome) {
+      if (outcome.approval) {
+        waiting = outcome.approval;
+        const ref = approvalRef(waiting);
+        emit?.({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
+      }
+      return;
+    }
+    let { result } = outcome;
+    const { message } = outcome;
+    const verdict = instead[index] ? undefined : guard.after(call, result);
+    if (verdict?.action === 'warn') {
+      result = { ...result, content: `${result.content}\n\n${verdict.message}` };
+      message.content = result.content;
+    }
+    if (verdict?.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
+    await commit(message);
+    emit?.({ type: 'tool_result', call, result });
   };
 
   try {
@@ -235,8 +247,10 @@ export async function callModel(
 ): Promise<ChatResponse> {
   const { stream, emit, budget, report } = options;
   const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? NO_RETRY_POLICY;
+  // The latency is for the hooks' taps (the audit); without any, the clock is not read.
+  const timed = tapped(kernel.hooks.afterLLM) || tapped(kernel.hooks.llmError);
   for (let attempt = 1; ; attempt++) {
-    const started = performance.now();
+    const started = timed ? performance.now() : 0;
     let emitted = false;
     let response: ChatResponse;
     try {

@@ -1,7 +1,7 @@
 import { isoNow } from './clock.ts';
 import { tapped, type Hooks } from './hooks.ts';
 import type {
-  AgentDefinition, Message, Prompt, PromptReport, PromptSection, RunContext, SkillRef, Tool, ToolCall, ToolSpec,
+  AgentDefinition, Message, Prompt, PromptSection, RunContext, SkillRef, Tool, ToolCall, ToolSpec,
 } from './types.ts';
 
 /** A turn: a user message and everything after it up to the next user message. */
@@ -168,13 +168,8 @@ export function cutText(text: string, max: number, why = 'to fit the context bud
   return text.slice(0, head) + marker + text.slice(text.length - (keep - head));
 }
 
-/**
- * Builds the prompt for one iteration: the four sections in order, `beforePrompt`, then the
- * token budget (long tool results cut, older turns dropped whole after `trimContext` has
- * seen them). Returns the messages to send, the report of what went in and what was cut, and
- * the prompt's size in characters ({@link promptChars}).
- */
-export async function buildPrompt(input: {
+/** What {@link buildPrompt} builds from. */
+export interface PromptInput {
   hooks: Hooks;
   run: RunContext;
   history: Message[];
@@ -186,81 +181,109 @@ export async function buildPrompt(input: {
   trimmed?: WeakSet<Message>;
   /** The size of `history` ({@link historyChars}), when the caller keeps it as the history grows. */
   historyChars?: number;
-}): Promise<{ messages: Message[]; prompt: Prompt; chars: number }> {
-  const { hooks, run, estimator } = input;
-  const report: PromptReport = { injected: [], cut: [], estimatedTokens: 0 };
+}
+
+/** The messages to send, the prompt with its report of what went in and what was cut, and its size in characters ({@link promptChars}). */
+export interface BuiltPrompt { messages: Message[]; prompt: Prompt; chars: number }
+
+/**
+ * Builds the prompt for one iteration: the four sections in order, `beforePrompt`, then the
+ * token budget (long tool results cut, older turns dropped whole after `trimContext` has
+ * seen them). A promise only when a hook has to be called (a `beforePrompt` tap, turns
+ * leaving): the loop's usual step builds its prompt without one.
+ */
+export function buildPrompt(input: PromptInput): BuiltPrompt | Promise<BuiltPrompt> {
+  const { hooks, run } = input;
   const whole = isWhole(input.history);
-  let prompt: Prompt = {
+  const prompt: Prompt = {
     system: systemSections(run.agent),
     memory: [],
     history: whole ? input.history.slice() : repair(input.history),
     tools: input.tools,
-    report,
+    report: { injected: [], cut: [], estimatedTokens: 0 },
   };
   // The caller's size holds for the history as given: not repaired, and no tap to change it.
-  let knownChars = whole ? input.historyChars : undefined;
-  if (tapped(hooks.beforePrompt)) {
-    prompt = await hooks.beforePrompt.promise(prompt, run);
-    knownChars = undefined;
-  }
-  const budgetChars = run.agent.settings.context_tokens * estimator.charsPerToken;
-  // The history array is copied before a message in it is replaced (it may be a tap's).
-  let history = prompt.history;
-  let own = false;
-  const replace = (i: number, m: Message) => {
-    if (!own) { history = history.slice(); own = true; }
-    history[i] = m;
-  };
+  if (tapped(hooks.beforePrompt)) return hooks.beforePrompt.promise(prompt, run).then((p) => fit(input, p, undefined));
+  return fit(input, prompt, whole ? input.historyChars : undefined);
+}
+
+/** A prompt being fitted to the token budget; its history is copied before a message in it is replaced (it may be a tap's). */
+interface Fitting {
+  input: PromptInput;
+  prompt: Prompt;
+  history: Message[];
+  own: boolean;
+  budgetChars: number;
+  /** The size of everything but the history. */
+  fixed: number;
+  total: number;
+}
+
+function replace(f: Fitting, i: number, m: Message): void {
+  if (!f.own) { f.history = f.history.slice(); f.own = true; }
+  f.history[i] = m;
+}
+
+function fit(input: PromptInput, prompt: Prompt, knownChars: number | undefined): BuiltPrompt | Promise<BuiltPrompt> {
+  const budgetChars = input.run.agent.settings.context_tokens * input.estimator.charsPerToken;
+  const f: Fitting = { input, prompt, history: prompt.history, own: false, budgetChars, fixed: fixedChars(prompt), total: 0 };
 
   // 1. No single tool result may take more than a quarter of the budget.
   const maxTool = Math.max(2_000, Math.floor(budgetChars / 4));
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i]!;
+  for (let i = 0; i < f.history.length; i++) {
+    const m = f.history[i]!;
     if (m.role !== 'tool' || m.content.length <= maxTool) continue;
     prompt.report.cut.push({ section: `tool:${m.name}`, chars: m.content.length - maxTool, reason: 'tool result over a quarter of context_tokens' });
     const content = cutText(m.content, maxTool);
     if (knownChars !== undefined) knownChars -= m.content.length - content.length;
-    replace(i, { ...m, content });
+    replace(f, i, { ...m, content });
   }
-  const fixed = fixedChars(prompt);
-  let total = fixed + (knownChars ?? historyChars(history));
+  f.total = f.fixed + (knownChars ?? historyChars(f.history));
 
   // 2. Drop the oldest turns whole while over budget, keeping the current one.
-  if (total > budgetChars) {
-    const turns = groupTurns(history);
-    if (turns.length > 1) {
-      let drop = 0;
-      while (total > budgetChars && drop < turns.length - 1) total -= historyChars(turns[drop++]!);
-      const dropped = turns.slice(0, drop);
-      const fresh = dropped.filter((t) => !input.trimmed?.has(t[0]!));
-      if (fresh.length) {
-        await hooks.trimContext.promise({ run, reason: 'budget', turns: fresh.map((t) => ({ firstSeq: input.seqOf?.(t[0]!), messages: t })) });
-        for (const t of fresh) input.trimmed?.add(t[0]!);
-      }
-      prompt.report.cut.push({ section: 'history', chars: historyChars(dropped.flat()), reason: `${drop} older turn(s) dropped for context_tokens` });
-      history = turns.slice(drop).flat();
-      own = true;
-    }
+  if (f.total > budgetChars) {
+    const turns = groupTurns(f.history);
+    if (turns.length > 1) return dropTurns(f, turns).then(() => finish(f));
   }
+  return finish(f);
+}
 
+async function dropTurns(f: Fitting, turns: Message[][]): Promise<void> {
+  const { input, prompt } = f;
+  let drop = 0;
+  while (f.total > f.budgetChars && drop < turns.length - 1) f.total -= historyChars(turns[drop++]!);
+  const dropped = turns.slice(0, drop);
+  const fresh = dropped.filter((t) => !input.trimmed?.has(t[0]!));
+  if (fresh.length) {
+    await input.hooks.trimContext.promise({ run: input.run, reason: 'budget', turns: fresh.map((t) => ({ firstSeq: input.seqOf?.(t[0]!), messages: t })) });
+    for (const t of fresh) input.trimmed?.add(t[0]!);
+  }
+  prompt.report.cut.push({ section: 'history', chars: historyChars(dropped.flat()), reason: `${drop} older turn(s) dropped for context_tokens` });
+  f.history = turns.slice(drop).flat();
+  f.own = true;
+}
+
+function finish(f: Fitting): BuiltPrompt {
+  const { prompt, budgetChars } = f;
   // 3. Still over: shrink the current turn's tool results, oldest first.
-  for (let i = 0; i < history.length && total > budgetChars; i++) {
-    const m = history[i]!;
+  for (let i = 0; i < f.history.length && f.total > budgetChars; i++) {
+    const m = f.history[i]!;
     if (m.role === 'tool' && m.content.length > 200) {
-      const target = Math.max(200, m.content.length - (total - budgetChars));
+      const target = Math.max(200, m.content.length - (f.total - budgetChars));
       prompt.report.cut.push({ section: `tool:${m.name}`, chars: m.content.length - target, reason: 'current turn over context_tokens' });
       const cut: Message = { ...m, content: cutText(m.content, target) };
-      replace(i, cut);
-      total += messageChars(cut) - messageChars(m);
+      replace(f, i, cut);
+      f.total += messageChars(cut) - messageChars(m);
     }
   }
-  prompt.history = history;
+  const history = prompt.history = f.history;
 
-  for (const s of prompt.system) prompt.report.injected.push({ section: s.id, chars: s.content.length });
-  for (const s of prompt.memory) prompt.report.injected.push({ section: s.id, chars: s.content.length });
-  prompt.report.injected.push({ section: 'history', chars: total - fixed });
-  prompt.report.injected.push({ section: 'tools', chars: toolsChars(prompt.tools) });
-  prompt.report.estimatedTokens = estimator.estimate(total);
+  const { report } = prompt;
+  for (const s of prompt.system) report.injected.push({ section: s.id, chars: s.content.length });
+  for (const s of prompt.memory) report.injected.push({ section: s.id, chars: s.content.length });
+  report.injected.push({ section: 'history', chars: f.total - f.fixed });
+  report.injected.push({ section: 'tools', chars: toolsChars(prompt.tools) });
+  report.estimatedTokens = f.input.estimator.estimate(f.total);
 
   let system = '';
   let sections = 0;
@@ -268,5 +291,5 @@ export async function buildPrompt(input: {
   for (const s of prompt.memory) system += (sections++ ? '\n\n' : '') + sectionText(s);
   const messages: Message[] = [{ role: 'system', content: system }];
   for (const m of history) messages.push(m);
-  return { messages, prompt, chars: total };
+  return { messages, prompt, chars: f.total };
 }
