@@ -1,3 +1,4 @@
+import { deadline, type Deadline } from './deadlines.ts';
 import type { AgentSettings, BudgetLimit, BudgetUsed, Usage } from './types.ts';
 
 /** A limit of the run budget that was reached: which, its value, and one line saying so. */
@@ -44,8 +45,8 @@ export function budgetStop(limit: BudgetLimit, value: number): BudgetStop {
  */
 export class RunBudget {
   private readonly started = performance.now();
-  private readonly deadline = new AbortController();
-  private readonly timer: NodeJS.Timeout;
+  private readonly expiry = new AbortController();
+  private readonly limit: Deadline;
   private tokens = 0;
   private toolCalls = 0;
   private retries = 0;
@@ -54,9 +55,8 @@ export class RunBudget {
 
   constructor(readonly settings: Pick<AgentSettings, BudgetLimit>, private readonly parent?: RunBudget) {
     const ms = settings.max_duration_ms;
-    this.timer = setTimeout(() => this.deadline.abort(new BudgetExceeded(budgetStop('max_duration_ms', ms))), ms);
-    this.timer.unref();
-    this.signal = parent ? AbortSignal.any([this.deadline.signal, parent.signal]) : this.deadline.signal;
+    this.limit = deadline(ms, () => this.expiry.abort(new BudgetExceeded(budgetStop('max_duration_ms', ms))), { keepAlive: false });
+    this.signal = parent ? AbortSignal.any([this.expiry.signal, parent.signal]) : this.expiry.signal;
   }
 
   /** True once `max_duration_ms` (its own or a parent's) is up. */
@@ -113,7 +113,7 @@ export class RunBudget {
 
   /** Stops the deadline timer; call when the run has ended. */
   dispose(): void {
-    clearTimeout(this.timer);
+    this.limit.cancel();
   }
 }
 

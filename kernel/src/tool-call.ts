@@ -7,6 +7,7 @@
  */
 import { approvedActions } from './approval.ts';
 import { BudgetExceeded } from './budget.ts';
+import { deadline, type Deadline } from './deadlines.ts';
 import { OryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
@@ -34,7 +35,7 @@ export class ToolCallScope implements ToolContext {
   #early?: { reason: unknown };
   /** While the tool runs: ends the call with an error (its time is up, the run was aborted). */
   #fail?: (error: OryxError) => void;
-  #timer?: NodeJS.Timeout;
+  #limit?: Deadline;
 
   constructor(kernel: Kernel, run: RunContext, call: ToolCall) {
     this.agent = run.agent;
@@ -66,10 +67,10 @@ export class ToolCallScope implements ToolContext {
     const { name, args } = this.#call;
     return new Promise((resolve, reject) => {
       this.#fail = reject;
-      this.#timer = setTimeout(() => {
+      this.#limit = deadline(timeoutMs, () => {
         reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
         this.#abort(undefined);
-      }, timeoutMs);
+      });
       if (this.#run.signal.aborted) this.runAborted();
       Promise.resolve(tool.execute(args, this)).then(resolve, reject);
     });
@@ -84,7 +85,7 @@ export class ToolCallScope implements ToolContext {
 
   /** The call is over: its timer stops and the run's signal no longer reaches it. */
   end(): void {
-    clearTimeout(this.#timer);
+    this.#limit?.cancel();
     this.#fail = undefined;
     unwatch(this.#run.signal, this);
   }
