@@ -5,7 +5,6 @@ import { RunBudget } from './budget.ts';
 import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
-import { isoNow } from './clock.ts';
 import { groupTurns, turnCount } from './prompt.ts';
 import { subAgentTools } from './sub-agents.ts';
 import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
@@ -133,7 +132,7 @@ export class AgentService {
       : await this.openSession(agent.name, input.session);
     const budget = new RunBudget(agent.settings, parent?.budget);
     const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
-    const run: RunContext = { runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal, startedAt: isoNow() };
+    const run: RunContext = { runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal, startedAt: new Date().toISOString() };
     if (input.user) run.user = input.user;
     if (parent) run.parentRunId = parent.run.runId;
     if (input.approval) run.approval = input.approval;
