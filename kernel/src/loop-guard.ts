@@ -10,9 +10,39 @@ export const DEFAULT_LOOP_DETECTION: LoopDetectionSettings = Object.freeze({ rep
 
 /** JSON with object keys sorted: two calls with the same arguments in another key order are equal. */
 export function canonicalJson(value: unknown): string {
+  // Arguments as models write them are plain JSON, often with their keys in order already:
+  // then the canonical form is JSON.stringify's.
+  return inOrder(value) ? JSON.stringify(value) : sortedJson(value);
+}
+
+/** True for plain JSON data (no undefined, functions, symbols, toJSON) whose every object has its keys sorted. */
+function inOrder(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string': case 'number': case 'boolean': return true;
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (const item of value) if (!inOrder(item)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      let previous: string | undefined;
+      for (const key in value) {
+        if (previous !== undefined && previous > key) return false;
+        previous = key;
+        if (!inOrder((value as Record<string, unknown>)[key])) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+function sortedJson(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + sortedJson(value[i]);
     return `${out}]`;
   }
   if (value && typeof value === 'object') {
@@ -22,7 +52,7 @@ export function canonicalJson(value: unknown): string {
     let n = 0;
     for (const k of keys) {
       const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out += `${n++ ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(v)}`;
+      if (v !== undefined) out += `${n++ ? ',' : ''}${JSON.stringify(k)}:${sortedJson(v)}`;
     }
     return `${out}}`;
   }

@@ -141,7 +141,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       if (verdict.action === 'stop') { stop = { reason: 'loop', notice: verdict.notice }; return notRun(stop); }
       return verdict.action === 'warn' ? { content: `Not run. ${verdict.message}`, isError: true } : undefined;
     });
-    await runBatch(calls, batching, startCall, finishCall);
+    if (calls.length === 1) {
+      // One call (the usual response): nothing to overlap or order, so no batch.
+      emit?.({ type: 'tool_call', call: calls[0]! });
+      await finishCall(calls[0]!, await executor.execute(calls[0]!, run, toolMap, 0, instead[0]), 0);
+    } else {
+      await runBatch(calls, batching, startCall, finishCall);
+    }
     return stop;
   };
   // What runTools keeps for the response whose calls run: the results the kernel gives instead

@@ -17,11 +17,6 @@ export interface BatchOptions<C> {
 export async function runBatch<C, R>(
   calls: readonly C[], options: BatchOptions<C>, run: (call: C, index: number) => Promise<R>, done: (call: C, result: R, index: number) => Promise<void>,
 ): Promise<void> {
-  // Most responses make one call: nothing to overlap or order.
-  if (calls.length === 1) {
-    await done(calls[0]!, await run(calls[0]!, 0), 0);
-    return;
-  }
   const slots = calls.map(() => {
     let resolve!: (r: R) => void;
     const promise = new Promise<R>((r) => { resolve = r; });
