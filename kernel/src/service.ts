@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import { RunBudget } from './budget.ts';
+import { tapped } from './hooks.ts';
 import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
@@ -142,7 +143,7 @@ export class AgentService {
     let point: ResumePoint | undefined;
     try {
       // A session that waits for a person takes no new message (unless the agent says deny and go on).
-      waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
+      waiting = resume || parent || !this.kernel.hasService('approvals') ? undefined : await waitingOn(this.kernel, session.id);
       if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
       // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
       if (resume) {
@@ -203,7 +204,7 @@ export class AgentService {
       });
       if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
       const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
-      await this.kernel.hooks.afterRun.promise(full, run);
+      if (tapped(this.kernel.hooks.afterRun)) await this.kernel.hooks.afterRun.promise(full, run);
       return full;
     } catch (error) {
       // A run that failed outside the loop (the history could not be read or written) still
