@@ -3,6 +3,7 @@ import { errorMessage, isOryxError } from './errors.ts';
 import { tapped, type ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
+import { runAborted } from './run-state.ts';
 import { abortedWhy, ToolCallScope } from './tool-call.ts';
 import { checkToolArgs } from './tool-schema.ts';
 import type { Approval, ApprovalAsk, RunContext, Tool, ToolCall, ToolMessage, ToolResult } from './types.ts';
@@ -82,7 +83,7 @@ export class ToolExecutor {
     const problem = tool.validate ? tool.validate(call.args) : await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
 
-    if (run.signal.aborted) return fail(`Not run: ${abortedWhy(run.signal)}`);
+    if (runAborted(run)) return fail(`Not run: ${abortedWhy(run.signal)}`);
     if (tapped(this.kernel.hooks.beforeTool)) {
       const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
       if (bail) return bail;

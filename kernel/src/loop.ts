@@ -7,6 +7,7 @@ import { tapped } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { LoopGuard } from './loop-guard.ts';
 import { buildPrompt, historyChars, messageSize, TokenEstimator, toolSpec } from './prompt.ts';
+import { ModelRequest, runAborted } from './run-state.ts';
 import { runBatch } from './tool-batch.ts';
 import type {
   Approval, AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
@@ -83,7 +84,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const { messages, prompt, chars: promptSize } = building instanceof Promise ? await building : building;
     emit?.({ type: 'prompt', report: prompt.report });
     if (note) messages.push({ role: 'system', content: note });
-    const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
+    const request: ChatRequest = new ModelRequest(run, messages, prompt.tools);
     const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit: emit ?? noEvents, budget, report: prompt.report });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
@@ -106,7 +107,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const stopShort = async (stop: ShortStop): Promise<LoopResult> => {
     emit?.({ type: 'stopping', reason: stop.reason, notice: stop.notice });
     let final = await kernel.hooks.onLimit.promise({ run, last: last!, reason: stop.reason, notice: stop.notice, ...(stop.limit ? { limit: { name: stop.limit, value: stop.value! } } : {}) });
-    if (!final && !run.signal.aborted) {
+    if (!final && !runAborted(run)) {
       final = await ask(finalNote(stop)).catch((error) => {
         kernel.log.warn(`the final answer call after "${stop.notice}" failed: ${errorMessage(error)}`);
         return undefined;
@@ -192,11 +193,11 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     if (input.resume) {
       const stop = await runTools(input.resume.calls, input.resume.results);
       if (waiting) return end('approval', '');
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       if (stop) return await stopShort(stop);
     }
     do {
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       const limit = budget.check(run.iteration);
       if (limit) return limit.limit === 'max_duration_ms' ? aborted() : await stopShort(limit);
       last = await ask();
@@ -207,13 +208,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       if (calls.length === 0) return end('final', assistant.content);
       const stop = await runTools(calls);
       if (waiting) return end('approval', '');
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       if (stop) return await stopShort(stop);
     } while (true);
   } catch (error) {
     if (error instanceof BudgetExceeded) return end('budget', '', { stop: error.stop });
     const e = toOryxError(error, 'ORYX_E_LLM_FAILED');
-    if (run.signal.aborted || e.code === 'ORYX_E_RUN_ABORTED') return aborted(e);
+    if (runAborted(run) || e.code === 'ORYX_E_RUN_ABORTED') return aborted(e);
     return end('error', '', { error: e });
   }
 }
@@ -272,23 +273,23 @@ export async function callModel(
       }
     } catch (error) {
       const latencyMs = Math.round(performance.now() - started);
-      const e = run.signal.aborted
+      const e = runAborted(run)
         ? new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted', { cause: error })
         : toOryxError(error, 'ORYX_E_LLM_FAILED', { hint: `The call to provider "${provider.name}" (model ${request.model}) failed.` });
-      const retryable = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
+      const retryable = e.retryable && attempt <= maxRetries && !emitted && !runAborted(run);
       // Retries come out of the run's budget: a provider failing every time cannot retry forever.
       const over = retryable ? budget?.takeRetry() : undefined;
       const willRetry = retryable && !over;
       await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry, ...(report ? { prompt: report } : {}) });
       // Once tokens were shown a retry would show them twice, so it is not retried: say so.
-      if (emitted && e.retryable && !run.signal.aborted) throw cutOffError(e);
+      if (emitted && e.retryable && !runAborted(run)) throw cutOffError(e);
       if (over) throw new BudgetExceeded(over, { cause: e });
       if (!willRetry) throw e;
       const backoff = Math.random() * baseDelayMs * 2 ** (attempt - 1);
       const delayMs = Math.min(maxDelayMs, Math.max(e.retryAfterMs ?? 0, backoff));
       emit({ type: 'retry', attempt, delayMs: Math.round(delayMs), error: { code: e.code, message: e.message } });
       await sleep(delayMs, undefined, { signal: run.signal }).catch(() => {});
-      if (run.signal.aborted) throw new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted');
+      if (runAborted(run)) throw new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted');
       continue;
     }
     if (!tapped(kernel.hooks.afterLLM)) return response;

@@ -7,6 +7,7 @@ import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
 import { groupTurns, turnCount } from './prompt.ts';
+import { RunState } from './run-state.ts';
 import { subAgentTools } from './sub-agents.ts';
 import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
 
@@ -132,11 +133,10 @@ export class AgentService {
       ? await store.create({ agent: agent.name, parentSessionId: parent.run.sessionId })
       : await this.openSession(agent.name, input.session);
     const budget = new RunBudget(agent.settings, parent?.budget);
-    const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
-    const run: RunContext = { runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal, startedAt: new Date().toISOString() };
-    if (input.user) run.user = input.user;
-    if (parent) run.parentRunId = parent.run.runId;
-    if (input.approval) run.approval = input.approval;
+    const run = new RunState({
+      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
+      user: input.user, parentRunId: parent?.run.runId, approval: input.approval,
+    }, budget, input.signal);
     const max = agent.settings.max_history_turns;
     let stored: StoredMessage[] = [];
     let waiting: Approval | undefined;
@@ -186,7 +186,8 @@ export class AgentService {
         });
         history = turns.slice(turns.length - max).flat();
       }
-      const tools = await this.kernel.toolsFor(agent, signal);
+      // Tool sources (MCP servers) list with the run's signal; without any, none is made for them.
+      const tools = await this.kernel.toolsFor(agent, this.kernel.hasToolSources ? run.signal : undefined);
       const delegates = subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
         { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft }));
       const result = await runLoop({

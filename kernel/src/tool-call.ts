@@ -2,14 +2,15 @@
  * What one tool call runs with: its `ToolContext` (the sandbox gate, services) and its
  * cancellation — the call's own signal, its time limit and the run's abort. Made once per call
  * on the loop's hot path, so it makes nothing the call does not use: the call's AbortSignal
- * exists only once the tool reads `ctx.signal`, and the run's signal has one `abort` listener
- * for all its calls, not one added and removed per call.
+ * exists only once the tool reads `ctx.signal`, and the run's abort reaches the call through
+ * the run ({@link onRunAbort}), not through an `abort` listener added and removed per call.
  */
 import { approvedActions } from './approval.ts';
 import { BudgetExceeded } from './budget.ts';
 import { deadline, type Deadline } from './deadlines.ts';
 import { OryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
+import { offRunAbort, onRunAbort, runAborted } from './run-state.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
 import type {
   AgentDefinition, ExecLaunch, ExecRequest, RunContext, SandboxAction, SandboxContext, Services, Tool, ToolCall, ToolContext, ToolResult,
@@ -45,7 +46,7 @@ export class ToolCallScope implements ToolContext {
     this.#kernel = kernel;
     this.#run = run;
     this.#call = call;
-    watch(run.signal, this);
+    onRunAbort(run, this.#runAborted);
   }
 
   /** The call's signal: it follows the run's signal, and fires when the call's time is up. */
@@ -53,7 +54,7 @@ export class ToolCallScope implements ToolContext {
     if (!this.#controller) {
       this.#controller = new AbortController();
       if (this.#early) this.#controller.abort(this.#early.reason);
-      else if (this.#run.signal.aborted) this.#controller.abort(this.#run.signal.reason);
+      else if (runAborted(this.#run)) this.#controller.abort(this.#run.signal.reason);
     }
     return this.#controller.signal;
   }
@@ -71,23 +72,23 @@ export class ToolCallScope implements ToolContext {
         reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
         this.#abort(undefined);
       });
-      if (this.#run.signal.aborted) this.runAborted();
+      if (runAborted(this.#run)) this.#runAborted();
       Promise.resolve(tool.execute(args, this)).then(resolve, reject);
     });
   }
 
-  /** The run's signal fired: the call ends (when running), and its signal fires with the run's reason. */
-  runAborted(): void {
+  /** The run was aborted: the call ends (when running), and its signal fires with the run's reason. */
+  readonly #runAborted = (): void => {
     const signal = this.#run.signal;
     this.#fail?.(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(signal)}`));
     this.#abort(signal.reason);
-  }
+  };
 
   /** The call is over: its timer stops and the run's signal no longer reaches it. */
   end(): void {
     this.#limit?.cancel();
     this.#fail = undefined;
-    unwatch(this.#run.signal, this);
+    offRunAbort(this.#run, this.#runAborted);
   }
 
   /** `reason` undefined: an AbortError, as `AbortController.abort()` gives. */
@@ -107,21 +108,4 @@ export class ToolCallScope implements ToolContext {
 /** Why the run's signal fired, for the result of a call it cut short. */
 export function abortedWhy(signal: AbortSignal): string {
   return signal.reason instanceof BudgetExceeded ? `the run ${signal.reason.stop.notice}` : 'the run was aborted';
-}
-
-/** The calls going on under each run signal; its one `abort` listener reaches them all. */
-const watching = new WeakMap<AbortSignal, Set<ToolCallScope>>();
-
-function watch(signal: AbortSignal, scope: ToolCallScope): void {
-  let scopes = watching.get(signal);
-  if (!scopes) {
-    const set = scopes = new Set();
-    watching.set(signal, set);
-    signal.addEventListener('abort', () => { for (const s of [...set]) s.runAborted(); }, { once: true });
-  }
-  scopes.add(scope);
-}
-
-function unwatch(signal: AbortSignal, scope: ToolCallScope): void {
-  watching.get(signal)?.delete(scope);
 }
