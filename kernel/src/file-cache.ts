@@ -29,10 +29,15 @@ export class FileCache {
     return this.cached(this.dirs, dir, async () => (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory() })));
   }
 
-  private async cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
+  private cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
     const now = performance.now();
     const entry = map.get(key);
-    if (entry && now - entry.checkedAt < this.recheckMs) return entry.value;
+    // Trusted: no async function (its promise and frame) for what is nearly every lookup.
+    if (entry && now - entry.checkedAt < this.recheckMs) return Promise.resolve(entry.value);
+    return this.check(map, key, load, entry, now);
+  }
+
+  private async check<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>, entry: Entry<T> | undefined, now: number): Promise<T | undefined> {
     const info: Stats | undefined = await stat(key).catch(() => undefined);
     if (entry && (info ? entry.mtimeMs === info.mtimeMs && entry.size === info.size : entry.value === undefined)) {
       entry.checkedAt = now;
