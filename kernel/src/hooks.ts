@@ -118,6 +118,7 @@ export function createHooks() {
 }
 
 export type Hooks = ReturnType<typeof createHooks>;
+export type HookName = keyof Hooks;
 
 /**
  * True when the hook has taps. The hot path skips calling a hook without any: the call would
@@ -126,7 +127,6 @@ export type Hooks = ReturnType<typeof createHooks>;
 export function tapped(hook: { taps: readonly unknown[] }): boolean {
   return hook.taps.length > 0;
 }
-export type HookName = keyof Hooks;
 
 /** Re-raises anything a tap throws as an OryxError that names the plugin and the hook. */
 function guardTaps(hookName: string, hook: { intercept(i: object): void }): void {

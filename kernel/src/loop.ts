@@ -126,20 +126,20 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * (a resumed run runs them); calls already running alongside it finish and are committed.
    */
   const runTools = async (calls: ToolCall[], given?: Map<string, ToolResult>): Promise<ShortStop | undefined> => {
-    stop = undefined;
+    stepStop = undefined;
     held = false;
     const perStep = run.agent.settings.max_tool_calls_per_step;
     instead = calls.map((call, index): ToolResult | undefined => {
       if (given?.has(call.id)) return given.get(call.id);
       if (index >= perStep) return undefined; // the executor answers these without running them
-      if (stop) return notRun(stop);
+      if (stepStop) return notRun(stepStop);
       const over = budget.takeToolCall();
       if (over) {
-        stop = over;
-        return notRun(stop);
+        stepStop = over;
+        return notRun(stepStop);
       }
       const verdict = guard.before(call);
-      if (verdict.action === 'stop') { stop = { reason: 'loop', notice: verdict.notice }; return notRun(stop); }
+      if (verdict.action === 'stop') { stepStop = { reason: 'loop', notice: verdict.notice }; return notRun(stepStop); }
       return verdict.action === 'warn' ? { content: `Not run. ${verdict.message}`, isError: true } : undefined;
     });
     if (calls.length === 1) {
@@ -149,13 +149,13 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     } else {
       await runBatch(calls, batching, startCall, finishCall);
     }
-    return stop;
+    return stepStop;
   };
   // What runTools keeps for the response whose calls run: the results the kernel gives instead
   // of running a call, whether a call waits for a person, and why the run stops after them.
   let instead: (ToolResult | undefined)[] = [];
   let held = false;
-  let stop: ShortStop | undefined;
+  let stepStop: ShortStop | undefined;
   const batching = {
     parallel: run.agent.settings.parallel_tools,
     max: run.agent.settings.max_parallel_tools,
@@ -184,7 +184,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       result = { ...result, content: `${result.content}\n\n${verdict.message}` };
       message.content = result.content;
     }
-    if (verdict?.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
+    if (verdict?.action === 'stop') stepStop ??= { reason: 'loop', notice: verdict.notice };
     await commit(message);
     emit?.({ type: 'tool_result', call, result });
   };
