@@ -68,17 +68,19 @@ for (let i = 0; i < 20 || performance.now() - w0 < WARMUP_MS; i++) await runOnce
 counters.model = 0;
 counters.tool = 0;
 let peakRss = process.memoryUsage.rss();
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < R; i++) {
   await runOnce();
   if (i % 20 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }
 const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 if (counters.model !== R * K || counters.tool !== R * (K - 1)) throw new Error(`counted ${counters.model} model / ${counters.tool} tool calls, expected ${R * K} / ${R * (K - 1)}`);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
 await t.close();
 await rm(dir, { recursive: true, force: true });
-console.log(`RESULT ${JSON.stringify({ mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), peakRssMb: peakRss / 2 ** 20 })}`);
+console.log(`RESULT ${JSON.stringify({ mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), cpuUsPerStep: (cpu.user + cpu.system) / (R * K), peakRssMb: peakRss / 2 ** 20 })}`);
 
 /**
  * `runs` finished runs in bulk: per run a session, 1 user + K assistant + K-1 tool messages,

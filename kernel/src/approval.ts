@@ -59,6 +59,11 @@ function ruleAsk(run: RunContext, tool: Tool): ApprovalAsk | undefined {
   return undefined;
 }
 
+/** True when the tool asks before every call by rule (whatever the sandbox says about its actions). */
+export function asksByRule(run: RunContext, tool: Tool): boolean {
+  return ruleAsk(run, tool) !== undefined;
+}
+
 /** A call that must wait for a person: the loop stops the run, and the call has no result yet. */
 export class ApprovalPending extends Error {
   constructor(readonly approval: Approval | undefined) {

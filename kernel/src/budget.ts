@@ -1,3 +1,4 @@
+import { deadline, type Deadline } from './deadlines.ts';
 import type { AgentSettings, BudgetLimit, BudgetUsed, Usage } from './types.ts';
 
 /** A limit of the run budget that was reached: which, its value, and one line saying so. */
@@ -36,7 +37,8 @@ export function budgetStop(limit: BudgetLimit, value: number): BudgetStop {
 /**
  * One run's budget: model calls, tool calls, tokens, wall clock and retries, all drawn from
  * one place so a retry storm, a slow tool or a sub-agent cannot exceed it. The wall clock is
- * a deadline: {@link signal} fires when `max_duration_ms` is up, aborting whatever is in flight.
+ * a deadline: {@link signal} fires (and {@link onTimeUp} is told) when `max_duration_ms` is up,
+ * aborting whatever is in flight.
  *
  * A sub-agent's budget has its parent's as `parent`: every token, tool call and retry it takes
  * is taken from both, each limit is checked on both, and the parent's deadline is its own too.
@@ -44,23 +46,56 @@ export function budgetStop(limit: BudgetLimit, value: number): BudgetStop {
  */
 export class RunBudget {
   private readonly started = performance.now();
-  private readonly deadline = new AbortController();
-  private readonly timer: NodeJS.Timeout;
+  private readonly limit: Deadline;
+  /** Why this budget's own time is up, once it is. */
+  private expired?: BudgetExceeded;
+  private expiry?: AbortController;
+  private made?: AbortSignal;
+  /** Told once the time is up, this budget's or a parent's: the runs and calls in flight. */
+  private readonly watchers = new Set<() => void>();
+  private readonly unwatchParent?: () => void;
   private tokens = 0;
   private toolCalls = 0;
   private retries = 0;
-  /** Fires when `max_duration_ms` (its own or a parent's) is up; its reason is a {@link BudgetExceeded}. */
-  readonly signal: AbortSignal;
 
   constructor(readonly settings: Pick<AgentSettings, BudgetLimit>, private readonly parent?: RunBudget) {
     const ms = settings.max_duration_ms;
-    this.timer = setTimeout(() => this.deadline.abort(new BudgetExceeded(budgetStop('max_duration_ms', ms))), ms);
-    this.timer.unref();
-    this.signal = parent ? AbortSignal.any([this.deadline.signal, parent.signal]) : this.deadline.signal;
+    this.limit = deadline(ms, () => this.expire(new BudgetExceeded(budgetStop('max_duration_ms', ms))), { keepAlive: false });
+    if (parent) this.unwatchParent = parent.onTimeUp(() => this.timeUp());
+  }
+
+  /**
+   * Fires when `max_duration_ms` (its own or a parent's) is up; its reason is a
+   * {@link BudgetExceeded}. Made when first read: an AbortSignal costs several µs on Node 20,
+   * and a run whose provider and tools never ask for one needs none ({@link onTimeUp}).
+   */
+  get signal(): AbortSignal {
+    if (!this.made) {
+      this.expiry = new AbortController();
+      if (this.expired) this.expiry.abort(this.expired);
+      this.made = this.parent ? AbortSignal.any([this.expiry.signal, this.parent.signal]) : this.expiry.signal;
+    }
+    return this.made;
   }
 
   /** True once `max_duration_ms` (its own or a parent's) is up. */
-  get timedOut(): boolean { return this.signal.aborted; }
+  get timedOut(): boolean { return this.expired !== undefined || (this.parent?.timedOut ?? false); }
+
+  /** Calls `fn` when the time is up (this budget's or a parent's); returns how to stop that. */
+  onTimeUp(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => { this.watchers.delete(fn); };
+  }
+
+  private expire(reason: BudgetExceeded): void {
+    this.expired = reason;
+    this.expiry?.abort(reason);
+    this.timeUp();
+  }
+
+  private timeUp(): void {
+    for (const fn of [...this.watchers]) fn();
+  }
 
   /** The deadline's stop: this run's, or the parent's when that came first. */
   get timeout(): BudgetStop {
@@ -113,7 +148,8 @@ export class RunBudget {
 
   /** Stops the deadline timer; call when the run has ended. */
   dispose(): void {
-    clearTimeout(this.timer);
+    this.limit.cancel();
+    this.unwatchParent?.();
   }
 }
 

@@ -1,12 +1,12 @@
-import { ApprovalPending, approvedActions, askFirst } from './approval.ts';
-import { BudgetExceeded } from './budget.ts';
-import { OryxError, errorMessage, isOryxError } from './errors.ts';
-import type { ToolResultInfo } from './hooks.ts';
+import { ApprovalPending, askFirst, asksByRule } from './approval.ts';
+import { errorMessage, isOryxError } from './errors.ts';
+import { tapped, type ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { cutText } from './prompt.ts';
-import { enforceAction, prepareExec } from './sandbox-gate.ts';
+import { runAborted } from './run-state.ts';
+import { abortedWhy, ToolCallScope } from './tool-call.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { Approval, ApprovalAsk, RunContext, SandboxContext, Tool, ToolCall, ToolContext, ToolMessage, ToolResult } from './types.ts';
+import type { Approval, ApprovalAsk, RunContext, Tool, ToolCall, ToolMessage, ToolResult } from './types.ts';
 
 /**
  * What running one call gave: its result and message, or `waiting` when it waits for a
@@ -32,7 +32,9 @@ export class ToolExecutor {
    * detection, the run budget, a denied approval); it is recorded by `afterTool` like any other.
    */
   async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<CallOutcome> {
-    const started = performance.now();
+    const { afterTool } = this.kernel.hooks;
+    // The duration is for afterTool's taps (the audit); without any, the clock is not read.
+    const started = tapped(afterTool) ? performance.now() : 0;
     const tool = tools.get(call.name);
     const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
     let result: ToolResult;
@@ -50,16 +52,18 @@ export class ToolExecutor {
     result = content.length > maxChars
       ? { ...result, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
       : { ...result, content };
-    const info: ToolResultInfo = {
-      run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
-    };
-    try {
-      result = await this.kernel.hooks.afterTool.promise(result, info);
-    } catch (error) {
-      // The tap that threw may have come before the audit: record the failure as the result.
-      result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
-      await this.kernel.hooks.afterTool.promise(result, { ...info, status: 'error' })
-        .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+    if (tapped(afterTool)) {
+      const info: ToolResultInfo = {
+        run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
+      };
+      try {
+        result = await afterTool.promise(result, info);
+      } catch (error) {
+        // The tap that threw may have come before the audit: record the failure as the result.
+        result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
+        await afterTool.promise(result, { ...info, status: 'error' })
+          .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+      }
     }
     return {
       result,
@@ -75,35 +79,24 @@ export class ToolExecutor {
     if (call.argsError !== undefined) {
       return fail(`The arguments for ${call.name} were not valid JSON (${call.argsError}). Call it again with a JSON object that matches its schema.`);
     }
-    const problem = await checkToolArgs(tool, call.args);
+    // A tool's own validate is synchronous: no await (a microtask per call) on that path.
+    const problem = tool.validate ? tool.validate(call.args) : await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
 
-    if (run.signal.aborted) return fail(`Not run: ${abortedWhy(run.signal)}`);
-    const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
-    if (bail) return bail;
+    if (runAborted(run)) return fail(`Not run: ${abortedWhy(run.signal)}`);
+    if (tapped(this.kernel.hooks.beforeTool)) {
+      const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
+      if (bail) return bail;
+    }
 
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(run.signal.reason);
-    run.signal.addEventListener('abort', onAbort, { once: true });
-    const gate: SandboxContext = { run, toolCallId: call.id, origin: `tool ${call.name}` };
-    const ctx: ToolContext = {
-      agent: run.agent,
-      sessionId: run.sessionId,
-      iteration: run.iteration,
-      toolCallId: call.id,
-      signal: controller.signal,
-      enforce: (action) => enforceAction(this.kernel, action, gate),
-      launch: (request) => prepareExec(this.kernel, request, gate),
-      service: (name) => this.kernel.service(name),
-    };
-    const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
+    const { kernel } = this;
+    const ctx = new ToolCallScope(kernel, run, call);
     try {
       // Each declared action passes the sandbox; those that ask wait for a person (or a rule
       // asks), who decides before anything happens. A resumed call holds its approval already.
-      gate.approvedActions = approvedActions(run, call.id);
       const asks: ApprovalAsk[] = [];
-      for (const action of (await tool.actions?.(call.args, ctx)) ?? []) {
+      const actions = tool.actions ? await tool.actions(call.args, ctx) : undefined;
+      for (const action of actions ?? []) {
         try {
           await ctx.enforce(action);
         } catch (error) {
@@ -111,22 +104,12 @@ export class ToolExecutor {
           asks.push({ action, reason: String(error.data?.reason) });
         }
       }
-      const refused = await askFirst(this.kernel, run, call, tool, asks);
-      if (refused) return refused;
-      gate.approvedActions = approvedActions(run, call.id);
-      for (const { action } of asks) await ctx.enforce(action!);
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${call.name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
-          controller.abort();
-        }, timeoutMs);
-      });
-      const aborted = new Promise<never>((_, reject) => {
-        const abort = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(run.signal)}`));
-        if (run.signal.aborted) abort();
-        controller.signal.addEventListener('abort', abort, { once: true });
-      });
-      const out = await Promise.race([tool.execute(call.args, ctx), timeout, aborted]);
+      if (asks.length || asksByRule(run, tool)) {
+        const refused = await askFirst(kernel, run, call, tool, asks);
+        if (refused) return refused;
+        for (const { action } of asks) await ctx.enforce(action!);
+      }
+      const out = await ctx.execute(tool, tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
       return typeof out === 'string' ? { content: out, isError: false } : out;
     } catch (error) {
       if (error instanceof ApprovalPending) throw error;
@@ -145,15 +128,9 @@ export class ToolExecutor {
         retryable: isOryxError(error) ? error.retryable : false,
       };
     } finally {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
+      ctx.end();
     }
   }
-}
-
-/** Why the run's signal fired, for the result of a call it cut short. */
-function abortedWhy(signal: AbortSignal): string {
-  return signal.reason instanceof BudgetExceeded ? `the run ${signal.reason.stop.notice}` : 'the run was aborted';
 }
 
 function fail(content: string): ToolResult {

@@ -33,6 +33,7 @@ export class FileCache {
 
   private cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T | undefined> {
     const entry = map.get(key);
+    // Trusted: no async function (its promise and frame) for what is nearly every lookup.
     if (entry && performance.now() - entry.checkedAt < this.recheckMs) return Promise.resolve(entry.value);
     // One check at a time per file: concurrent runs that find it stale share it (else every one
     // of them would stat, and read, the same file at the same moment).

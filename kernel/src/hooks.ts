@@ -120,6 +120,14 @@ export function createHooks() {
 export type Hooks = ReturnType<typeof createHooks>;
 export type HookName = keyof Hooks;
 
+/**
+ * True when the hook has taps. The hot path skips calling a hook without any: the call would
+ * only wrap its value in a promise (the one interceptor, {@link guardTaps}, acts on registration).
+ */
+export function tapped(hook: { taps: readonly unknown[] }): boolean {
+  return hook.taps.length > 0;
+}
+
 /** Re-raises anything a tap throws as an OryxError that names the plugin and the hook. */
 function guardTaps(hookName: string, hook: { intercept(i: object): void }): void {
   hook.intercept({

@@ -13,3 +13,4 @@ export { orderPlugins } from './plugin.ts';
 export { Registry } from './registry.ts';
 export { InMemorySessionStore } from './memory-store.ts';
 export { FileCache, RECHECK_MS } from './file-cache.ts';
+export { deadline, type Deadline } from './deadlines.ts';

@@ -252,6 +252,9 @@ export class Kernel {
     return tools.concat(...discovered);
   }
 
+  /** True when a plugin lists tools per run (a tool source: MCP servers). */
+  get hasToolSources(): boolean { return this.registry.toolProviders.length > 0; }
+
   /** Health of every tool source (MCP servers): what is unavailable and why. */
   async toolSourceStatus(): Promise<(ToolSourceStatus & { provider: string })[]> {
     const all = await Promise.all(this.registry.toolProviders.map(async (p) =>

@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { approvalRef } from './approval.ts';
 import { BudgetExceeded, type RunBudget } from './budget.ts';
 import { OryxError, errorMessage, toOryxError } from './errors.ts';
-import { ToolExecutor } from './executor.ts';
+import { ToolExecutor, type CallOutcome } from './executor.ts';
+import { tapped } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { LoopGuard } from './loop-guard.ts';
-import { buildPrompt, TokenEstimator, promptChars } from './prompt.ts';
+import { buildPrompt, historyChars, messageSize, TokenEstimator, toolSpec } from './prompt.ts';
+import { ModelRequest, runAborted } from './run-state.ts';
 import { runBatch } from './tool-batch.ts';
 import type {
   Approval, AssistantMessage, BudgetLimit, ChatRequest, ChatResponse, Message, PromptReport, Provider, RunContext, RunEvent, RunResult,
@@ -47,13 +49,16 @@ type ShortStop = { reason: 'limit' | 'budget' | 'loop'; notice: string; limit?: 
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
   const { kernel, run, provider, history, budget } = input;
-  const emit = input.onEvent ?? (() => {});
+  // Events are made only when someone listens: `emit?.(…)` builds no object otherwise.
+  const emit = input.onEvent;
   const executor = new ToolExecutor(kernel);
   const estimator = new TokenEstimator();
   const trimmed = new WeakSet<Message>();
   const guard = new LoopGuard(run.agent.settings.loop_detection);
   const toolMap = new Map(input.tools.map((t) => [t.name, t]));
-  const specs = input.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  const specs = input.tools.map(toolSpec);
+  /** The history's size in the prompt, kept as messages are committed. */
+  let chars = historyChars(history);
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let last: ChatResponse | undefined = input.resume && { message: input.resume.response, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'tool_calls', model: run.model };
   /** Set once a call waits for a person: the run stops after this response's calls. */
@@ -72,24 +77,26 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   /** One model call on the prompt rebuilt from the history; `note` ends it and takes the tools away. */
   const ask = async (note?: string): Promise<ChatResponse> => {
     run.iteration++;
-    emit({ type: 'iteration', iteration: run.iteration });
-    const { messages, prompt } = await buildPrompt({
-      hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed,
+    emit?.({ type: 'iteration', iteration: run.iteration });
+    const building = buildPrompt({
+      hooks: kernel.hooks, run, history, tools: note ? [] : specs, estimator, seqOf: input.seqOf, trimmed, historyChars: chars,
     });
-    emit({ type: 'prompt', report: prompt.report });
+    const { messages, prompt, chars: promptSize } = building instanceof Promise ? await building : building;
+    emit?.({ type: 'prompt', report: prompt.report });
     if (note) messages.push({ role: 'system', content: note });
-    const request: ChatRequest = { model: run.model, messages, tools: prompt.tools, signal: run.signal };
-    const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit, budget, report: prompt.report });
+    const request: ChatRequest = new ModelRequest(run, messages, prompt.tools);
+    const response = await callModel(kernel, provider, request, run, { stream: input.stream ?? false, emit: emit ?? noEvents, budget, report: prompt.report });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     budget.addUsage(response.usage);
-    estimator.calibrate(promptChars(prompt), response.usage.inputTokens);
+    estimator.calibrate(promptSize, response.usage.inputTokens);
     return response;
   };
 
-  const commit = async (message: Message) => {
+  const commit = (message: Message): Promise<void> => {
     history.push(message);
-    await input.commit([message]);
+    chars += messageSize(message);
+    return input.commit([message]);
   };
 
   /**
@@ -98,9 +105,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * is up). The answer is committed like any assistant message.
    */
   const stopShort = async (stop: ShortStop): Promise<LoopResult> => {
-    emit({ type: 'stopping', reason: stop.reason, notice: stop.notice });
+    emit?.({ type: 'stopping', reason: stop.reason, notice: stop.notice });
     let final = await kernel.hooks.onLimit.promise({ run, last: last!, reason: stop.reason, notice: stop.notice, ...(stop.limit ? { limit: { name: stop.limit, value: stop.value! } } : {}) });
-    if (!final && !run.signal.aborted) {
+    if (!final && !runAborted(run)) {
       final = await ask(finalNote(stop)).catch((error) => {
         kernel.log.warn(`the final answer call after "${stop.notice}" failed: ${errorMessage(error)}`);
         return undefined;
@@ -109,7 +116,7 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     if (!final) return end(stop.reason, '', { stop });
     const message: AssistantMessage = { role: 'assistant', content: final.message.content };
     await commit(message);
-    emit({ type: 'assistant', message });
+    emit?.({ type: 'assistant', message });
     return end(stop.reason, message.content, { stop });
   };
 
@@ -118,79 +125,96 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
    * order. A call that waits for a person gets no result, and the calls after it do not run
    * (a resumed run runs them); calls already running alongside it finish and are committed.
    */
-  const runTools = async (calls: ToolCall[], given = new Map<string, ToolResult>()): Promise<ShortStop | undefined> => {
-    let stop: ShortStop | undefined;
-    let held = false;
+  const runTools = async (calls: ToolCall[], given?: Map<string, ToolResult>): Promise<ShortStop | undefined> => {
+    stepStop = undefined;
+    held = false;
     const perStep = run.agent.settings.max_tool_calls_per_step;
-    const instead = calls.map((call, index): ToolResult | undefined => {
-      if (given.has(call.id)) return given.get(call.id);
+    instead = calls.map((call, index): ToolResult | undefined => {
+      if (given?.has(call.id)) return given.get(call.id);
       if (index >= perStep) return undefined; // the executor answers these without running them
-      if (stop) return notRun(stop);
+      if (stepStop) return notRun(stepStop);
       const over = budget.takeToolCall();
       if (over) {
-        stop = over;
-        return notRun(stop);
+        stepStop = over;
+        return notRun(stepStop);
       }
       const verdict = guard.before(call);
-      if (verdict.action === 'stop') { stop = { reason: 'loop', notice: verdict.notice }; return notRun(stop); }
+      if (verdict.action === 'stop') { stepStop = { reason: 'loop', notice: verdict.notice }; return notRun(stepStop); }
       return verdict.action === 'warn' ? { content: `Not run. ${verdict.message}`, isError: true } : undefined;
     });
-    const { parallel_tools: parallel, max_parallel_tools: max } = run.agent.settings;
-    await runBatch(calls, { parallel, max, alone: (call) => toolMap.get(call.name)?.parallel === false }, async (call, index) => {
-      if (held) return { waiting: true as const };
-      emit({ type: 'tool_call', call });
-      const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
-      if ('waiting' in outcome) held = true;
-      return outcome;
-    }, async (call, outcome, index) => {
-      if ('waiting' in outcome) {
-        if (outcome.approval) {
-          waiting = outcome.approval;
-          const ref = approvalRef(waiting);
-          emit({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
-        }
-        return;
+    if (calls.length === 1) {
+      // One call (the usual response): nothing to overlap or order, so no batch.
+      emit?.({ type: 'tool_call', call: calls[0]! });
+      await finishCall(calls[0]!, await executor.execute(calls[0]!, run, toolMap, 0, instead[0]), 0);
+    } else {
+      await runBatch(calls, batching, startCall, finishCall);
+    }
+    return stepStop;
+  };
+  // What runTools keeps for the response whose calls run: the results the kernel gives instead
+  // of running a call, whether a call waits for a person, and why the run stops after them.
+  let instead: (ToolResult | undefined)[] = [];
+  let held = false;
+  let stepStop: ShortStop | undefined;
+  const batching = {
+    parallel: run.agent.settings.parallel_tools,
+    max: run.agent.settings.max_parallel_tools,
+    alone: (call: ToolCall) => toolMap.get(call.name)?.parallel === false,
+  };
+  const startCall = async (call: ToolCall, index: number): Promise<CallOutcome> => {
+    if (held) return { waiting: true };
+    emit?.({ type: 'tool_call', call });
+    const outcome = await executor.execute(call, run, toolMap, index, instead[index]);
+    if ('waiting' in outcome) held = true;
+    return outcome;
+  };
+  const finishCall = async (call: ToolCall, outcome: CallOutcome, index: number): Promise<void> => {
+    if ('waiting' in outcome) {
+      if (outcome.approval) {
+        waiting = outcome.approval;
+        const ref = approvalRef(waiting);
+        emit?.({ type: 'approval_required', approval: { ...ref, args: waiting.args, reasons: waiting.asks.map((a) => a.reason) } });
       }
-      let { result } = outcome;
-      const { message } = outcome;
-      const verdict = instead[index] ? { action: 'run' as const } : guard.after(call, result);
-      if (verdict.action === 'warn') {
-        result = { ...result, content: `${result.content}\n\n${verdict.message}` };
-        message.content = result.content;
-      }
-      if (verdict.action === 'stop') stop ??= { reason: 'loop', notice: verdict.notice };
-      await commit(message);
-      emit({ type: 'tool_result', call, result });
-    });
-    return stop;
+      return;
+    }
+    let { result } = outcome;
+    const { message } = outcome;
+    const verdict = instead[index] ? undefined : guard.after(call, result);
+    if (verdict?.action === 'warn') {
+      result = { ...result, content: `${result.content}\n\n${verdict.message}` };
+      message.content = result.content;
+    }
+    if (verdict?.action === 'stop') stepStop ??= { reason: 'loop', notice: verdict.notice };
+    await commit(message);
+    emit?.({ type: 'tool_result', call, result });
   };
 
   try {
     if (input.resume) {
       const stop = await runTools(input.resume.calls, input.resume.results);
       if (waiting) return end('approval', '');
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       if (stop) return await stopShort(stop);
     }
     do {
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       const limit = budget.check(run.iteration);
       if (limit) return limit.limit === 'max_duration_ms' ? aborted() : await stopShort(limit);
       last = await ask();
       const assistant = last.message;
       await commit(assistant);
-      emit({ type: 'assistant', message: assistant });
+      emit?.({ type: 'assistant', message: assistant });
       const calls = assistant.toolCalls ?? [];
       if (calls.length === 0) return end('final', assistant.content);
       const stop = await runTools(calls);
       if (waiting) return end('approval', '');
-      if (run.signal.aborted) return aborted();
+      if (runAborted(run)) return aborted();
       if (stop) return await stopShort(stop);
     } while (true);
   } catch (error) {
     if (error instanceof BudgetExceeded) return end('budget', '', { stop: error.stop });
     const e = toOryxError(error, 'ORYX_E_LLM_FAILED');
-    if (run.signal.aborted || e.code === 'ORYX_E_RUN_ABORTED') return aborted(e);
+    if (runAborted(run) || e.code === 'ORYX_E_RUN_ABORTED') return aborted(e);
     return end('error', '', { error: e });
   }
 }
@@ -202,6 +226,9 @@ function finalNote(stop: ShortStop): string {
     : `You have used your budget for this run (${stop.notice.replace(/^stopped at /, '')}).`;
   return `${why} No tools are available any more. Answer now with what you have, and say plainly what is unfinished.`;
 }
+
+const noEvents = (): void => {};
+const NO_RETRY_POLICY: NonNullable<Provider['retry']> = {};
 
 function notRun(stop: ShortStop): ToolResult {
   return { content: `Not run: the run ${stop.notice}.`, isError: true };
@@ -226,9 +253,11 @@ export async function callModel(
   kernel: Kernel, provider: Provider, request: ChatRequest, run: RunContext, options: CallOptions,
 ): Promise<ChatResponse> {
   const { stream, emit, budget, report } = options;
-  const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? {};
+  const { maxRetries = 2, baseDelayMs = 500, maxDelayMs = 30_000 } = provider.retry ?? NO_RETRY_POLICY;
+  // The latency is for the hooks' taps (the audit); without any, the clock is not read.
+  const timed = tapped(kernel.hooks.afterLLM) || tapped(kernel.hooks.llmError);
   for (let attempt = 1; ; attempt++) {
-    const started = performance.now();
+    const started = timed ? performance.now() : 0;
     let emitted = false;
     let response: ChatResponse;
     try {
@@ -244,25 +273,26 @@ export async function callModel(
       }
     } catch (error) {
       const latencyMs = Math.round(performance.now() - started);
-      const e = run.signal.aborted
+      const e = runAborted(run)
         ? new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted', { cause: error })
         : toOryxError(error, 'ORYX_E_LLM_FAILED', { hint: `The call to provider "${provider.name}" (model ${request.model}) failed.` });
-      const retryable = e.retryable && attempt <= maxRetries && !emitted && !run.signal.aborted;
+      const retryable = e.retryable && attempt <= maxRetries && !emitted && !runAborted(run);
       // Retries come out of the run's budget: a provider failing every time cannot retry forever.
       const over = retryable ? budget?.takeRetry() : undefined;
       const willRetry = retryable && !over;
       await kernel.hooks.llmError.promise(e, { run, request, attempt, latencyMs, willRetry, ...(report ? { prompt: report } : {}) });
       // Once tokens were shown a retry would show them twice, so it is not retried: say so.
-      if (emitted && e.retryable && !run.signal.aborted) throw cutOffError(e);
+      if (emitted && e.retryable && !runAborted(run)) throw cutOffError(e);
       if (over) throw new BudgetExceeded(over, { cause: e });
       if (!willRetry) throw e;
       const backoff = Math.random() * baseDelayMs * 2 ** (attempt - 1);
       const delayMs = Math.min(maxDelayMs, Math.max(e.retryAfterMs ?? 0, backoff));
       emit({ type: 'retry', attempt, delayMs: Math.round(delayMs), error: { code: e.code, message: e.message } });
       await sleep(delayMs, undefined, { signal: run.signal }).catch(() => {});
-      if (run.signal.aborted) throw new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted');
+      if (runAborted(run)) throw new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted');
       continue;
     }
+    if (!tapped(kernel.hooks.afterLLM)) return response;
     const latencyMs = Math.round(performance.now() - started);
     return kernel.hooks.afterLLM.promise(response, { run, request, attempt, latencyMs, ...(report ? { prompt: report } : {}) });
   }

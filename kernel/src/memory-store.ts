@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isoNow } from './clock.ts';
 import type { Message, Page, SessionInfo, SessionStore, StoredMessage } from './types.ts';
 
 /**
@@ -9,11 +10,9 @@ export class InMemorySessionStore implements SessionStore {
   private sessions = new Map<string, { info: SessionInfo; messages: StoredMessage[] }>();
 
   async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
-    const now = new Date().toISOString();
-    const info: SessionInfo = {
-      id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
-      ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
-    };
+    const now = isoNow();
+    const info: SessionInfo = { id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
+    if (input.parentSessionId) info.parentSessionId = input.parentSessionId;
     this.sessions.set(info.id, { info, messages: [] });
     return { ...info };
   }
@@ -52,7 +51,7 @@ export class InMemorySessionStore implements SessionStore {
     if (!s) throw new Error(`unknown session ${id}`);
     const now = isoNow();
     for (const message of messages) {
-      s.messages.push({ seq: s.messages.length + 1, message: copy(message), createdAt: now });
+      s.messages.push({ seq: s.messages.length + 1, message: copyMessage(message), createdAt: now });
       if (!s.info.title && message.role === 'user') s.info.title = message.content.slice(0, 80);
     }
     s.info.messageCount = s.messages.length;
@@ -62,6 +61,16 @@ export class InMemorySessionStore implements SessionStore {
   async delete(id: string): Promise<boolean> {
     return this.sessions.delete(id);
   }
+}
+
+/** A message's own copy: a shallow clone, then its nested values (tool calls) copied in place. */
+function copyMessage(message: Message): Message {
+  const out = { ...message } as Record<string, unknown>;
+  for (const key in out) {
+    const value = out[key];
+    if (typeof value === 'object' && value !== null) out[key] = copy(value);
+  }
+  return out as unknown as Message;
 }
 
 /**
@@ -75,13 +84,4 @@ function copy<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const key in value) out[key] = copy((value as Record<string, unknown>)[key]);
   return out as T;
-}
-
-/** `new Date().toISOString()`, made once per millisecond. */
-let lastMs = -1;
-let lastIso = '';
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) { lastMs = ms; lastIso = new Date(ms).toISOString(); }
-  return lastIso;
 }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import { RunBudget } from './budget.ts';
+import { tapped } from './hooks.ts';
 import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
 import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
-import { groupTurns } from './prompt.ts';
+import { groupTurns, turnCount } from './prompt.ts';
+import { RunState } from './run-state.ts';
 import { subAgentTools } from './sub-agents.ts';
 import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
 
@@ -131,19 +133,17 @@ export class AgentService {
       ? await store.create({ agent: agent.name, parentSessionId: parent.run.sessionId })
       : await this.openSession(agent.name, input.session);
     const budget = new RunBudget(agent.settings, parent?.budget);
-    const signal = input.signal ? AbortSignal.any([input.signal, budget.signal]) : budget.signal;
-    const run: RunContext = {
-      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, iteration: 0, signal,
-      startedAt: new Date().toISOString(), ...(input.user ? { user: input.user } : {}), ...(parent ? { parentRunId: parent.run.runId } : {}),
-      ...(input.approval ? { approval: input.approval } : {}),
-    };
+    const run = new RunState({
+      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
+      user: input.user, parentRunId: parent?.run.runId, approval: input.approval,
+    }, budget, input.signal);
     const max = agent.settings.max_history_turns;
     let stored: StoredMessage[] = [];
     let waiting: Approval | undefined;
     let point: ResumePoint | undefined;
     try {
       // A session that waits for a person takes no new message (unless the agent says deny and go on).
-      waiting = resume || parent ? undefined : await waitingOn(this.kernel, session.id);
+      waiting = resume || parent || !this.kernel.hasService('approvals') ? undefined : await waitingOn(this.kernel, session.id);
       if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
       // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
       if (resume) {
@@ -176,25 +176,27 @@ export class AgentService {
         added.push(user);
       }
       const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-      let turns = groupTurns([...stored.map((s) => s.message), ...added]);
-      if (turns.length > max) {
+      let history = stored.map((s) => s.message);
+      for (const m of added) history.push(m);
+      if (turnCount(history) > max) {
+        const turns = groupTurns(history);
         const leaving = turns.slice(0, turns.length - max);
         await this.kernel.hooks.trimContext.promise({
           run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
         });
-        turns = turns.slice(turns.length - max);
+        history = turns.slice(turns.length - max).flat();
       }
+      // Tool sources (MCP servers) list with the run's signal; without any, none is made for them.
+      const tools = await this.kernel.toolsFor(agent, this.kernel.hasToolSources ? run.signal : undefined);
+      const delegates = subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
+        { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft }));
       const result = await runLoop({
         kernel: this.kernel,
         run,
         provider,
         budget,
-        history: turns.flat(),
-        tools: [
-          ...await this.kernel.toolsFor(agent, signal),
-          ...subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
-            { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft })),
-        ],
+        history,
+        tools: delegates.length ? [...tools, ...delegates] : tools,
         commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
         seqOf: (m) => seq.get(m),
         stream: input.stream,
@@ -203,7 +205,7 @@ export class AgentService {
       });
       if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
       const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
-      await this.kernel.hooks.afterRun.promise(full, run);
+      if (tapped(this.kernel.hooks.afterRun)) await this.kernel.hooks.afterRun.promise(full, run);
       return full;
     } catch (error) {
       // A run that failed outside the loop (the history could not be read or written) still

@@ -83,6 +83,10 @@ export interface ToolContext {
   sessionId: string;
   iteration: number;
   toolCallId: string;
+  /**
+   * Fires when the call's time is up or the run is aborted. Made when first read (a getter):
+   * read it from the context itself, a `{ ...ctx }` copy does not carry it.
+   */
   signal: AbortSignal;
   /** Enforces a sandbox action at the point of I/O; throws ORYX_E_SANDBOX_DENIED on denial. */
   enforce(action: SandboxAction): Promise<void>;
@@ -98,6 +102,7 @@ export interface ChatRequest {
   model: string;
   messages: Message[];
   tools: ToolSpec[];
+  /** The run's signal; from the kernel's loop a getter (read it from the request, a spread copy has none). */
   signal?: AbortSignal;
 }
 
@@ -686,7 +691,10 @@ export interface RunContext {
   provider: string;
   model: string;
   iteration: number;
-  /** Fires when the run is aborted or its `max_duration_ms` is up. */
+  /**
+   * Fires when the run is aborted or its `max_duration_ms` is up. In the kernel's runs it is
+   * made when first read (a getter): read it from the run, a `{ ...run }` copy does not carry it.
+   */
   signal: AbortSignal;
   /** Who the run acts for ({@link RunInput.user}). */
   user?: string;

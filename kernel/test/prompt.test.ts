@@ -22,11 +22,14 @@ test('repairHistory closes dangling tool calls and drops orphan results', () => 
 
 test('promptChars is the size of the text it stands for, however many tools, sections and messages', () => {
   const spec = (name: string): ToolSpec => ({ name, description: `does ${name} — «ü»`, inputSchema: { type: 'object', properties: { x: { type: 'string', enum: ['a', 'b'] } } } });
+  // Arguments of every JSON kind, escapes and non-ASCII included (their size is counted without JSON.stringify).
+  const args = { text: 'say "hi"\\n\u0001 — «ü» 😀 \ud800', n: -0, big: 1e21, small: 1.5e-7, none: null, yes: true, no: false, skip: undefined, list: [1, 'two', [3], {}, undefined], nested: { 'k"ey': { deep: [] } } };
+  const odd: Message = { role: 'assistant', content: 'odd', toolCalls: [{ id: 'c3', name: 't', args }] };
   for (const tools of [[], [spec('one')], [spec('one'), spec('two'), spec('three')]]) {
     const prompt: Prompt = {
       system: [{ id: 'agent', content: 'You are terse.' }, { id: 'soul', title: 'Soul', content: 'Kind.' }],
       memory: [{ id: 'memory', title: 'Memory', content: '- tea' }],
-      history: [u('hello'), a('', ['c1', 'c2']), r('c1'), r('c2'), a('done')],
+      history: [u('hello'), a('', ['c1', 'c2']), r('c1'), r('c2'), a('done'), odd, r('c3')],
       tools, report: { injected: [], cut: [], estimatedTokens: 0 },
     };
     const sections = [...prompt.system, ...prompt.memory].map((s) => (s.title ? `## ${s.title}\n\n${s.content}` : s.content));
