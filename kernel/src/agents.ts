@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { OryxError } from './errors.ts';
-import { FileCache } from './file-cache.ts';
+import { FileCache, RECHECK_MS } from './file-cache.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
 import { shape as s } from './shape.ts';
 import { didYouMean, lineOfKey } from './suggest.ts';
@@ -84,13 +84,16 @@ export function mergeSettings(base: AgentSettings, ...layers: (AgentSettingsInpu
 }
 
 /**
- * Loads agents from `<workspace>/agents/<name>/AGENT.md`. Every load checks the files (AGENT.md,
- * bootstrap files, skills) again, through a cache that trusts what it read for 250 ms and then
- * re-reads only what changed (mtime or size), so an edit applies to the next run without a
- * restart, within a quarter of a second.
+ * Loads agents from `<workspace>/agents/<name>/AGENT.md`. The files (AGENT.md, bootstrap files,
+ * skills) go through a cache that trusts what it read for 250 ms and then re-reads only what
+ * changed (mtime or size); an agent built from them is kept as long, so the runs of a busy
+ * agent share one definition (read-only: a caller that wants to change one copies it). An edit
+ * applies to the next run without a restart, within half a second.
  */
 export class AgentLoader {
   private readonly files = new FileCache();
+  /** Each agent as last built, and when: trusted for {@link RECHECK_MS} like the files. */
+  private readonly built = new Map<string, { agent: AgentDefinition; at: number }>();
 
   constructor(readonly workspaceDir: string, private readonly options: AgentLoaderOptions = {}) {}
 
@@ -135,8 +138,17 @@ export class AgentLoader {
     return root;
   }
 
-  /** One AGENT.md, its sub-agents named but not read. */
+  /** One AGENT.md, its sub-agents named but not read; built again once {@link RECHECK_MS} is over. */
   private async read(name: string): Promise<AgentDefinition> {
+    const kept = this.built.get(name);
+    if (kept && performance.now() - kept.at < RECHECK_MS) return kept.agent;
+    const at = performance.now();
+    const agent = await this.build(name);
+    this.built.set(name, { agent, at });
+    return agent;
+  }
+
+  private async build(name: string): Promise<AgentDefinition> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `"${name}" is not a valid agent name`, {
         hint: 'Agent names are folder names: letters, digits, _ . and -.',

@@ -82,4 +82,25 @@ test('hot reload: an edit of AGENT.md, a new skill and a new bootstrap file reac
   }
 });
 
+test('a busy agent: loads inside the interval share one definition; an edit still shows within two intervals', async () => {
+  const t = await testKernel({ plugins: [scripted([])], agents: { assistant: { tools: [], description: 'one' } } });
+  try {
+    const first = await t.kernel.agents.load('assistant');
+    assert.is(await t.kernel.agents.load('assistant'), first, 'the same definition, not built again');
+    await writeFile(path.join(t.kernel.agents.agentsDir, 'assistant', 'AGENT.md'), '---\ndescription: two, edited\ntools: []\n---\nBody.\n');
+    const written = performance.now();
+    const loads: { startedAt: number; description: string }[] = [];
+    while (performance.now() - written < 3 * RECHECK_MS) { // loads keep coming, as from a busy agent
+      const startedAt = performance.now() - written;
+      loads.push({ startedAt, description: (await t.kernel.agents.load('assistant')).description });
+      await sleep(10);
+    }
+    const late = loads.filter((l) => l.startedAt > 2 * RECHECK_MS);
+    assert.ok(late.length > 0, 'no load started after two intervals');
+    assert.equal(late.filter((l) => l.description !== 'two, edited'), [], 'every load started two intervals after the write sees the edit');
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();
