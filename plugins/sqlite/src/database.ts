@@ -196,7 +196,7 @@ class EmbeddedDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return this.flush().then(() => this.execute(sql, params));
+    if (this.deferred.size) return carryDeferred(sql) ? this.transaction((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
     return this.queued(() => this.run(sql, params));
   }
 
@@ -330,7 +330,7 @@ class ClientDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return this.flush().then(() => this.execute(sql, params));
+    if (this.deferred.size) return carryDeferred(sql) ? this.transaction((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
     return this.queued(async () => toExecuteResult(await this.send(this.client, sql, params)));
   }
 
@@ -407,6 +407,15 @@ class ClientDatabase implements OpenDatabase {
       throw sqlFailure(error, sql);
     }
   }
+}
+
+/**
+ * Whether a write outside a transaction may commit together with the deferred rows, in one
+ * transaction instead of two: a plain row write may; anything else (a PRAGMA, DDL, VACUUM) runs
+ * after them on its own, as it would have.
+ */
+function carryDeferred(sql: string): boolean {
+  return /^\s*(?:INSERT|UPDATE|DELETE)\b/i.test(sql);
 }
 
 /** Writes what is still deferred; what cannot be written hears why. */

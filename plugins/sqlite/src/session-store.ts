@@ -17,6 +17,10 @@ interface SessionRow {
 
 const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, parent_session_id';
 
+/** A message after the session's last one (SQLite: the aggregate gives one row even for an empty session). */
+const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
+  SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?`;
+
 /** A stored message that cannot be read, in its place in {@link SqliteSessionStore.scan}. */
 export interface DamagedMessage {
   seq: number;
@@ -40,7 +44,7 @@ export interface SqliteSessionStoreOptions {
 
 /**
  * The durable session store (`kernel.service('sessions')`): one row per message, each
- * `append` its own transaction (three statements for one message), positions (`seq`) assigned inside it and guarded by
+ * `append` its own transaction (two statements for one message on SQLite), positions (`seq`) assigned inside it and guarded by
  * UNIQUE(session_id, seq). `lock` serializes runs on a session across processes.
  *
  * @example
@@ -167,6 +171,13 @@ export class SqliteSessionStore implements SessionStore {
             [now, encoded.length, title, id],
           );
           if (updated.rowsAffected === 0) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+          if (tx.dialect === 'sqlite') {
+            // Each row takes the next position in the INSERT itself: one statement per message.
+            for (const m of encoded) {
+              await tx.execute(APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]);
+            }
+            return;
+          }
           const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
           let seq = Number(top?.seq ?? 0);
           for (const m of encoded) {
