@@ -24,4 +24,29 @@ test('history finds the N-th last user message through the partial index; intege
   }
 });
 
+test('appends keep the list order exact, whether or not they rewrite updated_at (the newest session keeps it for up to a second)', async () => {
+  const { dir, cleanup } = await tempDir();
+  const s = await openStore(path.join(dir, 'a.db'), 'libsql');
+  try {
+    const a = await s.store.create({ agent: 'x' });
+    const b = await s.store.create({ agent: 'x', id: `${a.id}-b` });
+    const order = async () => (await s.store.list()).items.map((i) => i.id);
+    await s.store.append(b.id, [{ role: 'user', content: 'to the newest' }]);
+    assert.equal(await order(), [b.id, a.id]);
+    await s.store.append(a.id, [{ role: 'user', content: 'to the older one' }]);
+    assert.equal(await order(), [a.id, b.id], 'a session that was not the newest moves to the top');
+    const before = (await s.store.get(a.id))!.updatedAt;
+    await s.store.append(a.id, [{ role: 'assistant', content: 'again' }, { role: 'assistant', content: 'and again' }]);
+    await s.store.append(b.id, [{ role: 'assistant', content: 'b again' }]);
+    assert.equal(await order(), [b.id, a.id]);
+    assert.equal((await s.store.list({ agent: 'x' })).items.map((i) => i.id), [b.id, a.id]);
+    const info = (await s.store.get(a.id))!;
+    assert.equal([info.messageCount, info.title, (await s.store.get(b.id))!.messageCount], [3, 'to the older one', 2]);
+    assert.ok(info.updatedAt >= before && info.updatedAt <= new Date().toISOString());
+  } finally {
+    await s.close();
+    await cleanup();
+  }
+});
+
 test.run();
