@@ -106,4 +106,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       postgres: ['ALTER TABLE llm_calls ADD COLUMN prompt_report TEXT'],
     },
   },
+  {
+    // A model or tool call's row is written on every loop step, and each index is one more page
+    // its transaction rewrites. `created_at` was indexed only for `retentionDays`, which now walks
+    // the ids (oldest first, stopping at the first row it keeps) instead. sandbox_events, written
+    // rarely, keeps its index.
+    version: 3,
+    name: 'drop-created-at-indexes',
+    statements: [
+      'DROP INDEX IF EXISTS llm_calls_by_created',
+      'DROP INDEX IF EXISTS tool_invocations_by_created',
+    ],
+  },
 ]);

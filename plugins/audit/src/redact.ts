@@ -34,7 +34,7 @@ async function loadScanner(): Promise<Scan> {
       rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
     }],
   };
-  return async (text) => {
+  return remembered(async (text) => {
     // A `secretlint-disable` comment in the text would switch the scanner off for what follows.
     const content = text.replace(/secretlint-(?:disable|enable)/g, (m) => '_'.repeat(m.length));
     const { messages } = await lintSource({ source: { content, filePath: '/audit.txt', ext: '.txt', contentType: 'text' }, options: { config, noPhysicFilePath: true } });
@@ -42,6 +42,33 @@ async function loadScanner(): Promise<Scan> {
       const values = Object.values(m.data ?? {}).filter((v): v is string => typeof v === 'string' && v.length >= 8 && text.includes(v));
       return values.length ? values : [text.slice(m.range[0], m.range[1])];
     });
+  });
+}
+
+/** How many scanned texts {@link remembered} keeps, and the longest it keeps (so at most ~1 MB). */
+const REMEMBERED = 256;
+const REMEMBERED_CHARS = 4096;
+
+/**
+ * The scan with the results of the last {@link REMEMBERED} short texts kept, by exact text. A
+ * scan is a function of the text alone, so a text seen again (an agent calling a tool with the
+ * same arguments and getting the same answer, a retried call) gets the same secrets back without
+ * secretlint's ~100 µs; the least recently used result goes first.
+ */
+function remembered(scan: Scan): Scan {
+  const kept = new Map<string, string[]>();
+  return async (text) => {
+    if (text.length > REMEMBERED_CHARS) return scan(text);
+    const known = kept.get(text);
+    if (known) {
+      kept.delete(text);
+      kept.set(text, known);
+      return [...known];
+    }
+    const found = await scan(text);
+    if (kept.size >= REMEMBERED) kept.delete(kept.keys().next().value!);
+    kept.set(text, [...found]);
+    return found;
   };
 }
 

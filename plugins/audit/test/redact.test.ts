@@ -115,6 +115,20 @@ test('several texts share one scan: each keeps its own text, a secret found in o
   assert.is(plain, 'hi 1');
 });
 
+test('a text scanned again (its result remembered, or forgotten after 256 others) is redacted the same way', async () => {
+  // Only secretlint's rules find these (no credential name, no prefix of the extra patterns).
+  const text = `the bot said ${k.slack} and ${k.awsId}`;
+  const expected = 'the bot said [REDACTED] and [REDACTED]';
+  assert.is(await redact(text), expected);
+  assert.is(await redact(text), expected);
+  const [again, other] = await redact.all!([text, `plain ${k.github}`]);
+  assert.is(await redact(`${text}\n\nplain ${k.github}`), `${expected}\n\nplain [REDACTED]`);
+  assert.equal([again, other], [expected, 'plain [REDACTED]']);
+  for (let i = 0; i < 300; i++) assert.is(await redact(`note ${i}`), `note ${i}`);
+  assert.is(await redact(text), expected);
+  assert.is(await redact(`x${'y'.repeat(5000)} ${k.slack}`), `x${'y'.repeat(5000)} [REDACTED]`, 'a long text is scanned every time');
+});
+
 test('a scan leaves no performance marks behind (secretlint profiles every scan unless switched off, and each one cost more than the last)', async () => {
   await redact('warm-up');
   const marks = performance.getEntriesByType('mark').length;

@@ -1,4 +1,4 @@
-import { STAGE, errorMessage, type Database, type Migration, type PluginContext, type RunRecord, type RunRecordStore, type RunResult, type RunContext } from '@oryxos/kernel';
+import { STAGE, errorMessage, type Database, type Migration, type PluginContext, type RunRecord, type RunRecordStore, type RunResult, type RunContext, type SqlValue } from '@oryxos/kernel';
 
 /** The owner the `runs` table's migrations are recorded under (the same on SQLite and PostgreSQL). */
 export const RUNS_OWNER = 'runs';
@@ -32,6 +32,9 @@ export const RUN_MIGRATIONS: readonly Migration[] = Object.freeze([
   },
 ]);
 
+const RUN_INSERT = `INSERT INTO runs (id, session_id, agent, parent_run_id, started_at, finished_at, stop_reason, notice, iterations, tool_calls,
+  input_tokens, output_tokens, retries, duration_ms, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 interface RunRow {
   id: string; session_id: string; agent: string; parent_run_id: string | null; started_at: string; finished_at: string;
   stop_reason: string; notice: string | null; iterations: number | string; tool_calls: number | string; input_tokens: number | string;
@@ -57,17 +60,19 @@ export function attachRunRecords(ctx: PluginContext, db: () => Database): RunRec
   ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async (result: RunResult, run: RunContext) => {
     if (ctx.readOnly) return;
     const finished = new Date();
+    const params = [
+      run.runId, result.sessionId, result.agent, run.parentRunId ?? null, run.startedAt ?? new Date(finished.getTime() - result.budget.ms).toISOString(),
+      finished.toISOString(), result.stopReason,
+      result.notice ?? null, result.iterations, result.budget.toolCalls, result.usage.inputTokens, result.usage.outputTokens,
+      result.budget.retries, result.budget.ms, result.error?.code ?? null,
+    ];
     // A record that cannot be written (the database went away) costs a warning, never the run's result.
-    await db().execute(
-      `INSERT INTO runs (id, session_id, agent, parent_run_id, started_at, finished_at, stop_reason, notice, iterations, tool_calls,
-        input_tokens, output_tokens, retries, duration_ms, error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        run.runId, result.sessionId, result.agent, run.parentRunId ?? null, run.startedAt ?? new Date(finished.getTime() - result.budget.ms).toISOString(),
-        finished.toISOString(), result.stopReason,
-        result.notice ?? null, result.iterations, result.budget.toolCalls, result.usage.inputTokens, result.usage.outputTokens,
-        result.budget.retries, result.budget.ms, result.error?.code ?? null,
-      ],
-    ).catch((error) => ctx.log.warn(`the record of run ${run.runId} was not written: ${errorMessage(error)}`));
+    const warn = (error: unknown) => ctx.log.warn(`the record of run ${run.runId} was not written: ${errorMessage(error)}`);
+    // On SQLite the record rides with the database's next write (the next run's session or
+    // message): one commit less per run. Reads through the service see it at once.
+    const target = db() as Database & { defer?(sql: string, params: SqlValue[], onError: (error: unknown) => void): void };
+    if (typeof target.defer === 'function') target.defer(RUN_INSERT, params, warn);
+    else await target.execute(RUN_INSERT, params).catch(warn);
   });
   const store: RunRecordStore = {
     async list({ sessionId, limit = 50 } = {}) {

@@ -17,6 +17,22 @@ interface SessionRow {
 
 const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, parent_session_id';
 
+/**
+ * How long the newest session keeps its `updated_at` while messages are appended to it (SQLite).
+ * Writing `updated_at` moves the session in both of its time-ordered indexes: two more pages to
+ * commit with every message. Only the session listed first can skip it without changing any
+ * order (it is first in every filtered list too), so `updatedAt` lags by less than this.
+ */
+const KEEP_UPDATED_MS = 1000;
+
+/** The append's session update when the session is the newest and was updated less than {@link KEEP_UPDATED_MS} ago. */
+const TOUCH_NEWEST = `UPDATE sessions SET message_count = message_count + ?, title = CASE WHEN title = '' THEN ? ELSE title END
+  WHERE id = ? AND updated_at > ? AND id = (SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1)`;
+
+/** A message after the session's last one (SQLite: the aggregate gives one row even for an empty session). */
+const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
+  SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?`;
+
 /** A stored message that cannot be read, in its place in {@link SqliteSessionStore.scan}. */
 export interface DamagedMessage {
   seq: number;
@@ -40,7 +56,7 @@ export interface SqliteSessionStoreOptions {
 
 /**
  * The durable session store (`kernel.service('sessions')`): one row per message, each
- * `append` its own transaction (three statements for one message), positions (`seq`) assigned inside it and guarded by
+ * `append` its own transaction (two statements for one message on SQLite), positions (`seq`) assigned inside it and guarded by
  * UNIQUE(session_id, seq). `lock` serializes runs on a session across processes.
  *
  * @example
@@ -157,16 +173,26 @@ export class SqliteSessionStore implements SessionStore {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.db().transaction(async (tx) => {
-          const now = new Date().toISOString();
+          const at = Date.now();
+          const now = new Date(at).toISOString();
+          const sqlite = tx.dialect === 'sqlite';
           // The session row first: it says whether the session exists, and on PostgreSQL its row
           // lock makes concurrent appends to one session take turns, so MAX(seq) below sees the
           // previous one's rows (SQLite's write transaction already does).
-          const updated = await tx.execute(
+          const touched = sqlite && (await tx.execute(TOUCH_NEWEST, [encoded.length, title, id, new Date(at - KEEP_UPDATED_MS).toISOString()])).rowsAffected > 0;
+          const updated = touched ? undefined : await tx.execute(
             `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
                title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`,
             [now, encoded.length, title, id],
           );
-          if (updated.rowsAffected === 0) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+          if (updated?.rowsAffected === 0) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+          if (sqlite) {
+            // Each row takes the next position in the INSERT itself: one statement per message.
+            for (const m of encoded) {
+              await tx.execute(APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]);
+            }
+            return;
+          }
           const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
           let seq = Number(top?.seq ?? 0);
           for (const m of encoded) {

@@ -39,6 +39,25 @@ for (const driver of DRIVERS) {
     }
   });
 
+  test(`${driver}: a row write outside a transaction carries the deferred rows in one transaction; when it fails they stay queued`, async () => {
+    const s = await setup(driver);
+    try {
+      await s.db.execute('CREATE UNIQUE INDEX rows_v ON rows (v)');
+      s.db.defer('INSERT INTO rows (v) VALUES (?)', ['audit']);
+      await s.db.execute('INSERT INTO rows (v) VALUES (?)', ['record']);
+      assert.equal(s.inFile(), ['audit', 'record'], 'both in the file when the write returns');
+      s.db.defer('INSERT INTO rows (v) VALUES (?)', ['kept']);
+      const e = await rejection(() => s.db.execute('INSERT INTO rows (v) VALUES (?)', ['record']));
+      assert.is(e.code, 'ORYX_E_SQLITE_QUERY');
+      assert.match(e.message, 'UNIQUE');
+      assert.equal(s.inFile(), ['audit', 'record'], 'the failed write took nothing with it');
+      for (let i = 0; i < 20 && s.inFile().length < 3; i++) await nextTurn();
+      assert.equal(s.inFile(), ['audit', 'record', 'kept']);
+    } finally {
+      await s.close();
+    }
+  });
+
   test(`${driver}: with no transaction to join, a deferred row is written on the next turn of the event loop`, async () => {
     const s = await setup(driver);
     try {
