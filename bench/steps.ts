@@ -1,6 +1,7 @@
 // Per-step cost of whole runs through the kernel, in the peer harness's scenario
 // (../shared/bench-peers): K-step runs, an instant scripted model that calls the tool `echo`
-// (arguments checked by an arktype validator) on steps 1..K-1 and answers on step K, each run
+// (arguments checked as the built-in tools check theirs: the kernel's `shape`; BENCH_ECHO=arktype
+// checks them with arktype, as they did before) on steps 1..K-1 and answers on step K, each run
 // on a new session. Warms up, then times R sequential runs; prints one `RESULT {json}` line.
 //
 // Run (after npm run build): node --import tsx bench/steps.ts memory|sqlite [runs] [fill]
@@ -13,9 +14,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Database, Plugin, Provider, Tool } from '@oryxos/kernel';
+import { shape, type Database, type Plugin, type Provider, type Tool } from '@oryxos/kernel';
 import { allowAll, testKernel } from '@oryxos/kernel/testing';
-import { type } from 'arktype';
 
 const mode = process.argv[2] ?? 'memory';
 const R = Number(process.argv[3] ?? 1000);
@@ -39,11 +39,17 @@ const provider: Provider = {
     };
   },
 };
-const echoArgs = type({ text: 'string', '+': 'reject' });
+const echoArgs = shape.object({ text: shape.string() });
+let validate = (args: unknown) => { const found = shape.check(echoArgs, args); return found && `${found.path.join('.')} ${found.problem}`; };
+if (process.env.BENCH_ECHO === 'arktype') {
+  const { type } = await import('arktype');
+  const arkArgs = type({ text: 'string', '+': 'reject' });
+  validate = (args) => { const out = arkArgs(args); return out instanceof type.errors ? out.summary : undefined; };
+}
 const echo: Tool = {
   name: 'echo', description: 'Echo text back', source: 'plugin',
   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
-  validate(args) { const out = echoArgs(args); return out instanceof type.errors ? out.summary : undefined; },
+  validate,
   async execute(args) { counters.tool++; return String((args as { text: string }).text); },
 };
 const bench: Plugin = { name: 'bench', version: '1.0.0', kernel: '^1', setup(ctx) { ctx.registerProvider(provider); ctx.registerTool(echo); } };
