@@ -15,7 +15,7 @@ import {
 import { SEARCH_SCAN_LIMIT, searchSessions } from './session-search.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
 import { listAgents, listJson } from '@oryxos/plugin-cli';
-import { headerOf } from './incoming.ts';
+import { clientSignalOf, headerOf } from './incoming.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
@@ -205,7 +205,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     await assertAgentExists(kernel, session.agent);
     const run = { agent: session.agent, session: session.id, message: body.message, user: principalOf(c) };
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
-      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       return runJson(c, outcome.result!);
     }

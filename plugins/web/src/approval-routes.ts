@@ -12,7 +12,7 @@ import { identityOf } from './principal.ts';
 import type { RouteTable } from './routes.ts';
 import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
 import { listJson } from '@oryxos/plugin-cli';
-import { headerOf } from './incoming.ts';
+import { clientSignalOf, headerOf } from './incoming.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
@@ -105,7 +105,7 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
     });
     const run = { agent: decided.agent, session: decided.sessionId, message: '', resume: decided.id };
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
-      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       return c.json({ ...decided, run: answerOf(outcome.result!) });
     }

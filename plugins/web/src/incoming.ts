@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Node's request behind a Hono context, when the app runs on the Node server (not `app.request()`). */
 export function incomingOf(c: { env: unknown }): IncomingMessage | undefined {
@@ -17,4 +17,35 @@ export function headerOf(c: { env: unknown; req: { header(name: string): string 
   if (!incoming) return c.req.header(name);
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** What a run needs of the client's connection: whether it is gone, and a call when it goes. */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * The client's connection as a {@link ClientSignal}: "aborted" once the connection closes before
+ * the response is finished. On the Node server it listens to Node's response directly (the fetch
+ * `Request`'s `signal` is an AbortController made per request); else it is that signal.
+ */
+export function clientSignalOf(c: { env: unknown; req: { raw: Request } }): ClientSignal {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing || typeof outgoing.on !== 'function') return c.req.raw.signal;
+  const handlers = new Map<() => void, () => void>();
+  return {
+    get aborted() { return outgoing.destroyed && !outgoing.writableFinished; },
+    addEventListener(_type, listener) {
+      const onClose = () => { handlers.delete(listener); if (!outgoing.writableFinished) listener(); };
+      handlers.set(listener, onClose);
+      outgoing.once('close', onClose);
+    },
+    removeEventListener(_type, listener) {
+      const onClose = handlers.get(listener);
+      if (onClose) outgoing.off('close', onClose);
+      handlers.delete(listener);
+    },
+  };
 }

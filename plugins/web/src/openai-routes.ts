@@ -10,7 +10,7 @@ import type { RouteTable } from './routes.ts';
 import { abortedError, runError } from './run-result.ts';
 import { ChatCompletion, ChatCompletionBody, ErrorResponse, ModelList, SESSION_ID } from './schemas.ts';
 import { sseResponse } from './sse.ts';
-import { headerOf } from './incoming.ts';
+import { clientSignalOf, headerOf } from './incoming.ts';
 
 type ChatBody = typeof ChatCompletionBody.infer;
 type ChatMessage = ChatBody['messages'][number];
@@ -87,7 +87,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     const run = { agent: agent.name, session: sessionId, message, user };
 
     if (!body.stream) {
-      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: c.req.raw.signal });
+      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       const result = outcome.result!;
       if (result.stopReason === 'error') throw runError(result);

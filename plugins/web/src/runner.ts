@@ -1,5 +1,6 @@
 import { type AgentService, type PluginContext, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
+import type { ClientSignal } from './incoming.ts';
 
 /** Why a run was aborted by the web channel. */
 export type AbortCause = 'timeout' | 'disconnect' | 'shutdown' | 'deleted' | 'stopped';
@@ -15,7 +16,7 @@ export interface InvokeInput {
   stream: boolean;
   onEvent?(event: RunEvent): void;
   /** Aborts when the client goes away. */
-  clientSignal?: AbortSignal;
+  clientSignal?: ClientSignal;
 }
 
 /** A finished run, or the reason it was cut short (`result` is absent when it never started). */
