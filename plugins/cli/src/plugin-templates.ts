@@ -40,7 +40,6 @@ function packageJson(n: Names, kind: PluginKind, deps: TemplateDeps, permissions
     scripts: { build: 'tsc -p tsconfig.json', test: `tsx test/${n.name}.test.ts` },
     // The OryxOS installation provides these to the plugin at run time.
     peerDependencies: { '@oryxos/kernel': '^1.0.0', ...Object.fromEntries(Object.keys(kit).map((k) => [k, '^0.1.0'])) },
-    dependencies: { arktype: '^2.2.10' },
     devDependencies: { '@oryxos/kernel': deps.kernel, ...kit, '@types/node': '^20.19.0', tsx: '4.23.14', typescript: '~5.9.0', uvu: '^0.5.6' },
   }, null, 2)}\n`;
 }
@@ -71,9 +70,8 @@ function tool(n: Names): Record<string, string> {
   };
   return {
     'src/errors.ts': errorsTs(n, codes),
-    'src/index.ts': `import { OryxError, pluginPackage, validateOptions, type Plugin } from '@oryxos/kernel';
+    'src/index.ts': `import { OryxError, pluginPackage, shape as s, validateOptions, type Plugin } from '@oryxos/kernel';
 import { defineTool } from '@oryxos/plugin-kit';
-import { type } from 'arktype';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';
@@ -84,7 +82,7 @@ export interface ${cap(n.factory)}Options {
   maxChars?: number;
 }
 
-const shape = type({ 'maxChars?': 'number.integer > 0', '+': 'reject' });
+const optionsShape = s.object({ maxChars: s.integer({ above: 0 }).optional() });
 
 /**
  * Adds the \`${n.tool}\` tool: the words, lines and characters of a text.
@@ -95,7 +93,7 @@ const shape = type({ 'maxChars?': 'number.integer > 0', '+': 'reject' });
  * export default defineConfig({ plugins: [${n.factory}({ maxChars: 50_000 })] });
  */
 export default function ${n.factory}(options: ${cap(n.factory)}Options = {}): Plugin {
-  const opts = validateOptions(shape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: '${n.factory}({ maxChars: 50000 })' });
+  const opts = validateOptions(optionsShape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: '${n.factory}({ maxChars: 50000 })' });
   const maxChars = opts.maxChars ?? 100_000;
   return {
     ...pluginPackage(import.meta.url),
@@ -105,7 +103,7 @@ export default function ${n.factory}(options: ${cap(n.factory)}Options = {}): Pl
       ctx.registerTool(defineTool({
         name: '${n.tool}',
         description: 'Counts the words, lines and characters of a text.',
-        args: type({ text: 'string', '+': 'reject' }),
+        args: s.object({ text: s.string() }),
         describe: { text: 'The text to count' },
         async execute({ text }) {
           if (text.length > maxChars) {
@@ -186,8 +184,7 @@ function channel(n: Names): Record<string, string> {
     'src/errors.ts': errorsTs(n, codes),
     'src/index.ts': `import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, STAGE, enforceAction, errorMessage, pluginPackage, validateOptions, type Plugin } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { OryxError, STAGE, enforceAction, errorMessage, pluginPackage, shape as s, validateOptions, type Plugin } from '@oryxos/kernel';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';
@@ -211,7 +208,7 @@ export interface ${cap(n.factory)}Options {
   file?: string;
 }
 
-const shape = type({ 'file?': 'string > 0', '+': 'reject' });
+const optionsShape = s.object({ file: s.string({ min: 1 }).optional() });
 
 /**
  * A channel: every finished run (its agent, session, stop reason and answer) is delivered to a
@@ -223,7 +220,7 @@ const shape = type({ 'file?': 'string > 0', '+': 'reject' });
  * export default defineConfig({ plugins: [sandbox({ files: { write: ['.oryxos/${n.name}.jsonl'] } }), ${n.factory}()] });
  */
 export default function ${n.factory}(options: ${cap(n.factory)}Options = {}): Plugin {
-  const opts = validateOptions(shape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: "${n.factory}({ file: 'runs.jsonl' })" });
+  const opts = validateOptions(optionsShape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: "${n.factory}({ file: 'runs.jsonl' })" });
   return {
     ...pluginPackage(import.meta.url),
     name: '${n.name}',
@@ -314,12 +311,11 @@ function provider(n: Names): Record<string, string> {
   };
   return {
     'src/errors.ts': errorsTs(n, codes),
-    'src/index.ts': `import { isOryxError, pluginPackage, validateOptions, type ChatRequest, type ChatResponse, type Plugin, type Provider } from '@oryxos/kernel';
+    'src/index.ts': `import { isOryxError, pluginPackage, shape as s, validateOptions, type ChatRequest, type ChatResponse, type Plugin, type Provider } from '@oryxos/kernel';
 import {
-  PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, callCap, providerAbortError, providerBadResponseError, providerCallCapError,
+  PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, callCap, providerAbortError, providerBadResponseError, providerCallCapError,
   providerConnectionError, providerStatusError, providerTimeoutError, retryPolicy, type ProviderCallOptions, type ProviderFix,
 } from '@oryxos/provider-kit';
-import { type } from 'arktype';
 
 export { ERROR_CODES } from './errors.ts';
 
@@ -335,7 +331,13 @@ export interface ${cap(n.factory)}Options extends ProviderCallOptions {
   name?: string;
 }
 
-const shape = type({ baseURL: 'string.url', 'defaultModel?': 'string > 0', 'apiKey?': 'string', 'name?': 'string > 0', ...PROVIDER_CALL_SCHEMA, '+': 'reject' });
+const optionsShape = s.object({
+  baseURL: s.string().refine((url) => URL.canParse(url), 'a URL'),
+  defaultModel: s.string({ min: 1 }).optional(),
+  apiKey: s.string().optional(),
+  name: s.string({ min: 1 }).optional(),
+  ...PROVIDER_CALL_SHAPE,
+});
 
 /**
  * An LLM provider for a server that answers \`POST <baseURL>/chat\` with
@@ -349,7 +351,7 @@ const shape = type({ baseURL: 'string.url', 'defaultModel?': 'string > 0', 'apiK
  * export default defineConfig({ plugins: [${n.factory}({ baseURL: 'http://127.0.0.1:9000', defaultModel: 'small' })] });
  */
 export default function ${n.factory}(options: ${cap(n.factory)}Options): Plugin {
-  const opts = validateOptions(shape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: "${n.factory}({ baseURL: 'http://127.0.0.1:9000' })" });
+  const opts = validateOptions(optionsShape, options, { plugin: '${n.factory}', code: 'ORYX_E_${n.area}_OPTIONS', example: "${n.factory}({ baseURL: 'http://127.0.0.1:9000' })" });
   return {
     ...pluginPackage(import.meta.url),
     name: opts.name ?? '${n.name}',
