@@ -2,7 +2,7 @@ import path from 'node:path';
 import { OryxError } from './errors.ts';
 import { FileCache, RECHECK_MS } from './file-cache.ts';
 import { assertMarkdownData, parseFrontmatter } from './frontmatter.ts';
-import { shape as s } from './shape.ts';
+import { shape as s } from '@oryxos/schema-kit';
 import { didYouMean, lineOfKey } from './suggest.ts';
 import { DEFAULT_LOOP_DETECTION } from './loop-guard.ts';
 import type { AgentDefinition, AgentRef, AgentSettings, LoopDetectionSettings, SkillRef } from './types.ts';

@@ -4,7 +4,7 @@ import type { Type } from 'arktype';
 import { settingsShape, type AgentSettingsInput } from './agents.ts';
 import { OryxError, isOryxError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
-import { isShape, shape as s, type Shape, type ShapeIssue } from './shape.ts';
+import { isShape, shape as s, type Shape, type ShapeIssue } from '@oryxos/schema-kit';
 import { didYouMean, knownKeysAt, lineOfKey } from './suggest.ts';
 
 const readFileSafe = (file: string): string => { try { return readFileSync(file, 'utf8'); } catch { return ''; } };

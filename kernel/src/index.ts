@@ -12,7 +12,7 @@ export { type PluginContext, type PluginHook, type PluginHooks, type Logger } fr
 export { Kernel, kernelVersion, type HostInfo, type KernelOptions } from './kernel.ts';
 export { definePlugin, pluginPackage, readPackageJson, type Plugin, type PluginPackage, type ServiceName } from './plugin.ts';
 export { defineConfig, definedOptions, resolveConfig, validateOptions, asConfigError, type ArkTypeLike, type OptionsSpec, type OryxConfig, type ResolvedConfig } from './config.ts';
-export { shape, isShape, issueText, Shape, OptionalShape, type ShapeIssue, type Infer, type NumberBounds, type ObjectOf, type Props } from './shape.ts';
+export { shape, isShape, issueText, Shape, OptionalShape, type ShapeIssue, type Infer, type NumberBounds, type ObjectOf, type Props } from '@oryxos/schema-kit';
 export { AgentLoader, DEFAULT_SETTINGS, BOOTSTRAP_FILES, type AgentLoaderOptions } from './agents.ts';
 export { AgentService } from './service.ts';
 export { agentToolName, listedSubAgentTools } from './sub-agents.ts';

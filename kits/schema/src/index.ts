@@ -1,6 +1,7 @@
 /**
- * @oryxos/schema-kit: JSON Schema checks for schemas that come from anywhere (an MCP server, a
- * third-party plugin) — Ajv with ajv-formats (drafts 7, 2019-09 and 2020-12 by `$schema`), every
+ * @oryxos/schema-kit: shapes (a small validator without dependencies that also writes the JSON
+ * Schema of what it accepts: options, frontmatter, tool arguments), and JSON Schema checks for
+ * schemas that come from anywhere (an MCP server, a third-party plugin) — Ajv with ajv-formats (drafts 7, 2019-09 and 2020-12 by `$schema`), every
  * `pattern` run on RE2 so no schema can make a check hang, each schema compiled once, and the
  * first problem worded as `field: message`. It knows nothing of OryxOS; the kernel names the
  * tool in its errors.
@@ -11,6 +12,8 @@
  * check({}); // 'path: is required'
  */
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+
+export { shape, isShape, issueText, Shape, OptionalShape, type ShapeIssue, type Infer, type NumberBounds, type ObjectOf, type Props } from './shape.ts';
 
 /** Checks a value against a compiled schema: the first problem as "field: message", or undefined. */
 export type ArgsCheck = (args: unknown) => string | undefined;

@@ -8,11 +8,12 @@
  * It replaces arktype on the start-up path, whose import alone costs more than a bare node start.
  *
  * @example
- * import { shape as s } from '@oryxos/kernel';
+ * import { shape as s } from '@oryxos/schema-kit'; // also re-exported by @oryxos/kernel
  * const options = s.object({ url: s.string({ min: 1 }).optional(), busyTimeoutMs: s.integer({ min: 0 }).optional() });
  * s.check(options, { busyTimeoutMs: -1 }); // { path: ['busyTimeoutMs'], problem: 'must be non-negative (was -1)' }
  */
-import type { JsonSchema } from './types.ts';
+/** A JSON Schema object (what {@link Shape.json} gives). */
+type JsonSchema = Record<string, unknown>;
 
 /** One problem: where (keys and indexes from the root) and what, phrased to follow the field name. */
 export interface ShapeIssue {
