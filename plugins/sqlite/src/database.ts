@@ -12,6 +12,11 @@ import { fromDriverValue, toDriverParams } from './sql-values.ts';
 import { displayUrl, type DatabaseTarget } from './url.ts';
 
 type Tx = DatabaseTx;
+
+/** The statements of a {@link OpenDatabase.writeSync} transaction: they run at once, synchronously. */
+export interface SyncTx {
+  execute(sql: string, params?: SqlParams): ExecuteResult;
+}
 /** The transaction an async context is inside; `active` turns false at commit or rollback. */
 interface TxScope { view: Tx; active: boolean }
 type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
@@ -25,6 +30,13 @@ export interface OpenDatabase extends Omit<Database, 'migrate'> {
    * could not be written.
    */
   defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void;
+  /**
+   * A write transaction whose work is synchronous (the embedded driver only): `BEGIN IMMEDIATE`,
+   * the deferred rows, `fn`, `COMMIT`, in one go, without a promise per statement or a tracked
+   * async context (`fn` cannot await, so nothing else can run inside it). Queued behind the
+   * connection's other work like {@link Database.transaction}; inside one, `fn` joins it.
+   */
+  writeSync?<T>(fn: (tx: SyncTx) => T): Promise<T>;
   /** Waits for queued work, then closes the connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +104,9 @@ const shared = new Map<string, { connection: Promise<OpenDatabase>; refs: number
 /** One user's handle on a shared connection; closing it closes the connection with the last user. */
 class SharedHandle implements OpenDatabase {
   private closed = false;
-  constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {}
+  constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {
+    if (connection.writeSync) this.writeSync = (fn) => (this.closed ? Promise.reject(closedError(this.url)) : connection.writeSync!(fn));
+  }
   get driver() { return this.connection.driver; }
   get url() { return this.connection.url; }
   readonly dialect = 'sqlite';
@@ -103,6 +117,7 @@ class SharedHandle implements OpenDatabase {
     if (this.closed) onError?.(closedError(this.url));
     else this.connection.defer(sql, params, onError);
   }
+  readonly writeSync?: OpenDatabase['writeSync'];
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -282,6 +297,31 @@ class EmbeddedDatabase implements OpenDatabase {
     });
   }
 
+  writeSync<T>(fn: (tx: SyncTx) => T): Promise<T> {
+    // Inside a transaction of this connection: its statements run straight away too.
+    if (this.current()) return this.queuedNow(() => fn(this.syncTx));
+    return this.serial.idle ? this.queuedNow(() => this.commitSync(fn)) : this.serial.run(() => this.commitSync(fn));
+  }
+
+  private readonly syncTx: SyncTx = { execute: (sql, params) => this.run(sql, params) };
+
+  private commitSync<T>(fn: (tx: SyncTx) => T): T {
+    if (this.closed) throw closedError(this.url);
+    this.exec('BEGIN IMMEDIATE');
+    const carried = this.deferred.size ? this.deferred.drainSync(this.syncTx) : [];
+    try {
+      const result = fn(this.syncTx);
+      this.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
+      }
+      this.deferred.restore(carried);
+      throw error;
+    }
+  }
+
   /** The transaction this async context is inside, if it is still open (timers started in one outlive it). */
   private current(): Tx | undefined {
     return this.tx.current();
@@ -300,10 +340,11 @@ class EmbeddedDatabase implements OpenDatabase {
 
   /** Straight through when nothing is queued (the common case), else behind the queue. */
   private queued<T>(task: () => T): Promise<T> {
-    if (this.serial.idle) {
-      try { return Promise.resolve(task()); } catch (error) { return Promise.reject(error); }
-    }
-    return this.serial.run(task);
+    return this.serial.idle ? this.queuedNow(task) : this.serial.run(task);
+  }
+
+  private queuedNow<T>(task: () => T): Promise<T> {
+    try { return Promise.resolve(task()); } catch (error) { return Promise.reject(error); }
   }
 
   private prepare(sql: string): Statement {
