@@ -242,7 +242,7 @@ class EmbeddedDatabase implements OpenDatabase {
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return carryDeferred(sql) ? this.transaction((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
+    if (this.deferred.size) return carryDeferred(sql) ? this.ownSync((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
     return this.queued(() => this.run(sql, params));
   }
 
@@ -263,7 +263,7 @@ class EmbeddedDatabase implements OpenDatabase {
    * a statement outside a transaction — a read, a PRAGMA — runs after them, as it did before.
    */
   private flush(): Promise<void> {
-    return this.tx.exit(() => this.transaction(async () => {}));
+    return this.ownSync(() => {});
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -299,7 +299,11 @@ class EmbeddedDatabase implements OpenDatabase {
 
   writeSync<T>(fn: (tx: SyncTx) => T): Promise<T> {
     // Inside a transaction of this connection: its statements run straight away too.
-    if (this.current()) return this.queuedNow(() => fn(this.syncTx));
+    return this.current() ? this.queuedNow(() => fn(this.syncTx)) : this.ownSync(fn);
+  }
+
+  /** A synchronous write transaction of its own, never joining one the caller is in. */
+  private ownSync<T>(fn: (tx: SyncTx) => T): Promise<T> {
     return this.serial.idle ? this.queuedNow(() => this.commitSync(fn)) : this.serial.run(() => this.commitSync(fn));
   }
 
