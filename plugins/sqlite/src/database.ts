@@ -10,6 +10,7 @@ import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
 import { fromDriverValue, toDriverParams } from './sql-values.ts';
 import { displayUrl, type DatabaseTarget } from './url.ts';
+import { WalSync } from './wal-sync.ts';
 
 type Tx = DatabaseTx;
 
@@ -133,7 +134,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
       if (target.kind !== 'file') throw new Error('the embedded libsql driver opens only file: URLs');
       const { default: Libsql } = await import('libsql');
       const db = new Libsql(target.path);
-      const opened = new EmbeddedDatabase(shown, db);
+      const opened = new EmbeddedDatabase(shown, db, target.path === ':memory:' ? undefined : new WalSync(`${target.path}-wal`));
       try {
         db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
         db.exec('PRAGMA synchronous = NORMAL');
@@ -237,7 +238,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private closed = false;
 
   readonly dialect = 'sqlite';
-  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database) {}
+  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database, private readonly wal?: WalSync) {}
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
@@ -284,6 +285,7 @@ class EmbeddedDatabase implements OpenDatabase {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
         this.exec('COMMIT');
+        this.wal?.committed();
         return result;
       } catch (error) {
         if (this.db.inTransaction) {
@@ -316,6 +318,7 @@ class EmbeddedDatabase implements OpenDatabase {
     try {
       const result = fn(this.syncTx);
       this.exec('COMMIT');
+      this.wal?.committed();
       return result;
     } catch (error) {
       if (this.db.inTransaction) {
@@ -337,6 +340,7 @@ class EmbeddedDatabase implements OpenDatabase {
     await this.serial.run(() => {
       if (this.closed) return;
       this.closed = true;
+      this.wal?.close();
       this.statements.clear();
       this.db.close();
     });
