@@ -284,14 +284,10 @@ class EmbeddedDatabase implements OpenDatabase {
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
-        this.exec('COMMIT');
-        this.wal?.committed();
+        this.commit();
         return result;
       } catch (error) {
-        if (this.db.inTransaction) {
-          try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
-        }
-        this.deferred.restore(carried);
+        this.rollback(carried);
         throw error;
       } finally {
         scope.active = false;
@@ -317,16 +313,25 @@ class EmbeddedDatabase implements OpenDatabase {
     const carried = this.deferred.size ? this.deferred.drainSync(this.syncTx) : [];
     try {
       const result = fn(this.syncTx);
-      this.exec('COMMIT');
-      this.wal?.committed();
+      this.commit();
       return result;
     } catch (error) {
-      if (this.db.inTransaction) {
-        try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
-      }
-      this.deferred.restore(carried);
+      this.rollback(carried);
       throw error;
     }
+  }
+
+  private commit(): void {
+    this.exec('COMMIT');
+    this.wal?.committed();
+  }
+
+  /** Undoes the open transaction, if the connection has not already; the deferred rows it carried go back in the queue. */
+  private rollback(carried: readonly Pending[]): void {
+    if (this.db.inTransaction) {
+      try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
+    }
+    this.deferred.restore(carried);
   }
 
   /** The transaction this async context is inside, if it is still open (timers started in one outlive it). */
