@@ -8,7 +8,7 @@ const WAL_SYNC_COMMITS = 200;
  * `every` commits. With `synchronous=NORMAL` a commit is durable against a crashed process at
  * once (it is in the file) but reaches the disk only at the next checkpoint, whose `fsync` of
  * the WAL then has everything written since the last one to flush (~40 MB at 10,000 pages) while
- * the connection's thread waits: the checkpoint took tens of milliseconds, about a fifth of the
+ * the connection's thread waits: the checkpoint took tens of milliseconds, about a seventh of the
  * loop's wall time. Flushed here ahead of it, the checkpoint's own `fsync` finds little left.
  * Commits reach the disk sooner (a power cut loses less); nothing is ever synced less than before.
  * Only the WAL file is opened: closing a descriptor of the database or its `-shm` file would drop
