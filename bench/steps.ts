@@ -10,8 +10,11 @@
 //   fill    sqlite only: first fill the database with this many finished runs (sessions,
 //           messages and audit rows shaped like the measured ones, written in bulk SQL), to
 //           see whether the per-step cost stays flat as the database grows
+// BENCH_WAL_RUNS=n (sqlite): after the timed runs, n more runs on an emptied WAL, then which
+// b-trees each of their commits wrote (read from the WAL's frame headers; the peer harness's
+// step is two commits, each page it dirties one WAL frame of two `pwrite64` calls).
 // `npm run bench` runs it as part of bench/suite.ts.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { shape, type Database, type Plugin, type Provider, type Tool } from '@oryxos/kernel';
@@ -84,6 +87,8 @@ const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 if (counters.model !== R * K || counters.tool !== R * (K - 1)) throw new Error(`counted ${counters.model} model / ${counters.tool} tool calls, expected ${R * K} / ${R * (K - 1)}`);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
+const walRuns = mode === 'sqlite' ? Number(process.env.BENCH_WAL_RUNS ?? 0) : 0;
+if (walRuns > 0) await walPages(t.kernel.service('database') as Database, walRuns);
 await t.close();
 await rm(dir, { recursive: true, force: true });
 console.log(`RESULT ${JSON.stringify({ mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), cpuUsPerStep: (cpu.user + cpu.system) / (R * K), peakRssMb: peakRss / 2 ** 20 })}`);
@@ -121,4 +126,30 @@ async function fillDatabase(db: Database, runs: number): Promise<void> {
     await tx.execute('DROP TABLE fill_runs');
   });
   await db.query('PRAGMA wal_checkpoint(TRUNCATE)');
+}
+
+/** Runs `runs` more runs on an emptied WAL and prints, per kind of commit, the b-trees it wrote (dbstat names them). */
+async function walPages(db: Database, runs: number): Promise<void> {
+  await db.query('PRAGMA wal_checkpoint(TRUNCATE)');
+  for (let i = 0; i < runs; i++) await runOnce();
+  const file = (await db.query<{ file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'"))[0]!.file;
+  const owners = new Map((await db.query<{ name: string; pageno: number; pagetype: string }>('SELECT name, pageno, pagetype FROM dbstat'))
+    .map((r) => [Number(r.pageno), Number(r.pageno) === 1 ? 'page 1 (header)' : r.pagetype === 'internal' ? `${r.name}(interior)` : r.name] as const));
+  const wal = await readFile(`${file}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const kinds = new Map<string, number>();
+  let commits = 0;
+  let frames = 0;
+  let pages: string[] = [];
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    pages.push(owners.get(wal.readUInt32BE(at)) ?? `page ${wal.readUInt32BE(at)}`);
+    frames++;
+    if (wal.readUInt32BE(at + 4) === 0) continue; // not a commit's last frame
+    const kind = pages.sort().join(' + ');
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    commits++;
+    pages = [];
+  }
+  console.log(`WAL ${runs} runs: ${commits} commits, ${frames} frames (${(frames / (runs * K)).toFixed(1)} per step)`);
+  for (const [kind, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(5)}  ${kind}`);
 }

@@ -10,8 +10,14 @@ import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
 import { fromDriverValue, toDriverParams } from './sql-values.ts';
 import { displayUrl, type DatabaseTarget } from './url.ts';
+import { WalSync } from './wal-sync.ts';
 
 type Tx = DatabaseTx;
+
+/** The statements of a {@link OpenDatabase.writeSync} transaction: they run at once, synchronously. */
+export interface SyncTx {
+  execute(sql: string, params?: SqlParams): ExecuteResult;
+}
 /** The transaction an async context is inside; `active` turns false at commit or rollback. */
 interface TxScope { view: Tx; active: boolean }
 type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
@@ -25,6 +31,13 @@ export interface OpenDatabase extends Omit<Database, 'migrate'> {
    * could not be written.
    */
   defer(sql: string, params?: SqlParams, onError?: (error: unknown) => void): void;
+  /**
+   * A write transaction whose work is synchronous (the embedded driver only): `BEGIN IMMEDIATE`,
+   * the deferred rows, `fn`, `COMMIT`, in one go, without a promise per statement or a tracked
+   * async context (`fn` cannot await, so nothing else can run inside it). Queued behind the
+   * connection's other work like {@link Database.transaction}; inside one, `fn` joins it.
+   */
+  writeSync?<T>(fn: (tx: SyncTx) => T): Promise<T>;
   /** Waits for queued work, then closes the connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +105,9 @@ const shared = new Map<string, { connection: Promise<OpenDatabase>; refs: number
 /** One user's handle on a shared connection; closing it closes the connection with the last user. */
 class SharedHandle implements OpenDatabase {
   private closed = false;
-  constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {}
+  constructor(private readonly connection: OpenDatabase, private readonly release: () => Promise<void>) {
+    if (connection.writeSync) this.writeSync = (fn) => (this.closed ? Promise.reject(closedError(this.url)) : connection.writeSync!(fn));
+  }
   get driver() { return this.connection.driver; }
   get url() { return this.connection.url; }
   readonly dialect = 'sqlite';
@@ -103,6 +118,7 @@ class SharedHandle implements OpenDatabase {
     if (this.closed) onError?.(closedError(this.url));
     else this.connection.defer(sql, params, onError);
   }
+  readonly writeSync?: OpenDatabase['writeSync'];
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -118,7 +134,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
       if (target.kind !== 'file') throw new Error('the embedded libsql driver opens only file: URLs');
       const { default: Libsql } = await import('libsql');
       const db = new Libsql(target.path);
-      const opened = new EmbeddedDatabase(shown, db);
+      const opened = new EmbeddedDatabase(shown, db, target.path === ':memory:' ? undefined : new WalSync(`${target.path}-wal`));
       try {
         db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
         db.exec('PRAGMA synchronous = NORMAL');
@@ -222,12 +238,12 @@ class EmbeddedDatabase implements OpenDatabase {
   private closed = false;
 
   readonly dialect = 'sqlite';
-  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database) {}
+  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database, private readonly wal?: WalSync) {}
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
-    if (this.deferred.size) return carryDeferred(sql) ? this.transaction((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
+    if (this.deferred.size) return carryDeferred(sql) ? this.ownSync((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
     return this.queued(() => this.run(sql, params));
   }
 
@@ -248,7 +264,7 @@ class EmbeddedDatabase implements OpenDatabase {
    * a statement outside a transaction — a read, a PRAGMA — runs after them, as it did before.
    */
   private flush(): Promise<void> {
-    return this.tx.exit(() => this.transaction(async () => {}));
+    return this.ownSync(() => {});
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -268,18 +284,54 @@ class EmbeddedDatabase implements OpenDatabase {
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
-        this.exec('COMMIT');
+        this.commit();
         return result;
       } catch (error) {
-        if (this.db.inTransaction) {
-          try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
-        }
-        this.deferred.restore(carried);
+        this.rollback(carried);
         throw error;
       } finally {
         scope.active = false;
       }
     });
+  }
+
+  writeSync<T>(fn: (tx: SyncTx) => T): Promise<T> {
+    // Inside a transaction of this connection: its statements run straight away too.
+    return this.current() ? this.queuedNow(() => fn(this.syncTx)) : this.ownSync(fn);
+  }
+
+  /** A synchronous write transaction of its own, never joining one the caller is in. */
+  private ownSync<T>(fn: (tx: SyncTx) => T): Promise<T> {
+    return this.serial.idle ? this.queuedNow(() => this.commitSync(fn)) : this.serial.run(() => this.commitSync(fn));
+  }
+
+  private readonly syncTx: SyncTx = { execute: (sql, params) => this.run(sql, params) };
+
+  private commitSync<T>(fn: (tx: SyncTx) => T): T {
+    if (this.closed) throw closedError(this.url);
+    this.exec('BEGIN IMMEDIATE');
+    const carried = this.deferred.size ? this.deferred.drainSync(this.syncTx) : [];
+    try {
+      const result = fn(this.syncTx);
+      this.commit();
+      return result;
+    } catch (error) {
+      this.rollback(carried);
+      throw error;
+    }
+  }
+
+  private commit(): void {
+    this.exec('COMMIT');
+    this.wal?.committed();
+  }
+
+  /** Undoes the open transaction, if the connection has not already; the deferred rows it carried go back in the queue. */
+  private rollback(carried: readonly Pending[]): void {
+    if (this.db.inTransaction) {
+      try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
+    }
+    this.deferred.restore(carried);
   }
 
   /** The transaction this async context is inside, if it is still open (timers started in one outlive it). */
@@ -293,6 +345,7 @@ class EmbeddedDatabase implements OpenDatabase {
     await this.serial.run(() => {
       if (this.closed) return;
       this.closed = true;
+      this.wal?.close();
       this.statements.clear();
       this.db.close();
     });
@@ -300,10 +353,11 @@ class EmbeddedDatabase implements OpenDatabase {
 
   /** Straight through when nothing is queued (the common case), else behind the queue. */
   private queued<T>(task: () => T): Promise<T> {
-    if (this.serial.idle) {
-      try { return Promise.resolve(task()); } catch (error) { return Promise.reject(error); }
-    }
-    return this.serial.run(task);
+    return this.serial.idle ? this.queuedNow(task) : this.serial.run(task);
+  }
+
+  private queuedNow<T>(task: () => T): Promise<T> {
+    try { return Promise.resolve(task()); } catch (error) { return Promise.reject(error); }
   }
 
   private prepare(sql: string): Statement {

@@ -42,6 +42,19 @@ export class DeferredWrites {
     return batch;
   }
 
+  /** {@link drain} for a transaction whose statements run synchronously. */
+  drainSync(tx: { execute(sql: string, params?: SqlParams): unknown }): readonly Pending[] {
+    const batch = this.take();
+    for (const p of batch) {
+      try {
+        tx.execute(p.sql, p.params);
+      } catch (error) {
+        p.onError?.(error);
+      }
+    }
+    return batch;
+  }
+
   /** Back to the front of the queue: the transaction that carried them rolled back. */
   restore(batch: readonly Pending[]): void {
     if (batch.length === 0) return;

@@ -9,7 +9,7 @@
 export { default, default as sqlite, type SqliteDatabaseService } from './plugin.ts';
 export { ERROR_CODES, type SqliteErrorCode } from './errors.ts';
 export { resolveOptions, DEFAULT_URL, type SqliteOptions } from './options.ts';
-export { openDatabase, enableWal, type OpenDatabase, type OpenOptions } from './database.ts';
+export { openDatabase, enableWal, type OpenDatabase, type OpenOptions, type SyncTx } from './database.ts';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion, recordedVersions, type Migration } from './migrations.ts';
 export { SqliteSessionStore, storeForKernel, type SqliteSessionStoreOptions, type DamagedMessage } from './session-store.ts';
 export { checkIntegrity, type IntegrityReport, type IntegrityProblem } from './integrity.ts';

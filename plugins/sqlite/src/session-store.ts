@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isOryxError, type Database, type OryxError, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type StoredMessage } from '@oryxos/kernel';
+import { isOryxError, type Database, type OryxError, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type SqlValue, type StoredMessage } from '@oryxos/kernel';
+import type { OpenDatabase } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { SessionLeases } from './leases.ts';
 import { MESSAGE_COLUMNS, decodeMessage, encodeMessage, tryDecodeMessage, type MessageRow } from './message-codec.ts';
@@ -32,6 +33,28 @@ const TOUCH_NEWEST = `UPDATE sessions SET message_count = message_count + ?, tit
 /** A message after the session's last one (SQLite: the aggregate gives one row even for an empty session). */
 const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?`;
+
+/** The append's session update when it moves `updated_at` (and, on PostgreSQL, takes the session row's lock). */
+const UPDATE_SESSION = `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
+  title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`;
+
+/**
+ * An append on SQLite, as the statements it runs (each yields `[sql, params]` and gets the
+ * statement's result back), so the synchronous and the asynchronous drivers share it. Inside the
+ * write transaction, which already serializes appends. The session row first: it says whether
+ * the session exists; then each row takes the next position in the INSERT itself.
+ */
+function* appendSqlite(id: string, encoded: readonly ReturnType<typeof encodeMessage>[], title: string): Generator<[string, SqlValue[]], void, { rowsAffected: number }> {
+  const at = Date.now();
+  const now = new Date(at).toISOString();
+  const touched = (yield [TOUCH_NEWEST, [encoded.length, title, id, new Date(at - KEEP_UPDATED_MS).toISOString()]]).rowsAffected > 0;
+  if (!touched && (yield [UPDATE_SESSION, [now, encoded.length, title, id]]).rowsAffected === 0) throw notFound(id);
+  for (const m of encoded) yield [APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]];
+}
+
+function notFound(id: string): OryxError {
+  return sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
+}
 
 /** A stored message that cannot be read, in its place in {@link SqliteSessionStore.scan}. */
 export interface DamagedMessage {
@@ -172,37 +195,37 @@ export class SqliteSessionStore implements SessionStore {
     const title = titleOf(messages.find((m) => m.role === 'user')?.content ?? '');
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.db().transaction(async (tx) => {
-          const at = Date.now();
-          const now = new Date(at).toISOString();
-          const sqlite = tx.dialect === 'sqlite';
-          // The session row first: it says whether the session exists, and on PostgreSQL its row
-          // lock makes concurrent appends to one session take turns, so MAX(seq) below sees the
-          // previous one's rows (SQLite's write transaction already does).
-          const touched = sqlite && (await tx.execute(TOUCH_NEWEST, [encoded.length, title, id, new Date(at - KEEP_UPDATED_MS).toISOString()])).rowsAffected > 0;
-          const updated = touched ? undefined : await tx.execute(
-            `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
-               title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`,
-            [now, encoded.length, title, id],
-          );
-          if (updated?.rowsAffected === 0) throw sqliteError('ORYX_E_SQLITE_SESSION_NOT_FOUND', `Cannot append to session "${id}": it does not exist`);
-          if (sqlite) {
-            // Each row takes the next position in the INSERT itself: one statement per message.
-            for (const m of encoded) {
-              await tx.execute(APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]);
+        const db = this.db() as Omit<Database, 'migrate'> & Pick<OpenDatabase, 'writeSync'>;
+        // The embedded driver runs the SQLite statements in one synchronous go; the others await each.
+        if (db.writeSync) {
+          await db.writeSync((tx) => {
+            const steps = appendSqlite(id, encoded, title);
+            for (let step = steps.next(); !step.done;) step = steps.next(tx.execute(step.value[0], step.value[1]));
+          });
+        } else {
+          await db.transaction(async (tx) => {
+            if (tx.dialect === 'sqlite') {
+              const steps = appendSqlite(id, encoded, title);
+              for (let step = steps.next(); !step.done;) step = steps.next(await tx.execute(step.value[0], step.value[1]));
+              return;
             }
-            return;
-          }
-          const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
-          let seq = Number(top?.seq ?? 0);
-          for (const m of encoded) {
-            await tx.execute(
-              `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [id, ++seq, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now],
-            );
-          }
-        });
+            // PostgreSQL: the session row first: it says whether the session exists, and its row
+            // lock makes concurrent appends to one session take turns, so MAX(seq) below sees the
+            // previous one's rows.
+            const now = new Date().toISOString();
+            const updated = await tx.execute(UPDATE_SESSION, [now, encoded.length, title, id]);
+            if (updated.rowsAffected === 0) throw notFound(id);
+            const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
+            let seq = Number(top?.seq ?? 0);
+            for (const m of encoded) {
+              await tx.execute(
+                `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                [id, ++seq, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now],
+              );
+            }
+          });
+        }
         return;
       } catch (error) {
         const conflict = isUniqueViolation(error, { sqlite: /messages\.session_id, messages\.seq/, postgres: 'messages_session_seq' });

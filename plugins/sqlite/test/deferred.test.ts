@@ -104,4 +104,43 @@ for (const driver of DRIVERS) {
   });
 }
 
+test('libsql: a synchronous write transaction carries the deferred rows, queues behind other work, joins an open transaction, and rolls back whole', async () => {
+  const s = await setup('libsql');
+  try {
+    const writeSync = s.db.writeSync!;
+    s.db.defer('INSERT INTO rows (v) VALUES (?)', ['audit']);
+    const order: string[] = [];
+    const slow = s.db.transaction(async (tx) => {
+      await tx.execute('INSERT INTO rows (v) VALUES (?)', ['first']);
+      await nextTurn();
+      order.push('transaction');
+    });
+    const changed = await writeSync((tx) => {
+      order.push('writeSync');
+      return tx.execute('INSERT INTO rows (v) VALUES (?)', ['message']).rowsAffected;
+    });
+    await slow;
+    assert.is(changed, 1);
+    assert.equal(order, ['transaction', 'writeSync'], 'it waited for the transaction before it');
+    assert.equal(s.inFile(), ['audit', 'first', 'message']);
+
+    s.db.defer('INSERT INTO rows (v) VALUES (?)', ['kept']);
+    const e = await rejection(() => writeSync((tx) => {
+      tx.execute('INSERT INTO rows (v) VALUES (?)', ['rolled back']);
+      tx.execute('INSERT INTO missing (v) VALUES (?)', ['x']);
+    }));
+    assert.is(e.code, 'ORYX_E_SQLITE_QUERY');
+    assert.equal(s.inFile(), ['audit', 'first', 'message'], 'nothing of the failed one, nor the rows it carried');
+
+    await s.db.transaction(async (tx) => {
+      await tx.execute('INSERT INTO rows (v) VALUES (?)', ['outer']);
+      await writeSync((inner) => inner.execute('INSERT INTO rows (v) VALUES (?)', ['joined']));
+      assert.equal(s.inFile().slice(3), [], 'the joined write commits with the outer transaction');
+    });
+    assert.equal(s.inFile().slice(3), ['kept', 'outer', 'joined']);
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
