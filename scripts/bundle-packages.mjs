@@ -70,7 +70,21 @@ const metaUrl = (dir) => ({
   },
 });
 
-let modules = 0;
+// Small CommonJS libraries that are a package's own business (no state shared with other
+// packages, no native code): copied into its bundle, so Node does not load them file by file
+// (semver's functions ~20 files, tapable's hooks 15) nor scan them for ESM named exports.
+const INLINE = /^(semver|tapable)(\/|$)/;
+const externals = {
+  name: 'externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) ? undefined : { path: args.path, external: true }));
+  },
+};
+// Inlined CommonJS that requires Node's own modules (tapable: `util`) goes through esbuild's
+// `__require`, which needs a `require` in scope: an ES module has none, so one is made (on the
+// first line, so the source map's lines stay right).
+const REQUIRE = "import { createRequire as __oryxosCreateRequire } from 'node:module'; const require = __oryxosCreateRequire(import.meta.url); ";
+
 for (const folder of packages) {
   const dir = path.join(root, folder);
   const src = path.join(dir, 'src');
@@ -87,7 +101,6 @@ for (const folder of packages) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     keepNames: true,
     sourcemap: 'linked',
     sourcesContent: false,
@@ -96,14 +109,15 @@ for (const folder of packages) {
     metafile: true,
     write: true,
     logLevel: 'error',
-    plugins: [metaUrl(dir)],
+    plugins: [externals, metaUrl(dir)],
   });
   const outputs = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
   for (const out of outputs) {
     if (!out.endsWith('.js')) continue;
     const text = readFileSync(out, 'utf8');
-    if (!text.includes('@@oryxos-module-url:')) continue;
-    writeFileSync(out, text.replace(/"@@oryxos-module-url:([^"@]+)@@"/g, (_, file) => {
+    const needsRequire = text.includes('Dynamic require of "');
+    if (!needsRequire && !text.includes('@@oryxos-module-url:')) continue;
+    writeFileSync(out, (needsRequire ? REQUIRE : '') + text.replace(/"@@oryxos-module-url:([^"@]+)@@"/g, (_, file) => {
       const rel = path.relative(path.dirname(out), path.join(dir, file)).split(path.sep).join('/');
       return `new URL(${JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`)}, import.meta.url).href`;
     }));
@@ -116,6 +130,4 @@ for (const folder of packages) {
   }
   // Chunks of an earlier build that this one no longer writes.
   for (const file of walk(path.join(dist, 'chunks'))) if (!outputs.has(path.resolve(file))) rmSync(file);
-  modules += [...outputs].filter((f) => f.endsWith('.js')).length;
 }
-if (process.env.ORYX_BUNDLE_VERBOSE) process.stdout.write(`bundled ${packages.length} packages into ${modules} modules\n`);
