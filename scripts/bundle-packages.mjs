@@ -101,7 +101,6 @@ for (const folder of packages) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    keepNames: true,
     sourcemap: 'linked',
     sourcesContent: false,
     chunkNames: 'chunks/[name]-[hash]',
