@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import vm from 'node:vm';
 
 primeOclifCore();
 const { execute, settings } = await import('@oclif/core');
@@ -49,7 +50,8 @@ function primeOclifCore() {
   }
   if (!existsSync(bundle)) return;
   globalThis[Symbol.for('oryxos.oclifCoreRoot')] = core;
-  const { version, modules } = require(bundle);
+  globalThis[Symbol.for('oryxos.import')] = (url) => import(url); // the file's import(url), see scripts/bundle-oclif.mjs
+  const { version, modules } = loadBundle(require, bundle);
   if (version !== JSON.parse(readFileSync(path.join(core, 'package.json'), 'utf8')).version) return;
   for (const [file, load] of Object.entries(modules)) {
     const filename = path.join(core, file);
@@ -61,4 +63,22 @@ function primeOclifCore() {
     module.loaded = true;
     require.cache[filename] = module;
   }
+}
+
+/**
+ * The one file's exports. With the V8 code cache the build wrote next to it (`oclif-core.cjs.cache`:
+ * the bytecode of its module code, made after running it), V8 neither parses the 730 KB nor
+ * compiles each module when first called. V8 refuses a cache made by another Node or for another
+ * source and compiles as usual. Plain `require` without a cache, and under --enable-source-maps
+ * (Node maps the stack traces of required files only).
+ */
+function loadBundle(require, bundle) {
+  const cache = `${bundle}.cache`;
+  if (process.sourceMapsEnabled || !existsSync(cache)) return require(bundle);
+  // The wrapper CommonJS uses; scripts/bundle-oclif.mjs compiles the same text to make the cache.
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
+  const script = new vm.Script(source, { filename: bundle, cachedData: readFileSync(cache) });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  return module.exports;
 }

@@ -51,26 +51,30 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
   }
 });
 
-test('@oclif/core loads from the CLI\'s one-file copy, and oryx says the same as with the package loaded file by file', () => {
+test('@oclif/core loads from the CLI\'s one-file copy (from its V8 code cache, or required under --enable-source-maps), and oryx says the same as with the package loaded file by file', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-cjs-'));
   try {
-    const run = (args: string[], bundle: boolean) => {
-      const file = path.join(dir, `${bundle}-${args.join('_')}.txt`);
+    const run = (args: string[], mode: 'cache' | 'source-maps' | 'files') => {
+      const file = path.join(dir, `${mode}-${args.join('_')}.txt`);
       writeFileSync(file, '');
-      const r = spawnSync(process.execPath, ['--require', './test/fixtures/trace-compiled.cjs', 'bin/run.js', ...args], {
-        encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file, ORYX_OCLIF_BUNDLE: bundle ? '1' : '0' },
+      const node = ['--require', './test/fixtures/trace-compiled.cjs', ...(mode === 'source-maps' ? ['--enable-source-maps'] : [])];
+      const r = spawnSync(process.execPath, [...node, 'bin/run.js', ...args], {
+        encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file, ORYX_OCLIF_BUNDLE: mode === 'files' ? '0' : '1' },
       });
       const compiled = readFileSync(file, 'utf8').split('\n').filter(Boolean);
       return { out: [r.status, r.stdout, r.stderr], core: compiled.filter((f) => /node_modules\/@oclif\/core\//.test(f)), bundle: compiled.filter((f) => f.endsWith('oclif-core.cjs')) };
     };
     // Help, a usage error from oclif's parser, a command that is not there (oclif's hook and errors).
     for (const args of [['--help'], ['agents', '--help'], ['agents', '--no-such-flag'], ['no-such-command']]) {
-      const one = run(args, true);
-      const plain = run(args, false);
-      assert.equal(one.out, plain.out, `oryx ${args.join(' ')}`);
-      assert.equal(one.core, [], 'no file of the @oclif/core package compiled on its own');
-      assert.is(one.bundle.length, 1, 'the one-file copy compiled once');
-      assert.ok(plain.core.length > 50, 'without it, @oclif/core loads file by file');
+      const cached = run(args, 'cache');
+      const required = run(args, 'source-maps');
+      const files = run(args, 'files');
+      assert.equal(cached.out, files.out, `oryx ${args.join(' ')}`);
+      assert.equal(required.out, files.out, `oryx ${args.join(' ')} (--enable-source-maps)`);
+      assert.equal([cached.core, required.core], [[], []], 'no file of the @oclif/core package compiled on its own');
+      assert.is(cached.bundle.length, 0, 'the one file runs from its code cache, not through require');
+      assert.is(required.bundle.length, 1, 'under --enable-source-maps the one file is required');
+      assert.ok(files.core.length > 50, 'without it, @oclif/core loads file by file');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
