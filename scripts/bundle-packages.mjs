@@ -70,14 +70,18 @@ const metaUrl = (dir) => ({
   },
 });
 
-// Small CommonJS libraries that are a package's own business (no state shared with other
-// packages, no native code): copied into its bundle, so Node does not load them file by file
-// (semver's functions ~20 files, tapable's hooks 15) nor scan them for ESM named exports.
-const INLINE = /^(semver|tapable)(\/|$)/;
+// Libraries that are a package's own business (no state shared with other packages, no native
+// code) are copied into its bundle with everything they import, so Node does not load them file
+// by file nor scan their CommonJS for ESM named exports: semver's functions (~20 files) and
+// tapable's hooks (15) for the kernel and the CLI, secretlint (~28 files, the audit redactor's
+// scanner, in the chunk loaded with the first audit row). Anything else stays an import by name.
+const INLINE = /^(semver|tapable|@secretlint\/[^/]+)(\/|$)/;
 const externals = {
   name: 'externals',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`)
+      ? undefined
+      : { path: args.path, external: true }));
   },
 };
 // Inlined CommonJS that requires Node's own modules (tapable: `util`) goes through esbuild's
