@@ -2,7 +2,7 @@
 // each oclif command and hook, becomes one module holding the package's own code it imports, with
 // the code shared between them in chunks and every `await import('./x.ts')` kept as a chunk loaded
 // on demand (esbuild, code splitting). Node then resolves and reads a few files per package
-// instead of one per source file: `oryx agents` went from ~160 OryxOS module files to ~45.
+// instead of one per source file: `oryx agents` went from ~160 OryxOS module files to ~30.
 //
 // What stays as it was: other packages (another OryxOS package included) are imported by name,
 // never copied in, so a process still holds one kernel and one @oclif/core, and a plugin added
