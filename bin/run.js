@@ -5,9 +5,13 @@
 // copies (host-modules.js), so a process holds one kernel and one @oclif/core. The hooks go in
 // before oclif loads anything, since it may import a plugin's commands while it starts.
 import { existsSync, readFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { execute, settings } from '@oclif/core';
+import vm from 'node:vm';
+
+primeOclifCore();
+const { execute, settings } = await import('@oclif/core');
 
 const args = process.argv.slice(2);
 if (args[0] === '--version' || args[0] === '-v') args[0] = 'version';
@@ -25,3 +29,56 @@ if (existsSync(plugins) && JSON.parse(readFileSync(plugins, 'utf8')).oclif?.plug
 // (it cannot for ESM, and says so on every command).
 settings.enableAutoTranspile = false;
 await execute({ args, dir: import.meta.url });
+
+/**
+ * @oclif/core from one file: plugins/cli/dist/oclif-core.cjs (scripts/bundle-oclif.mjs) holds the
+ * installed @oclif/core with its dependencies. Each file the package exports goes into Node's
+ * require cache under its own name, so `import '@oclif/core'` (or `/ux`, …) from anywhere in the
+ * process gets these modules, and Node does not resolve and read some 250 files one by one.
+ * Skipped (plain loading) when the file is missing, was built from another version than the one
+ * installed, or ORYX_OCLIF_BUNDLE=0.
+ */
+function primeOclifCore() {
+  if (process.env.ORYX_OCLIF_BUNDLE === '0') return;
+  const require = createRequire(import.meta.url);
+  let core, bundle;
+  try {
+    core = path.dirname(require.resolve('@oclif/core/package.json'));
+    bundle = path.join(path.dirname(require.resolve('@oryxos/plugin-cli/package.json')), 'dist', 'oclif-core.cjs');
+  } catch {
+    return;
+  }
+  if (!existsSync(bundle)) return;
+  globalThis[Symbol.for('oryxos.oclifCoreRoot')] = core;
+  globalThis[Symbol.for('oryxos.import')] = (url) => import(url); // the file's import(url), see scripts/bundle-oclif.mjs
+  const { version, modules } = loadBundle(require, bundle);
+  if (version !== JSON.parse(readFileSync(path.join(core, 'package.json'), 'utf8')).version) return;
+  for (const [file, load] of Object.entries(modules)) {
+    const filename = path.join(core, file);
+    if (require.cache[filename]) continue;
+    const module = new Module(filename);
+    module.filename = filename;
+    module.paths = Module._nodeModulePaths(path.dirname(filename));
+    module.exports = load();
+    module.loaded = true;
+    require.cache[filename] = module;
+  }
+}
+
+/**
+ * The one file's exports. With the V8 code cache the build wrote next to it (`oclif-core.cjs.cache`:
+ * the bytecode of its module code, made after running it), V8 neither parses the 730 KB nor
+ * compiles each module when first called. V8 refuses a cache made by another Node or for another
+ * source and compiles as usual. Plain `require` without a cache, and under --enable-source-maps
+ * (Node maps the stack traces of required files only).
+ */
+function loadBundle(require, bundle) {
+  const cache = `${bundle}.cache`;
+  if (process.sourceMapsEnabled || !existsSync(cache)) return require(bundle);
+  // The wrapper CommonJS uses; scripts/bundle-oclif.mjs compiles the same text to make the cache.
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
+  const script = new vm.Script(source, { filename: bundle, cachedData: readFileSync(cache) });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  return module.exports;
+}
