@@ -126,11 +126,15 @@ for (const folder of packages) {
     }));
   }
   // tsc's output of a source file that is now inside an entry or a chunk (its .d.ts stays).
-  for (const file of walk(dist)) {
-    const js = file.endsWith('.js') ? file : file.endsWith('.js.map') ? file.slice(0, -4) : undefined;
-    if (!js || outputs.has(path.resolve(js))) continue;
-    if (existsSync(path.join(src, path.relative(dist, js)).replace(/\.js$/, '.ts'))) rmSync(file);
-  }
+  // And all tsc wrote for a source file since deleted (its .js has a .d.ts beside it; files
+  // without one, like the web console's assets, are not tsc's and stay).
+  const stale = walk(dist).filter((file) => {
+    const js = /\.js(\.map)?$/.test(file) ? file.replace(/\.map$/, '') : /\.d\.ts(\.map)?$/.test(file) ? file.replace(/\.d\.ts(\.map)?$/, '.js') : undefined;
+    if (!js || outputs.has(path.resolve(js))) return false;
+    if (existsSync(path.join(src, path.relative(dist, js)).replace(/\.js$/, '.ts'))) return !file.includes('.d.ts');
+    return existsSync(js.replace(/\.js$/, '.d.ts'));
+  });
+  for (const file of stale) rmSync(file);
   // Chunks of an earlier build that this one no longer writes.
   for (const file of walk(path.join(dist, 'chunks'))) if (!outputs.has(path.resolve(file))) rmSync(file);
 }
