@@ -202,13 +202,14 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
       throw webError('ORYX_E_WEB_TOO_LARGE', `The message is ${byteLength(body.message)} bytes; the limit is ${options.maxMessageBytes} bytes`, { field: 'message' });
     }
     const session = await mustGetSession(ctx, c.req.param('id')!);
-    await assertAgentExists(kernel, session.agent);
     const run = { agent: session.agent, session: session.id, message: body.message, user: principalOf(c) };
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
+      // An agent that is gone fails the run before it starts, with the same 404 the check below gives.
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       return runJson(c, outcome.result!);
     }
+    await assertAgentExists(kernel, session.agent);
     return sseResponse(c, async (channel) => {
       const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
       if (outcome.aborted) {
