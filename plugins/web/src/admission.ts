@@ -22,6 +22,12 @@ export interface Admission {
   access?: OryxError;
   /** True when the request passed auth on a path that needs it (it acts as the operator). */
   authenticated?: boolean;
+  /**
+   * Set when a route may write its answer straight to Node's response (`replyJson`): the front
+   * set every header the answer needs, and no middleware (CORS) adds any after the route. It is
+   * what the route then returns: `@hono/node-server`'s "already sent" response.
+   */
+  sent?: Response;
 }
 
 /** Where the front keeps a request's {@link Admission} on Node's request. */
@@ -37,7 +43,8 @@ export interface AdmissionSource {
   answer(error: unknown, c: Context<WebEnv>): Response;
 }
 
-function admissionOf(c: Context<WebEnv>): Admission | undefined {
+/** The front's admission of the request, when it came through the front. */
+export function admissionOf(c: Context<WebEnv>): Admission | undefined {
   return (incomingOf(c) as (IncomingMessage & { [ADMISSION]?: Admission }) | undefined)?.[ADMISSION];
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '@oryxos/kernel';
 import { ADMISSION, type Admission } from './admission.ts';
 import { SECURITY_HEADERS, type Gate, type RequestFacts } from './guards.ts';
@@ -27,9 +27,14 @@ export function frontListener(options: {
   log: Logger;
   /** The token when it is loaded (undefined inside: `auth: 'none'`); undefined while it is not. */
   knownToken(): { value: string | undefined } | undefined;
+  /**
+   * `@hono/node-server`'s "already sent" response, when routes may write their answers straight
+   * to Node's response (no CORS middleware adds headers after them); else undefined.
+   */
+  sent: Response | undefined;
   next(incoming: IncomingMessage, outgoing: ServerResponse): Promise<unknown>;
 }): RequestListener {
-  const { gate, log, knownToken, next } = options;
+  const { gate, log, knownToken, sent, next } = options;
   return (incoming, outgoing) => {
     const started = performance.now();
     const headers = incoming.headers;
@@ -39,18 +44,12 @@ export function frontListener(options: {
     outgoing.setHeader('x-request-id', id);
     const method = incoming.method ?? 'GET';
     const target = incoming.url ?? '';
-    const admission: Admission = { id, checked: false };
+    const path = pathOf(target);
+    const admission: Admission = { id, checked: false, entry: undefined, access: undefined, authenticated: false, sent };
     const token = knownToken();
     const host = headers.host;
     if (token !== undefined && host !== undefined && PLAIN_TARGET.test(target)) {
-      const query = target.indexOf('?');
-      const facts: RequestFacts = {
-        method, host, path: query === -1 ? target : target.slice(0, query),
-        header: (name) => {
-          const value = headers[name];
-          return Array.isArray(value) ? value.join(', ') : value;
-        },
-      };
+      const facts = new NodeFacts(method, host, path, headers);
       admission.checked = true;
       admission.entry = gate.entryError(facts);
       if (!admission.entry) {
@@ -59,9 +58,16 @@ export function frontListener(options: {
       }
     }
     (incoming as IncomingMessage & { [ADMISSION]?: Admission })[ADMISSION] = admission;
-    const path = pathOf(target);
     void next(incoming, outgoing).then(() => logRequest(log, id, method, path, outgoing.statusCode, performance.now() - started));
   };
+}
+
+/** A request's facts from Node's parsed request (a class: no closure per request). */
+class NodeFacts implements RequestFacts {
+  constructor(readonly method: string, readonly host: string, readonly path: string, private readonly headers: IncomingHttpHeaders) {}
+  header(name: 'origin' | 'authorization' | 'content-type'): string | undefined {
+    return this.headers[name];
+  }
 }
 
 /** The request's path as it came (percent-encoded, no query). */

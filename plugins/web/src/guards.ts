@@ -143,6 +143,7 @@ function sameOrigin(origin: string, host: HostParts | undefined): boolean {
 function jsonError(facts: RequestFacts): OryxError | undefined {
   if (facts.method !== 'POST' && facts.method !== 'PUT' && facts.method !== 'PATCH') return undefined;
   const declared = facts.header('content-type');
+  if (declared === 'application/json') return undefined;
   const media = declared?.split(';')[0]!.trim().toLowerCase();
   if (media === 'application/json') return undefined;
   return webError('ORYX_E_WEB_CONTENT_TYPE', `${facts.method} ${facts.path} takes a JSON body, but ${declared ? `Content-Type is ${JSON.stringify(declared)}` : 'no Content-Type was sent'}`);

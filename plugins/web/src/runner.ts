@@ -1,4 +1,4 @@
-import { type AgentService, type PluginContext, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { type AgentService, type PluginContext, type Message, type RunEvent, type RunInput, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { ClientSignal } from './incoming.ts';
 
@@ -54,14 +54,17 @@ export class Runner {
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
-    const work = input.resume
-      ? this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) })
-      : this.service.process({
-        agent: input.agent, session: input.session, message: input.message, stream: input.stream,
-        ...(input.user !== undefined ? { user: input.user } : {}), signal: controller.signal, onEvent: input.onEvent,
-      });
+    let work: Promise<RunResult>;
+    if (input.resume) {
+      work = this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) });
+    } else {
+      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent };
+      if (input.user !== undefined) run.user = input.user;
+      work = this.service.process(run);
+    }
     this.active.add(entry);
-    this.timer ??= this.arm();
+    if (!this.timer) this.timer = this.arm();
+    else if (this.active.size === 1) this.timer.ref();
     try {
       const result = await work;
       const cause = (controller.signal.reason as AbortCause) ?? 'disconnect';
@@ -73,8 +76,8 @@ export class Runner {
       input.clientSignal?.removeEventListener('abort', onClientGone);
       this.active.delete(entry);
       if (this.active.size === 0) {
-        clearTimeout(this.timer);
-        this.timer = undefined;
+        // Left set (it finds nothing due when it fires) but no longer keeping the process alive.
+        this.timer?.unref();
         const idle = this.idle;
         this.idle = undefined;
         idle?.();

@@ -144,11 +144,13 @@ export class WebServer {
       this.kernel.log.warn("web({ auth: 'none' }): this server has no token; any program on this machine can run your agents through it. Web pages are still refused by the Host and Origin checks. Remove auth: 'none' to require a token.");
     }
     await this.token();
-    const { getRequestListener } = await import('@hono/node-server');
+    const [{ getRequestListener }, { RESPONSE_ALREADY_SENT }] = await Promise.all([import('@hono/node-server'), import('@hono/node-server/utils/response')]);
     const { createServer } = await import('node:http');
     // overrideGlobalObjects: false — a library must not replace the process's global Request/Response.
     const hono = getRequestListener(this.app.fetch, { overrideGlobalObjects: false }) as unknown as (...args: Parameters<RequestListener>) => Promise<unknown>;
-    const server = createServer(frontListener({ gate: this.gate, log: this.kernel.log, knownToken: () => this.loadedToken, next: hono }));
+    const server = createServer(frontListener({
+      gate: this.gate, log: this.kernel.log, knownToken: () => this.loadedToken, sent: this.options.cors === false ? RESPONSE_ALREADY_SENT : undefined, next: hono,
+    }));
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(webError('ORYX_E_WEB_LISTEN', `Cannot listen on ${urlFor(host, port)}: ${error.code ?? error.message}`, {

@@ -149,4 +149,30 @@ test('a token file read while serving: the first request waits for it, the ones 
   }
 });
 
+test('a run answers the same through the socket (written straight to Node) and through app.request(); with CORS on, the socket answer carries its headers', async () => {
+  for (const web of [{}, { cors: ['http://app.test'] }]) {
+    const h = await startWeb({ web, script: [{ text: 'first' }, { text: 'second' }] });
+    try {
+      const port = new URL(h.url).port;
+      const id = (await h.kernel.service('sessions').create({ agent: 'assistant' })).id;
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${h.token}`, ...(web.cors ? { origin: 'http://app.test' } : {}) };
+      const viaSocket = await answer(h, 'socket', { name: 'run', method: 'POST', path: `/api/sessions/${id}/messages`, headers, body: '{"message":"one"}', status: 200 }, port);
+      const viaApp = await answer(h, 'app', { name: 'run', method: 'POST', path: `/api/sessions/${id}/messages`, headers, body: '{"message":"two"}', status: 200 }, port);
+      for (const [via, res, text] of [['socket', viaSocket, 'first'], ['app', viaApp, 'second']] as const) {
+        assert.is(res.status, 200, via);
+        assert.is(res.headers['content-type'], 'application/json', via);
+        assert.is(res.headers['x-frame-options'], 'DENY', via);
+        const body = JSON.parse(res.body);
+        assert.equal(Object.keys(body).sort(), ['answer', 'budget', 'iterations', 'runId', 'sessionId', 'stopReason', 'usage'], via);
+        assert.is(body.answer, text, via);
+        assert.is(body.sessionId, id, via);
+        if (web.cors) assert.is(res.headers['access-control-allow-origin'], 'http://app.test', `${via} with CORS`);
+      }
+      if (web.cors) assert.is((await answer(h, 'socket', { name: 'health', path: '/health', headers: { origin: 'http://app.test' }, status: 200 }, port)).headers['access-control-allow-origin'], 'http://app.test');
+    } finally {
+      await h.close();
+    }
+  }
+});
+
 test.run();
