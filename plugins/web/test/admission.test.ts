@@ -2,10 +2,9 @@
 // or the app's admission middleware (app.request(), paths the front leaves to Hono, a token not
 // loaded yet). Both use the same Gate; these tests send the same requests through each entry
 // and expect the same answers, headers and log lines.
-import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawRequest, startWeb, type Harness, type RawResponse } from './helpers.ts';
+import { rawRequest, startWeb, type Harness } from './helpers.ts';
 
 const SECURITY = {
   'content-security-policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -46,23 +45,9 @@ function cases(token: string, port: string): Case[] {
   ];
 }
 
-/** A request with its target sent exactly as written (a URL would resolve dot segments first). */
-function sendAsIs(port: string, c: Case): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: c.path, method: c.method ?? 'GET', headers: { host: `127.0.0.1:${port}`, ...c.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(c.body);
-  });
-}
-
 async function answer(h: Harness, via: 'socket' | 'app', c: Case, port: string) {
   if (via === 'socket') {
-    const res = await sendAsIs(port, c);
+    const res = await rawRequest(h.url, { method: c.method, path: c.path, headers: { host: `127.0.0.1:${port}`, ...c.headers }, body: c.body });
     return { status: res.status, headers: res.headers as Record<string, string | undefined>, body: res.body };
   }
   const res = await h.web.app.request(`http://127.0.0.1:${port}${c.path}`, { method: c.method, headers: c.headers, body: c.body });
