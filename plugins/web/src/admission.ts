@@ -61,7 +61,7 @@ function factsOf(c: Context<WebEnv>): RequestFacts {
 /**
  * The checks as Hono middleware, in one layer or two: `entry` (request id, security headers,
  * the log line, the Host check and the shutdown gate) goes first, `access` (Origin, auth, JSON
- * content type; it puts `requestId` and `identity` on the context) after CORS when CORS is on;
+ * content type; it puts `identity` on the context) after CORS when CORS is on;
  * without CORS `all` does both in one layer. A request the Node front admitted costs little
  * here: its checks are done, the middleware only answers what they found. A request that did
  * not come through the front (`app.request()`, or the app on a server of one's own) gets every
@@ -72,10 +72,10 @@ export function admission(source: AdmissionSource, stage: 'entry' | 'access' | '
   const access = stage !== 'entry';
   return async function oryxAdmission(c, next) {
     const front = admissionOf(c);
+    if (front) c.set('requestId', front.id);
     if (front?.checked) {
       if (entry && front.entry) throw shutdownClose(c, front.entry);
       if (access) {
-        c.set('requestId', front.id);
         if (front.access) throw front.access;
         if (front.authenticated) c.set('identity', OPERATOR);
       }
@@ -83,7 +83,6 @@ export function admission(source: AdmissionSource, stage: 'entry' | 'access' | '
     }
     if (front || !entry) {
       // The front (when there) set the id and the headers and writes the log line; the checks are made here.
-      if (front) c.set('requestId', front.id);
       const refused = await refusal(c, source, entry, access);
       if (refused) throw refused;
       return next();
