@@ -58,7 +58,9 @@ export function frontListener(options: {
       }
     }
     (incoming as IncomingMessage & { [ADMISSION]?: Admission })[ADMISSION] = admission;
-    void next(incoming, outgoing).then(() => logRequest(log, id, method, path, outgoing.statusCode, performance.now() - started));
+    // @hono/node-server answers its own failures (a 500); the line is written either way, never an unhandled rejection.
+    const done = () => logRequest(log, id, method, path, outgoing.statusCode, performance.now() - started);
+    void next(incoming, outgoing).then(done, done);
   };
 }
 
