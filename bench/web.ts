@@ -4,12 +4,13 @@
 // Run (after `npx tsc -b plugins/web`): node --import tsx bench/web.ts [seconds=4] [concurrency=32] [rounds=3]
 // WEB_CPU=3000 adds the process's CPU time per request of each scenario (N requests from 16
 // keep-alive connections in this process, 4 rounds, median): steadier than req/s on a loaded machine.
+// WEB_PLUGIN=<module> loads the web plugin from another build (an older one, for before/after runs).
 //
 // Scenarios, each measured for `seconds` after a short warm-up:
 //   bare  GET  /health                            Hono + @hono/node-server, one route
-//   oryx  GET  /health                            the plugin: request id, log line, shutdown gate, error handling
+//   oryx  GET  /health                            the plugin: request id, security headers, Host check, shutdown gate, log line
 //   bare  POST /invoke                            Hono route calling AgentService.process directly
-//   oryx  POST /api/sessions/:id/messages         the plugin: body limit, arktype validation, session queue, timeout
+//   oryx  POST /api/sessions/:id/messages         the plugin: the checks above, bearer auth, body limit and check, session lookup, timeout
 //   oryx  POST /api/sessions/:id/messages (SSE)   the same, streamed as server-sent events
 // The provider answers at once in-process (no network), so the numbers are the HTTP and
 // kernel overhead of a run, not model latency. Each connection of the load generator has its
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
   const concurrency = Number(process.argv[3] ?? 32);
   const rounds = Number(process.argv[4] ?? 3);
   const [{ Hono }, { getRequestListener }, { AgentService }, { testKernel }, { default: web }] = await Promise.all([
-    import('hono'), import('@hono/node-server'), import('@oryxos/kernel'), import('@oryxos/kernel/testing'), import('@oryxos/plugin-web'),
+    import('hono'), import('@hono/node-server'), import('@oryxos/kernel'), import('@oryxos/kernel/testing'), import(process.env.WEB_PLUGIN ?? '@oryxos/plugin-web') as Promise<typeof import('@oryxos/plugin-web')>,
   ]);
   type Provider = import('@oryxos/kernel').Provider;
   const answer = (model: string) => ({

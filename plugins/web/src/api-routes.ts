@@ -16,8 +16,11 @@ import { SEARCH_SCAN_LIMIT, searchSessions } from './session-search.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
 import { listAgents, listJson } from '@oryxos/plugin-cli';
 import { clientSignalOf, headerOf } from './incoming.ts';
+import { replyJson } from './reply.ts';
+import type { WebEnv } from './request-log.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
+const HEALTHY = Object.freeze({ status: 'ok' });
 
 /** The sqlite store's delete takes `force` (stop another process's run first); others ignore it. */
 type SessionStoreWithForce = Omit<SessionStore, 'delete'> & { delete(id: string, options?: { force?: boolean }): Promise<boolean> };
@@ -36,7 +39,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     method: 'get', path: '/health', tag: 'server', auth: false,
     summary: 'Liveness for load balancers; never needs the token. 503 while shutting down.',
     responses: { 200: { description: 'The server is up', schema: Health }, 503: err('Shutting down') },
-  }, (c) => c.json({ status: 'ok' }));
+  }, (c) => replyJson(c, HEALTHY));
 
   routes.add({
     method: 'get', path: '/api/info', tag: 'server',
@@ -202,15 +205,20 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
       throw webError('ORYX_E_WEB_TOO_LARGE', `The message is ${byteLength(body.message)} bytes; the limit is ${options.maxMessageBytes} bytes`, { field: 'message' });
     }
     const session = await mustGetSession(ctx, c.req.param('id')!);
-    await assertAgentExists(kernel, session.agent);
-    const run = { agent: session.agent, session: session.id, message: body.message, user: principalOf(c) };
+    const user = principalOf(c);
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
-      const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
+      // An agent that is gone fails the run before it starts, with the same 404 the check below gives.
+      const outcome = await runner.invoke({
+        agent: session.agent, session: session.id, message: body.message, user, stream: false, clientSignal: clientSignalOf(c),
+      });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       return runJson(c, outcome.result!);
     }
+    await assertAgentExists(kernel, session.agent);
     return sseResponse(c, async (channel) => {
-      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
+      const outcome = await runner.invoke({
+        agent: session.agent, session: session.id, message: body.message, user, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel),
+      });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
         kernel.log.info(`${requestIdOf(c)} run aborted (${outcome.aborted})`);
@@ -249,20 +257,21 @@ export function sseEvents(channel: SseChannel): (event: RunEvent) => void {
 /** A run's result as the API answers it. */
 export function answerOf(r: RunResult) {
   // `error` on a run that still answered: the details of a stop other than `final` (code, message, hint).
+  // Keys of fields a run does not have are undefined, which JSON leaves out (no spread per field).
   return {
-    runId: r.runId, sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, ...(r.notice ? { notice: r.notice } : {}),
-    ...(r.limit ? { limit: r.limit } : {}), iterations: r.iterations, usage: r.usage, budget: r.budget, ...(r.error ? { error: r.error } : {}),
-    ...(r.approval ? { approval: r.approval } : {}),
+    runId: r.runId, sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, notice: r.notice || undefined,
+    limit: r.limit || undefined, iterations: r.iterations, usage: r.usage, budget: r.budget, error: r.error || undefined,
+    approval: r.approval || undefined,
   };
 }
 
 /** 202 while a tool call waits for a person: the run is not done, it goes on once the approval is decided. */
-function runJson(c: Context, result: RunResult): Response {
+function runJson(c: Context<WebEnv>, result: RunResult): Response {
   if (result.stopReason === 'error') {
     const e = runError(result);
-    return c.json(errorBody(e), statusOf(e) as 500);
+    return replyJson(c, errorBody(e), statusOf(e));
   }
-  return c.json(answerOf(result), result.stopReason === 'approval' ? 202 : 200);
+  return replyJson(c, answerOf(result), result.stopReason === 'approval' ? 202 : 200);
 }
 
 export async function mustGetSession(ctx: WebContext, id: string) {

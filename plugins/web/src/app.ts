@@ -1,16 +1,16 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { registerApiRoutes } from './api-routes.ts';
+import { admission } from './admission.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
-import { bearerAuth } from './auth.ts';
 import { isConsolePath, registerConsoleRoutes } from './console-routes.ts';
 import type { WebContext } from './context.ts';
 import { docsContentSecurityPolicy, renderDocs } from './docs-page.ts';
 import { asOryxError, errorBody, statusOf, webError } from './errors.ts';
-import { hostGuard, originGuard, requireJson, securityHeaders } from './guards.ts';
+import { Gate } from './guards.ts';
 import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
 import { registerOpenAiRoutes } from './openai-routes.ts';
-import { requestIdOf, requestLog, type WebEnv } from './request-log.ts';
+import { requestIdOf, type WebEnv } from './request-log.ts';
 import { RouteTable } from './routes.ts';
 import { registerRunRoutes } from './run-routes.ts';
 
@@ -26,35 +26,39 @@ export interface AccessSource {
 }
 
 /**
- * Builds the Hono app: request ids and log lines, security headers, the Host check, the
- * shutdown gate, CORS, the Origin check, bearer auth, the JSON content-type check, the ten
- * core endpoints, the run timeline and stop, the OpenAI face, the console, `/openapi.json` and
- * `/docs`, and JSON errors.
+ * Builds the Hono app: the request checks (request ids and log lines, security headers, the
+ * Host check, the shutdown gate, CORS, the Origin check, bearer auth, the JSON content-type
+ * check: see `front.ts` and `admission.ts`), the ten core endpoints, the run timeline and stop,
+ * the OpenAI face, the console, `/openapi.json` and `/docs`, and JSON errors.
  */
-export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<WebEnv>; routes: RouteTable; openapi(): OpenApiDocument } {
+export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<WebEnv>; routes: RouteTable; openapi(): OpenApiDocument; gate: Gate } {
   const { kernel, options, runner } = ctx;
   const app = new Hono<WebEnv>();
-  app.use('*', requestLog(kernel.log));
-  app.use('*', securityHeaders());
-  // Before anything else answers: a DNS-rebinding page must not even learn that the server is up.
-  app.use('*', hostGuard(() => access.bindHost(), options.allowedHosts));
-  app.use('*', async function oryxShutdownGate(c, next) {
-    if (!runner.closing) return next();
-    c.header('connection', 'close');
-    throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down');
-  });
-  if (options.cors !== false) {
+  // Paths that never need the token: the health check, and the console's page and files (they hold no data).
+  const gate = new Gate(options, { bindHost: () => access.bindHost(), closing: () => runner.closing }, (path) => path === '/health' || (options.console && isConsolePath(path)));
+  const answer = (error: unknown, c: Context<WebEnv>): Response => {
+    const e = asOryxError(error);
+    const status = statusOf(e);
+    if (status >= 500) {
+      const cause = e.cause instanceof Error ? ` (${e.cause.stack ?? e.cause.message})` : '';
+      kernel.log.warn(`${requestIdOf(c)} ${e.code}: ${e.message}${cause}`);
+    }
+    return c.json(errorBody(e, { openai: c.req.path.startsWith('/v1/') }), status as 500);
+  };
+  const source = { gate, log: kernel.log, token: () => access.token(), answer };
+  // The Host check and the shutdown gate come before anything else answers (a DNS-rebinding page
+  // must not even learn that the server is up), CORS answers preflights before auth.
+  if (options.cors === false) app.use('*', admission(source, 'all'));
+  else {
+    app.use('*', admission(source, 'entry'));
     app.use('*', cors({
       origin: options.cors === true ? '*' : options.cors,
       allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user'],
       exposeHeaders: ['x-request-id', 'x-session-id', 'location'],
       maxAge: 600,
     }));
+    app.use('*', admission(source, 'access'));
   }
-  app.use('*', originGuard(options.cors));
-  // Paths that never need the token: the health check, and the console's page and files (they hold no data).
-  app.use('*', bearerAuth(() => access.token(), (path) => path === '/health' || (options.console && isConsolePath(path))));
-  app.use('*', requireJson());
 
   const routes = new RouteTable(app, options.maxMessageBytes + ENVELOPE_BYTES);
   registerApiRoutes(routes, ctx);
@@ -83,14 +87,6 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
     const e = webError('ORYX_E_WEB_NOT_FOUND', `No endpoint ${c.req.method} ${c.req.path}`);
     return c.json(errorBody(e, { openai: c.req.path.startsWith('/v1/') }), 404);
   });
-  app.onError((error, c) => {
-    const e = asOryxError(error);
-    const status = statusOf(e);
-    if (status >= 500) {
-      const cause = e.cause instanceof Error ? ` (${e.cause.stack ?? e.cause.message})` : '';
-      kernel.log.warn(`${requestIdOf(c)} ${e.code}: ${e.message}${cause}`);
-    }
-    return c.json(errorBody(e, { openai: c.req.path.startsWith('/v1/') }), status as 500);
-  });
-  return { app, routes, openapi };
+  app.onError(answer);
+  return { app, routes, openapi, gate };
 }

@@ -1,26 +1,40 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import { timingSafeEqual } from 'node:crypto';
+import type { OryxError } from '@oryxos/kernel';
 import { webError } from './errors.ts';
-import type { WebEnv } from './request-log.ts';
-import { headerOf } from './incoming.ts';
 
 /**
- * Compares two secrets in constant time. Both are hashed first, so the comparison takes the
- * same time whatever the lengths (timingSafeEqual needs equal-length buffers).
+ * Compares a presented secret with the expected one in constant time: the bytes are compared
+ * with `timingSafeEqual`, which takes the same time wherever they differ; only a length that
+ * differs answers at once. That reveals the expected length and nothing of its content, and the
+ * length is no secret (a generated token is always 43 characters; a configured one at least 16,
+ * and guessing its length narrows nothing down). No hash is needed for that, and none is made.
  *
  * @example
  * safeEqual(presented, process.env.ORYX_WEB_TOKEN!); // true only for the exact token
  */
 export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, digestOf(expected)) && given.length === expected.length;
+  const a = Buffer.from(given, 'utf8');
+  const b = bytesOf(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The expected token's digest, kept: it is the same on every request (until rotated). */
-let last: { text: string; digest: Buffer } | undefined;
-function digestOf(expected: string): Buffer {
-  if (last?.text !== expected) last = { text: expected, digest: createHash('sha256').update(expected).digest() };
-  return last.digest;
+/** The expected token's bytes, kept: they are the same on every request (until rotated). */
+let last: { text: string; bytes: Buffer } | undefined;
+function bytesOf(expected: string): Buffer {
+  if (last?.text !== expected) last = { text: expected, bytes: Buffer.from(expected, 'utf8') };
+  return last.bytes;
+}
+
+const BEARER = /^Bearer\s+(.+)$/i;
+
+/**
+ * 401 ORYX_E_WEB_UNAUTHORIZED unless `header` (the request's `Authorization`) is `Bearer
+ * <expected>`; undefined when it is.
+ */
+export function bearerError(header: string | undefined, expected: string): OryxError | undefined {
+  const match = BEARER.exec(header ?? '');
+  if (!match) return webError('ORYX_E_WEB_UNAUTHORIZED', header ? 'The Authorization header is not a Bearer token' : 'This server requires a bearer token');
+  return safeEqual(match[1]!.trim(), expected) ? undefined : webError('ORYX_E_WEB_UNAUTHORIZED', 'The bearer token is wrong');
 }
 
 /**
@@ -41,27 +55,3 @@ export interface WebIdentity {
 
 /** The identity of the server's own token (and of every caller with `auth: 'none'`). */
 export const OPERATOR: WebIdentity = Object.freeze({ name: 'operator', namesUsers: true });
-
-/**
- * Requires `Authorization: Bearer <token>` on every path for which `isOpen` is false; 401
- * ORYX_E_WEB_UNAUTHORIZED otherwise. `token()` gives the token to compare with (it may be read
- * from the token file, or rotated, while serving); undefined means `auth: 'none'`, which lets
- * every request through. Sets `identity` on the context of each request it lets through. CORS
- * preflights are answered before this runs.
- */
-export function bearerAuth(token: () => Promise<string | undefined>, isOpen: (path: string) => boolean): MiddlewareHandler<WebEnv> {
-  return async function oryxBearerAuth(c, next) {
-    if (isOpen(c.req.path)) return next();
-    const expected = await token();
-    if (expected !== undefined) {
-      const header = headerOf(c, 'authorization') ?? '';
-      const match = /^Bearer\s+(.+)$/i.exec(header);
-      if (!match) {
-        throw webError('ORYX_E_WEB_UNAUTHORIZED', header ? 'The Authorization header is not a Bearer token' : 'This server requires a bearer token');
-      }
-      if (!safeEqual(match[1]!.trim(), expected)) throw webError('ORYX_E_WEB_UNAUTHORIZED', 'The bearer token is wrong');
-    }
-    c.set('identity', OPERATOR);
-    return next();
-  };
-}

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isShape, issueText, type Shape } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { webError } from './errors.ts';
 
@@ -71,8 +72,8 @@ function tooLarge(size: number, limit: number, streamed = false) {
   return webError('ORYX_E_WEB_TOO_LARGE', `The request body is ${what}; the limit is ${limit} bytes`);
 }
 
-/** Parses JSON text (400 ORYX_E_WEB_BAD_JSON) and validates it against an arktype type. */
-export function parseJson<T>(text: string, schema: type.Any<T>): T {
+/** Parses JSON text (400 ORYX_E_WEB_BAD_JSON) and validates it against an arktype type or a shape. */
+export function parseJson<T>(text: string, schema: type.Any<T> | Shape<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -83,18 +84,28 @@ export function parseJson<T>(text: string, schema: type.Any<T>): T {
 }
 
 /** Validates a value (a parsed body or the query string); 400 naming the first bad field. */
-export function check<T>(schema: type.Any<T>, value: unknown, where: 'body' | 'query'): T {
+export function check<T>(schema: type.Any<T> | Shape<T>, value: unknown, where: 'body' | 'query'): T {
+  if (isShape(schema)) {
+    const found = schema.issue(value, []);
+    if (!found) return value as T;
+    // A key the object does not take is named with those it does: `text must be removed (the body takes: message)`.
+    const takes = found.known ? ` (the ${where} takes: ${found.known.join(', ')})` : '';
+    throw badRequest(found.path.join('.'), `${found.path.length ? issueText(found) : found.problem}${takes}`, where);
+  }
   const out = schema(value);
   if (out instanceof type.errors) {
     const first = out[0]!;
-    const field = first.path.join('.');
-    const message = field ? first.message : `${where} ${first.message.replace(/^must/, 'must')}`;
-    throw webError('ORYX_E_WEB_BAD_REQUEST', `${where === 'query' && field ? 'query parameter ' : ''}${message}`, {
-      field: field || where,
-      hint: `Fix ${field ? `"${field}"` : `the ${where}`}; GET /openapi.json describes every request.`,
-    });
+    throw badRequest(first.path.join('.'), first.message, where);
   }
   return out as T;
+}
+
+/** 400 ORYX_E_WEB_BAD_REQUEST naming the field (`message` begins with it when there is one). */
+function badRequest(field: string, message: string, where: 'body' | 'query') {
+  return webError('ORYX_E_WEB_BAD_REQUEST', `${where === 'query' && field ? 'query parameter ' : ''}${field ? message : `${where} ${message}`}`, {
+    field: field || where,
+    hint: `Fix ${field ? `"${field}"` : `the ${where}`}; GET /openapi.json describes every request.`,
+  });
 }
 
 /** UTF-8 size of a string, for the message limit. */

@@ -29,23 +29,41 @@ export interface ClientSignal {
 /**
  * The client's connection as a {@link ClientSignal}: "aborted" once the connection closes before
  * the response is finished. On the Node server it listens to Node's response directly (the fetch
- * `Request`'s `signal` is an AbortController made per request); else it is that signal.
+ * `Request`'s `signal` is an AbortController made per request), for one listener at a time (a
+ * run adds one); else it is that signal.
  */
 export function clientSignalOf(c: { env: unknown; req: { raw: Request } }): ClientSignal {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.on !== 'function') return c.req.raw.signal;
-  const handlers = new Map<() => void, () => void>();
-  return {
-    get aborted() { return outgoing.destroyed && !outgoing.writableFinished; },
-    addEventListener(_type, listener) {
-      const onClose = () => { handlers.delete(listener); if (!outgoing.writableFinished) listener(); };
-      handlers.set(listener, onClose);
-      outgoing.once('close', onClose);
-    },
-    removeEventListener(_type, listener) {
-      const onClose = handlers.get(listener);
-      if (onClose) outgoing.off('close', onClose);
-      handlers.delete(listener);
-    },
-  };
+  return new ResponseSignal(outgoing);
+}
+
+/**
+ * "Aborted" once Node's response closes unfinished. A class rather than an object literal with
+ * a getter: V8 gives each such literal a map of its own, which per request costs garbage collection.
+ */
+class ResponseSignal implements ClientSignal {
+  private watching?: { listener: () => void; onClose: () => void };
+  constructor(private readonly outgoing: ServerResponse) {}
+
+  get aborted(): boolean { return this.outgoing.destroyed && !this.outgoing.writableFinished; }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.stop();
+    const onClose = () => {
+      this.stop();
+      if (!this.outgoing.writableFinished) listener();
+    };
+    this.watching = { listener, onClose };
+    this.outgoing.on('close', onClose);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.watching?.listener === listener) this.stop();
+  }
+
+  private stop(): void {
+    if (this.watching) this.outgoing.off('close', this.watching.onClose);
+    this.watching = undefined;
+  }
 }

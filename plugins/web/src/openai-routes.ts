@@ -11,6 +11,7 @@ import { abortedError, runError } from './run-result.ts';
 import { ChatCompletion, ChatCompletionBody, ErrorResponse, ModelList, SESSION_ID } from './schemas.ts';
 import { sseResponse } from './sse.ts';
 import { clientSignalOf, headerOf } from './incoming.ts';
+import { replyJson } from './reply.ts';
 
 type ChatBody = typeof ChatCompletionBody.infer;
 type ChatMessage = ChatBody['messages'][number];
@@ -91,11 +92,11 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       const result = outcome.result!;
       if (result.stopReason === 'error') throw runError(result);
-      return c.json({
+      return replyJson(c, {
         id, object: 'chat.completion', created: now, model: agent.name,
         choices: [{ index: 0, message: { role: 'assistant', content: result.answer }, finish_reason: finishReason(result) }],
         usage: usageOf(result),
-      });
+      }, 200, { 'x-session-id': sessionId });
     }
 
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({

@@ -1,12 +1,14 @@
+import { isShape } from '@oryxos/kernel';
 import type { type } from 'arktype';
-import type { RouteSpec } from './routes.ts';
+import type { RequestType, RouteSpec } from './routes.ts';
 import { ErrorResponse } from './schemas.ts';
 
 export type OpenApiDocument = Record<string, any>;
 
-/** JSON Schema of an arktype type, without the `$schema` key (OpenAPI 3.1 schemas are 2020-12). */
-export function jsonSchemaOf(t: type.Any, side: 'in' | 'out' = 'out'): Record<string, unknown> {
-  const source = side === 'in' ? (t as unknown as { in: type.Any }).in : t;
+/** JSON Schema of an arktype type or a shape, without the `$schema` key (OpenAPI 3.1 schemas are 2020-12). */
+export function jsonSchemaOf(t: RequestType, side: 'in' | 'out' = 'out'): Record<string, unknown> {
+  if (isShape(t)) return t.json();
+  const source = side === 'in' ? (t as unknown as { in: type.Any }).in : t as type.Any;
   // A predicate (message text has no NUL) has no JSON Schema form: the document keeps its base.
   const { $schema: _drop, ...schema } = source.toJsonSchema({ fallback: { predicate: (ctx) => ctx.base } }) as Record<string, unknown>;
   return schema;

@@ -1,4 +1,4 @@
-import { type AgentService, type PluginContext, type Message, type RunEvent, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { type AgentService, type PluginContext, type Message, type RunEvent, type RunInput, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { ClientSignal } from './incoming.ts';
 
@@ -22,6 +22,9 @@ export interface InvokeInput {
 /** A finished run, or the reason it was cut short (`result` is absent when it never started). */
 export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
 
+/** A run in flight: what aborts it, its session, and when its time is up. */
+interface ActiveRun { controller: AbortController; session: string; dueAt: number; timedOut: boolean }
+
 /**
  * Runs agents for HTTP requests: a time limit per request, and the set of in-flight runs that
  * a graceful shutdown waits for or aborts. The kernel's AgentService runs one request at a
@@ -31,7 +34,10 @@ export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
 export class Runner {
   readonly service: AgentService;
   private readonly creating = new Map<string, Promise<SessionInfo>>();
-  private readonly active = new Set<{ controller: AbortController; session: string }>();
+  /** In the order they started, which (with one time limit for all) is the order they fall due. */
+  private readonly active = new Set<ActiveRun>();
+  /** One timer for every run's time limit, due when the oldest run's is. */
+  private timer?: NodeJS.Timeout;
   private idle?: () => void;
   closing = false;
 
@@ -44,18 +50,21 @@ export class Runner {
   async invoke(input: InvokeInput): Promise<InvokeOutcome> {
     if (this.closing) throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down and takes no new runs');
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort('timeout' satisfies AbortCause), this.timeoutMs);
+    const entry: ActiveRun = { controller, session: input.session, dueAt: performance.now() + this.timeoutMs, timedOut: false };
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
-    const work = input.resume
-      ? this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) })
-      : this.service.process({
-        agent: input.agent, session: input.session, message: input.message, stream: input.stream,
-        ...(input.user !== undefined ? { user: input.user } : {}), signal: controller.signal, onEvent: input.onEvent,
-      });
-    const entry = { controller, session: input.session };
+    let work: Promise<RunResult>;
+    if (input.resume) {
+      work = this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) });
+    } else {
+      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent };
+      if (input.user !== undefined) run.user = input.user;
+      work = this.service.process(run);
+    }
     this.active.add(entry);
+    if (!this.timer) this.timer = this.arm();
+    else if (this.active.size === 1) this.timer.ref();
     try {
       const result = await work;
       const cause = (controller.signal.reason as AbortCause) ?? 'disconnect';
@@ -64,15 +73,41 @@ export class Runner {
       if (result.stopReason === 'aborted') return { result, aborted: cause };
       return { result };
     } finally {
-      clearTimeout(timer);
       input.clientSignal?.removeEventListener('abort', onClientGone);
       this.active.delete(entry);
       if (this.active.size === 0) {
+        // Left set (it finds nothing due when it fires) but no longer keeping the process alive.
+        this.timer?.unref();
         const idle = this.idle;
         this.idle = undefined;
         idle?.();
       }
     }
+  }
+
+  /**
+   * The timer for the oldest run whose time is not up yet, if any. The runs share one timer
+   * rather than one each: setting and clearing a timer per request cost more than the rest of
+   * the channel's bookkeeping of a run.
+   */
+  private arm(): NodeJS.Timeout | undefined {
+    for (const run of this.active) {
+      if (run.timedOut) continue;
+      return setTimeout(() => this.expire(), Math.max(1, Math.ceil(run.dueAt - performance.now())));
+    }
+    return undefined;
+  }
+
+  /** Aborts the runs whose time is up (504 ORYX_E_WEB_TIMEOUT), then waits for the next one due. */
+  private expire(): void {
+    const now = performance.now();
+    for (const run of this.active) {
+      if (run.timedOut) continue;
+      if (run.dueAt > now) break;
+      run.timedOut = true;
+      run.controller.abort('timeout' satisfies AbortCause);
+    }
+    this.timer = this.arm();
   }
 
   /**

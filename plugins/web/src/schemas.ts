@@ -1,9 +1,35 @@
+import { Shape, shape as s, type ShapeIssue } from '@oryxos/kernel';
 import { type } from 'arktype';
 import { lazyType } from './lazy-type.ts';
 import { textProblem } from './text.ts';
 
 /**
- * Every request shape, as arktype types. The same objects validate requests (the error names
+ * A message to run: a string, not empty, without a NUL or a lone surrogate (see text.ts; the
+ * problem names the position), not only whitespace (refused like an empty one, as on the CLI).
+ */
+class MessageText extends Shape<string> {
+  readonly expected = 'a non-empty string';
+  private readonly base = s.string({ min: 1 });
+  accepts(value: unknown): boolean { return typeof value === 'string'; }
+  issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
+    const found = this.base.issue(value, path);
+    if (found) return found;
+    const problem = textProblem(value as string);
+    if (problem) return { path, problem: `must be text without NUL characters or lone surrogates (was ${problem})` };
+    if ((value as string).trim() === '') return { path, problem: 'must be text, not only whitespace (was only whitespace)' };
+    return undefined;
+  }
+  protected schema(): Record<string, unknown> { return this.base.json(); }
+}
+
+/**
+ * The body of `POST /api/sessions/:id/messages`, the route every run of the REST API takes: a
+ * shape rather than an arktype type, for its cost per request (a few hundred ns against ~9 µs).
+ */
+export const PostMessageBody = s.object({ message: new MessageText() });
+
+/**
+ * Every other request shape, as arktype types. The same objects validate requests (the error names
  * the field) and generate `GET /openapi.json` through `toJsonSchema()`, so the two never drift.
  * Response shapes are declared here too, for the document only. They are built on the first
  * request (or document), not at import: most `oryx` commands never serve one.
@@ -32,14 +58,6 @@ function build() {
   const messageText = type('string').narrow((text, ctx) => {
     const problem = textProblem(text);
     return problem === undefined || ctx.reject({ expected: 'text without NUL characters or lone surrogates', actual: problem });
-  });
-
-  /** A message with something in it: only whitespace is refused like an empty one, as on the CLI. */
-  const nonBlank = type('string > 0').narrow((text, ctx) => text.trim() !== '' || ctx.reject({ expected: 'text, not only whitespace', actual: 'only whitespace' }));
-
-  const PostMessageBody = type({
-    message: messageText.and(nonBlank),
-    '+': 'reject',
   });
 
 
@@ -190,14 +208,13 @@ function build() {
     }).array(),
     usage: { prompt_tokens: 'number', completion_tokens: 'number', total_tokens: 'number' },
   });
-  return { CreateSessionBody, PostMessageBody, ListSessionsQuery, SessionQuery, DeleteSessionQuery, ToolsQuery, MemoryQuery, ChatMessage, ChatCompletionBody, ErrorResponse, Session, RunRecordSchema, SessionWithMessages, SessionPage, RunResponse, Health, Info, AgentList, MemoryResponse, ToolList, ModelList, ChatCompletion };
+  return { CreateSessionBody, ListSessionsQuery, SessionQuery, DeleteSessionQuery, ToolsQuery, MemoryQuery, ChatMessage, ChatCompletionBody, ErrorResponse, Session, RunRecordSchema, SessionWithMessages, SessionPage, RunResponse, Health, Info, AgentList, MemoryResponse, ToolList, ModelList, ChatCompletion };
 }
 
 let built: ReturnType<typeof build> | undefined;
 const all = () => (built ??= build());
 
 export const CreateSessionBody = lazyType(() => all().CreateSessionBody);
-export const PostMessageBody = lazyType(() => all().PostMessageBody);
 export const ListSessionsQuery = lazyType(() => all().ListSessionsQuery);
 export const SessionQuery = lazyType(() => all().SessionQuery);
 export const DeleteSessionQuery = lazyType(() => all().DeleteSessionQuery);

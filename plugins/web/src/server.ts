@@ -5,6 +5,8 @@ import type { PluginContext } from '@oryxos/kernel';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { webError } from './errors.ts';
+import { frontListener } from './front.ts';
+import type { Gate } from './guards.ts';
 import { assertSafeBind, urlFor } from './host.ts';
 import type { OpenApiDocument } from './openapi.ts';
 import type { ResolvedWebOptions } from './options.ts';
@@ -48,6 +50,10 @@ export class WebServer {
   private listeningUrl?: string;
   private boundHost?: string;
   private fileToken?: Promise<string>;
+  /** The token once loaded (`value` undefined with `auth: 'none'`), for the checks made without awaiting. */
+  private loadedToken?: { value: string | undefined };
+  private readonly gate: Gate;
+  private tokenReads = 0;
 
   constructor(kernel: PluginContext, options: ResolvedWebOptions, version: string) {
     this.kernel = kernel;
@@ -62,6 +68,8 @@ export class WebServer {
     this.doc = built.openapi;
     this.specs = built.routes.specs;
     this.routes = built.routes;
+    this.gate = built.gate;
+    if (options.auth === 'none' || options.token !== undefined) this.loadedToken = { value: options.auth === 'none' ? undefined : options.token };
   }
 
   /** The OpenAPI document `GET /openapi.json` serves. */
@@ -101,18 +109,22 @@ export class WebServer {
         hint: 'Change the configured token itself, or remove it to use the generated one.',
       }));
     }
+    this.loadedToken = undefined;
     const rotated = this.readTokenFile(true);
     this.fileToken = rotated;
     return rotated;
   }
 
   private async readTokenFile(rotate: boolean): Promise<string> {
+    const reading = ++this.tokenReads;
     try {
       const { token, tightened } = await loadTokenFile(this.tokenFile, { rotate });
       if (tightened) this.kernel.log.warn(`${this.tokenFile} was readable by other users; its mode is now 0600. Rotate the token with \`oryx web --new-token\` if it may have been seen.`);
+      // Only the newest reading counts: a rotation may have begun while this one read.
+      if (reading === this.tokenReads) this.loadedToken = { value: token };
       return token;
     } catch (error) {
-      this.fileToken = undefined; // the next request tries again, once the file is fixed
+      if (reading === this.tokenReads) this.fileToken = undefined; // the next request tries again, once the file is fixed
       throw error;
     }
   }
@@ -132,11 +144,13 @@ export class WebServer {
       this.kernel.log.warn("web({ auth: 'none' }): this server has no token; any program on this machine can run your agents through it. Web pages are still refused by the Host and Origin checks. Remove auth: 'none' to require a token.");
     }
     await this.token();
-    const { getRequestListener } = await import('@hono/node-server');
+    const [{ getRequestListener }, { RESPONSE_ALREADY_SENT }] = await Promise.all([import('@hono/node-server'), import('@hono/node-server/utils/response')]);
     const { createServer } = await import('node:http');
     // overrideGlobalObjects: false — a library must not replace the process's global Request/Response.
-    const listener = getRequestListener(this.app.fetch, { overrideGlobalObjects: false }) as unknown as RequestListener;
-    const server = createServer(listener);
+    const hono = getRequestListener(this.app.fetch, { overrideGlobalObjects: false }) as unknown as (...args: Parameters<RequestListener>) => Promise<unknown>;
+    const server = createServer(frontListener({
+      gate: this.gate, log: this.kernel.log, knownToken: () => this.loadedToken, sent: this.options.cors === false ? RESPONSE_ALREADY_SENT : undefined, next: hono,
+    }));
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
         reject(webError('ORYX_E_WEB_LISTEN', `Cannot listen on ${urlFor(host, port)}: ${error.code ?? error.message}`, {

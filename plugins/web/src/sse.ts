@@ -23,36 +23,23 @@ export function sseResponse(
   options: { headers?: Record<string, string>; onError(error: unknown, channel: SseChannel): void },
 ): Response {
   const gone = new AbortController();
-  const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  const write = (text: string) => {
-    if (closed) return;
-    try { controller.enqueue(encoder.encode(text)); } catch { closed = true; }
-  };
-  const channel: SseChannel = {
-    send(event, data) {
-      const body = typeof data === 'string' ? data : JSON.stringify(data);
-      write(`${event ? `event: ${event}\n` : ''}${body.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join('\n')}\n\n`);
-    },
-    clientSignal: gone.signal,
-    get closed() { return closed; },
-  };
+  const channel = new Channel(gone.signal, (bytes) => controller.enqueue(bytes));
   const onRequestAbort = () => gone.abort();
   c.req.raw.signal.addEventListener('abort', onRequestAbort, { once: true });
   const stream = new ReadableStream<Uint8Array>({
     start(ctrl) {
       controller = ctrl;
-      const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
+      const keepalive = setInterval(() => channel.write(': keepalive\n\n'), KEEPALIVE_MS);
       keepalive.unref();
       void produce(channel).catch((error) => options.onError(error, channel)).finally(() => {
         clearInterval(keepalive);
         c.req.raw.signal.removeEventListener('abort', onRequestAbort);
-        if (!closed) { closed = true; try { controller.close(); } catch { /* already cancelled */ } }
+        if (!channel.closed) { channel.closed = true; try { controller.close(); } catch { /* already cancelled */ } }
       });
     },
     cancel() {
-      closed = true;
+      channel.closed = true;
       gone.abort();
     },
   });
@@ -63,4 +50,22 @@ export function sseResponse(
     'x-accel-buffering': 'no',
     ...options.headers,
   });
+}
+
+const encoder = new TextEncoder();
+
+/** The {@link SseChannel} of one stream (a class: an object literal with a getter gets a V8 map of its own per request). */
+class Channel implements SseChannel {
+  closed = false;
+  constructor(readonly clientSignal: AbortSignal, private readonly enqueue: (bytes: Uint8Array) => void) {}
+
+  send(event: string | undefined, data: unknown): void {
+    const body = typeof data === 'string' ? data : JSON.stringify(data);
+    this.write(`${event ? `event: ${event}\n` : ''}${body.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join('\n')}\n\n`);
+  }
+
+  write(text: string): void {
+    if (this.closed) return;
+    try { this.enqueue(encoder.encode(text)); } catch { this.closed = true; }
+  }
 }

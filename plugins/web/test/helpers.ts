@@ -110,11 +110,12 @@ export interface RawResponse { status: number; headers: IncomingHttpHeaders; bod
 
 /**
  * One HTTP request through node:http, which (unlike fetch) sends any `Host` header: for the
- * DNS-rebinding checks. `Content-Length` is set from the body.
+ * DNS-rebinding checks. `Content-Length` is set from the body. `path`, when given, is sent
+ * exactly as written in place of the URL's (a URL resolves dot segments first).
  */
-export function rawRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function rawRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; path?: string } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, ...(init.path ? { path: init.path } : {}) }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => { body += d; });
