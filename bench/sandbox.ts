@@ -1,5 +1,5 @@
 // Cost of a sandbox decision and of a sandboxed tool call.
-// Run: npx tsc -b plugins/sandbox plugins/tools && npx tsx bench/sandbox.ts [iterations]
+// Run (after `npm run build`: tsc, then the bundles tests and benches import): npx tsx bench/sandbox.ts [iterations]
 // Prints one line per case: median and p95 latency (µs) and decisions per second.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

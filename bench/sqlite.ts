@@ -1,7 +1,7 @@
 // Benchmark of @oryxos/plugin-sqlite and @oryxos/plugin-audit.
 //
 // Run from the repository root, after building (the @oryxos/* imports resolve to dist/):
-//   npx tsc -b plugins/sqlite plugins/audit && node --import tsx bench/sqlite.ts
+//   npm run build && node --import tsx bench/sqlite.ts
 // Optional: BENCH_APPENDS=1000 BENCH_RUNS=10 BENCH_STEPS=50 to change the sample sizes.
 //
 // 1. Append cost: one-message appends to a session that already holds 10 messages and to

@@ -1,7 +1,7 @@
 // Requests per second of the web channel next to a bare Hono app serving the same routes, on
 // loopback with keep-alive connections.
 //
-// Run (after `npx tsc -b plugins/web`): node --import tsx bench/web.ts [seconds=4] [concurrency=32] [rounds=3]
+// Run (after `npm run build`; `npx tsc -b` alone leaves the bundles in dist/ as they were): node --import tsx bench/web.ts [seconds=4] [concurrency=32] [rounds=3]
 // WEB_CPU=3000 adds the process's CPU time per request of each scenario (N requests from 16
 // keep-alive connections in this process, 4 rounds, median): steadier than req/s on a loaded machine.
 // WEB_PLUGIN=<module> loads the web plugin from another build (an older one, for before/after runs).

@@ -25,6 +25,7 @@ export class RunState implements RunContext {
   startedAt?: string;
   declare user?: string;
   declare parentRunId?: string;
+  declare callers?: readonly AgentDefinition[];
   declare approval?: { expiresInMs?: number };
   readonly #budget: RunBudget;
   /** The caller's signal (an aborted request, `oryx chat`'s Ctrl-C, a session abort). */
@@ -42,6 +43,7 @@ export class RunState implements RunContext {
     this.startedAt = fields.startedAt;
     if (fields.user) this.user = fields.user;
     if (fields.parentRunId) this.parentRunId = fields.parentRunId;
+    if (fields.callers) this.callers = fields.callers;
     if (fields.approval) this.approval = fields.approval;
     this.#budget = budget;
     this.#outer = outer;

@@ -143,6 +143,7 @@ export class AgentService {
     const run = new RunState({
       runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
       user: input.user, parentRunId: parent?.run.runId, approval: input.approval,
+      callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined,
     }, budget, input.signal);
     const max = agent.settings.max_history_turns;
     let stored: StoredMessage[] = [];

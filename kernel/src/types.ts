@@ -702,6 +702,12 @@ export interface RunContext {
   startedAt?: string;
   /** The run that started this one (a sub-agent's parent), when there is one. */
   parentRunId?: string;
+  /**
+   * The agents of the runs that started this one, outermost first (a sub-agent's callers). The
+   * sandbox narrows the run by each one's `sandbox:` as well as by its own agent's: a sub-agent
+   * can never do what its caller may not.
+   */
+  callers?: readonly AgentDefinition[];
   /** How approvals of this run are stored ({@link RunInput.approval}). */
   approval?: { expiresInMs?: number };
 }

@@ -34,6 +34,9 @@ function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
 /** Agents' policies kept at once; the frontmatter is part of the key, so an edit rebuilds. */
 const MAX_CACHED_AGENTS = 64;
 
+/** An agent's `sandbox:` policy, with the agent (its file is named in a denial's reason). */
+interface Narrowing { policy: Policy; agent: AgentDefinition }
+
 /** What the sandbox needs from its plugin besides the policy. */
 export interface SandboxDeps {
   root: string;
@@ -81,7 +84,7 @@ export class AllowListSandbox implements Sandbox {
    * await sandbox.evaluate({ kind: 'exec', command: 'git', args: ['push'] }) // { outcome: 'ask', reason: '["git","push"] needs approval: …' }
    */
   async evaluate(action: SandboxAction, ctx?: SandboxContext): Promise<Verdict> {
-    const verdict = await this.decide(action, ctx?.agent);
+    const verdict = await this.decide(action, ctx);
     return verdict.outcome === 'ask' && await this.approved(action, ctx) ? { outcome: 'allow' } : verdict;
   }
 
@@ -129,19 +132,21 @@ export class AllowListSandbox implements Sandbox {
   async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
     const action: SandboxAction = { kind: 'exec', ...request };
     try {
-      const narrowed = await this.narrowing(ctx?.agent);
+      const narrowed = await this.narrowings(ctx);
       if (typeof narrowed === 'string') return { allow: false, reason: narrowed };
-      const plans: ExecPlan[] = [];
-      for (const policy of [this.global, narrowed]) {
-        if (!policy) continue;
+      const globalPlan = await this.global.planExec(action);
+      if (typeof globalPlan === 'string') return { allow: false, reason: globalPlan };
+      const plans: ExecPlan[] = [globalPlan];
+      let asking = globalPlan.ask;
+      for (const { policy, agent } of narrowed) {
         const plan = await policy.planExec(action);
-        if (typeof plan === 'string') return { allow: false, reason: policy === narrowed ? this.narrowedReason(plan, ctx!.agent!) : plan };
+        if (typeof plan === 'string') return { allow: false, reason: this.narrowedReason(plan, agent) };
         plans.push(plan);
+        asking ??= plan.ask && this.narrowedReason(plan.ask, agent);
       }
-      const asking = plans.find((p) => p.ask);
       if (asking && !await this.approved(action, ctx)) {
-        this.log?.debug(`ask ${describeAction(action)}: ${asking.ask}`);
-        return { allow: false, ask: true, reason: asking === plans[1] ? this.narrowedReason(asking.ask!, ctx!.agent!) : asking.ask! };
+        this.log?.debug(`ask ${describeAction(action)}: ${asking}`);
+        return { allow: false, ask: true, reason: asking };
       }
       this.log?.debug(`allow ${describeAction(action)}`);
       const [plan] = plans as [ExecPlan];
@@ -155,7 +160,7 @@ export class AllowListSandbox implements Sandbox {
     }
   }
 
-  private async confined(plan: ExecPlan, request: ExecRequest, env: Record<string, string>, plans: ExecPlan[], narrowed: Policy | undefined, ctx?: SandboxContext): Promise<LaunchDecision> {
+  private async confined(plan: ExecPlan, request: ExecRequest, env: Record<string, string>, plans: ExecPlan[], narrowed: Narrowing[], ctx?: SandboxContext): Promise<LaunchDecision> {
     if (process.platform !== 'linux') {
       return { allow: false, reason: `programs can only be confined on Linux (bubblewrap); on ${process.platform}, set sandbox({ confine: false }) in oryx.config.ts to run them unconfined` };
     }
@@ -165,10 +170,11 @@ export class AllowListSandbox implements Sandbox {
     }
     const limits = tightest(plans.map((p) => p.limits));
     if (limits && !mechanism.prlimit) return { allow: false, reason: 'this program has exec limits, and prlimit (util-linux) was not found to apply them' };
-    const read = intersect(this.global.read ?? [], narrowed?.read);
+    const policies = narrowed.map((n) => n.policy);
+    const read = policies.reduce((roots, p) => intersect(roots, p.read), this.global.read ?? []);
     // A folder cannot be made write-only: a write root is mounted (writable) only where it may also be read.
-    const write = intersect(intersect(this.global.write ?? [], narrowed?.write), read);
-    const http = this.global.http?.length && (!narrowed?.http || narrowed.http.length);
+    const write = intersect(policies.reduce((roots, p) => intersect(roots, p.write), this.global.write ?? []), read);
+    const http = this.global.http?.length && policies.every((p) => !p.http || p.http.length);
     let proxy: LaunchProxy | undefined;
     let pid: number | undefined;
     const command = JSON.stringify([plan.program, ...request.args]);
@@ -177,7 +183,7 @@ export class AllowListSandbox implements Sandbox {
       proxy = await LaunchProxy.open({
         decide: async (url, method) => {
           // A confined program cannot stop to wait for a person: what would ask is refused.
-          const verdict = await this.decide({ kind: 'http', url, method }, ctx?.agent);
+          const verdict = await this.decide({ kind: 'http', url, method }, ctx);
           if (verdict.outcome === 'allow') return undefined;
           return verdict.outcome === 'ask' ? `${verdict.reason}, and a confined program cannot ask for approval` : verdict.reason;
         },
@@ -195,8 +201,8 @@ export class AllowListSandbox implements Sandbox {
     const mounted = async (roots: Root[]) => (await existing(roots.map((r) => r.path))).map((d) => d.path);
     const args = await bwrapArgs(mechanism, {
       program: plan.program, args: request.args, cwd: plan.cwd, read: await mounted(read), write: await mounted(write),
-      deny: await existing([...this.global.deny, ...(narrowed?.deny ?? [])].map((d) => d.path)),
-      ...await this.controlMounts(write, plan.cwd, narrowed),
+      deny: await existing([...this.global.deny, ...policies.flatMap((p) => p.deny)].map((d) => d.path)),
+      ...await this.controlMounts(write, plan.cwd, policies),
       programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
       proxySocket: proxy?.socket, limits,
     });
@@ -221,28 +227,34 @@ export class AllowListSandbox implements Sandbox {
    * in the project folder, each write root and the working folder with its parents (where git,
    * npm and node look for them). Opted-in ones stay writable.
    */
-  private async controlMounts(write: Root[], cwd: string, narrowed: Policy | undefined): Promise<{ protect: string[]; reopen: string[] }> {
+  private async controlMounts(write: Root[], cwd: string, narrowed: Policy[]): Promise<{ protect: string[]; reopen: string[] }> {
     const controls = this.global.controls!;
     const candidates = new Set(controls.paths);
     const folders = new Set([this.root, ...write.map((w) => w.path)]);
     for (let dir = cwd; ; dir = path.dirname(dir)) { folders.add(dir); if (path.dirname(dir) === dir) break; }
     for (const folder of folders) for (const name of Object.keys(PROTECTED_NAMES)) candidates.add(path.join(folder, name));
     const inWrite = (p: string) => write.some((w) => isWithin(p, w.path));
-    const optedIn = (p: string) => controls.optedIn(p) && (!narrowed?.controls || narrowed.controls.optedIn(p));
+    const optedIn = (p: string) => controls.optedIn(p) && narrowed.every((n) => !n.controls || n.controls.optedIn(p));
     const protect = (await existing([...candidates])).map((d) => d.path).filter((p) => inWrite(p) && !optedIn(p));
     const reopen = (await existing(controls.reopened.filter((p) => inWrite(p) && optedIn(p) && protect.some((g) => isWithin(p, g))))).map((d) => d.path);
     return { protect, reopen };
   }
 
-  /** The verdict of the policy pair: the stricter of the global one and the agent's. */
-  private async decide(action: SandboxAction, agent?: AgentDefinition): Promise<Verdict> {
+  /**
+   * The verdict of the policies: the strictest of the global one, the agent's narrowing and
+   * the narrowings of the agents whose runs started this one (a sub-agent's callers).
+   */
+  private async decide(action: SandboxAction, ctx?: SandboxContext): Promise<Verdict> {
     try {
-      const narrowed = await this.narrowing(agent);
+      const narrowed = await this.narrowings(ctx);
       if (typeof narrowed === 'string') return { outcome: 'deny', reason: narrowed };
-      const global = await this.global.check(action);
-      if (global.outcome === 'deny' || !narrowed) return global;
-      const own = await narrowed.check(action);
-      return stricter(global, own.outcome === 'allow' ? own : { ...own, reason: this.narrowedReason(own.reason, agent!) });
+      let verdict = await this.global.check(action);
+      for (const { policy, agent } of narrowed) {
+        if (verdict.outcome === 'deny') return verdict;
+        const own = await policy.check(action);
+        verdict = stricter(verdict, own.outcome === 'allow' ? own : { ...own, reason: this.narrowedReason(own.reason, agent) });
+      }
+      return verdict;
     } catch (error) {
       return { outcome: 'deny', reason: `the sandbox could not decide (${(error as Error).message}), so the action is denied` };
     }
@@ -250,6 +262,22 @@ export class AllowListSandbox implements Sandbox {
 
   private narrowedReason(reason: string, agent: AgentDefinition): string {
     return `${reason} (narrowed by the sandbox: frontmatter of ${this.shown(agent.file)})`;
+  }
+
+  /**
+   * The narrowings that apply to a request: those of the agents whose runs started this one
+   * (`run.callers`, outermost first), then the asking agent's own; or why every action is denied
+   * (a broken `sandbox:` of any of them).
+   */
+  private async narrowings(ctx?: SandboxContext): Promise<Narrowing[] | string> {
+    const agents = [...(ctx?.run?.callers ?? []), ctx?.agent];
+    const out: Narrowing[] = [];
+    for (const agent of agents) {
+      const policy = await this.narrowing(agent);
+      if (typeof policy === 'string') return policy;
+      if (policy) out.push({ policy, agent: agent! });
+    }
+    return out;
   }
 
   /** The agent's own policy, undefined when it does not narrow, or why every action of it is denied. */
