@@ -76,9 +76,13 @@ export function attachRunRecords(ctx: PluginContext, db: () => Database): RunRec
   });
   const store: RunRecordStore = {
     async list({ sessionId, limit = 50 } = {}) {
+      // Newest first. Runs that started in the same millisecond (a fast model, a busy server)
+      // keep the order they were written in: SQLite's rowid, which the indexes on started_at
+      // carry, so no sort step; PostgreSQL has none, so the finish time, then the id, decide.
+      const order = db().dialect === 'sqlite' ? 'started_at DESC, rowid DESC' : 'started_at DESC, finished_at DESC, id DESC';
       const rows = sessionId
-        ? await db().query<RunRow>('SELECT * FROM runs WHERE session_id = ? ORDER BY started_at DESC, id DESC LIMIT ?', [sessionId, limit])
-        : await db().query<RunRow>('SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?', [limit]);
+        ? await db().query<RunRow>(`SELECT * FROM runs WHERE session_id = ? ORDER BY ${order} LIMIT ?`, [sessionId, limit])
+        : await db().query<RunRow>(`SELECT * FROM runs ORDER BY ${order} LIMIT ?`, [limit]);
       return rows.map(toRecord);
     },
   };

@@ -37,4 +37,23 @@ test('runs: final, limit, error and aborted runs each get a row with their stop 
   }
 });
 
+test('runs that started in the same millisecond are listed newest first by the order they were written', async () => {
+  const t = await testKernel({ plugins: [scripted([]), sqlite()] });
+  try {
+    const session = await t.kernel.service('sessions').create({ agent: 'assistant' });
+    const at = '2026-11-30T12:00:00.000Z';
+    // Ids in descending order, so an order by id alone would list them oldest first.
+    const ids = ['run-z', 'run-m', 'run-a'];
+    for (const id of ids) {
+      await t.kernel.service('database').execute(
+        `INSERT INTO runs (id, session_id, agent, started_at, finished_at, stop_reason, iterations, tool_calls, input_tokens, output_tokens, retries, duration_ms)
+         VALUES (?, ?, 'assistant', ?, ?, 'final', 1, 0, 0, 0, 0, 0)`, [id, session.id, at, at]);
+    }
+    assert.equal((await t.kernel.service('runRecords').list({ sessionId: session.id })).map((r) => r.runId), ['run-a', 'run-m', 'run-z']);
+    assert.equal((await t.kernel.service('runRecords').list()).map((r) => r.runId), ['run-a', 'run-m', 'run-z']);
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();
