@@ -14,5 +14,5 @@ export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
 export { AuditRecorder, compactPromptReport } from './recorder.ts';
 export { MIGRATIONS, OWNER } from './migrations.ts';
-export { listLlmCalls, getLlmCall, promptReportOf, type PromptReportRow, listToolInvocations, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
+export { listLlmCalls, getLlmCall, promptReportOf, type PromptReportRow, listToolInvocations, approvalsOf, approvalKey, type ToolCallApproval, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
 export { sessionTrace, type SessionTraceRows } from './session-trace.ts';

@@ -118,4 +118,11 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       'DROP INDEX IF EXISTS tool_invocations_by_created',
     ],
   },
+  {
+    // Who approved or denied a tool call (`oryx audit tools`): the decision's sandbox_events rows
+    // found by the call's id. Only rows of a tool call are indexed (rarely written).
+    version: 4,
+    name: 'sandbox-events-by-tool-call',
+    statements: ['CREATE INDEX IF NOT EXISTS sandbox_events_by_tool_call ON sandbox_events (tool_call_id) WHERE tool_call_id IS NOT NULL'],
+  },
 ]);

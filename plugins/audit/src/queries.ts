@@ -85,6 +85,43 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
   return db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations ${w.sql} ORDER BY id DESC LIMIT ?`, [...w.params, limitOf(filter)]);
 }
 
+/** How a person decided a tool call that waited for approval: `allow` or `deny`, and the approval's `by` line. */
+export interface ToolCallApproval { decision: 'allow' | 'deny'; by: string }
+
+/**
+ * The approval decisions of these tool calls, keyed by {@link approvalKey} (calls nobody was
+ * asked about are absent): the `sandbox_events` rows the kernel writes when a person decides,
+ * whose origin is `approval <id> by <who>[: <reason>]`. A call is matched by its id within its
+ * session (providers may reuse ids across sessions).
+ *
+ * @example
+ * const rows = await listToolInvocations(db);
+ * const approvals = await approvalsOf(db, rows);
+ * approvals.get(approvalKey(rows[0].session_id, rows[0].tool_call_id)) // { decision: 'allow', by: 'approval 3f2a… by alice' }
+ */
+export async function approvalsOf(db: Database, calls: readonly Pick<ToolInvocationRow, 'session_id' | 'tool_call_id'>[]): Promise<Map<string, ToolCallApproval>> {
+  const ids = [...new Set(calls.map((c) => c.tool_call_id).filter((id): id is string => !!id))];
+  const out = new Map<string, ToolCallApproval>();
+  // In slices, under the engines' limits on bound parameters.
+  for (let i = 0; i < ids.length; i += 500) {
+    const slice = ids.slice(i, i + 500);
+    const rows = await db.query<{ session_id: string | null; tool_call_id: string; decision: 'allow' | 'deny'; origin: string }>(approvalsSql(slice.length), slice);
+    for (const r of rows) out.set(approvalKey(r.session_id, r.tool_call_id), { decision: r.decision, by: r.origin });
+  }
+  return out;
+}
+
+/** The statement {@link approvalsOf} runs for `n` tool call ids (it finds them through `sandbox_events_by_tool_call`). */
+export function approvalsSql(n: number): string {
+  return `SELECT session_id, tool_call_id, decision, origin FROM sandbox_events WHERE tool_call_id IN (${Array(n).fill('?').join(', ')})
+    AND decision IN ('allow', 'deny') AND origin LIKE 'approval % by %' ORDER BY id`;
+}
+
+/** The key of a tool call in {@link approvalsOf}'s map: its session and its id. */
+export function approvalKey(sessionId: string | null, toolCallId: string | null): string {
+  return `${sessionId ?? ''}\u0000${toolCallId ?? ''}`;
+}
+
 /**
  * The newest `sandbox_events` rows first: denials that were not tool calls and connections of
  * confined processes. `status` filters by decision (`allow` | `deny` | `ask`: a tool call waits for a person).

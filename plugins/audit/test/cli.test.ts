@@ -96,4 +96,37 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
   }
 });
 
+test('oryx audit tools says who approved or denied a call that waited for a person, per session (a call id reused in another session is another call)', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-audit-approvals-'));
+  try {
+    const call = { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'hi' } }] };
+    const llm = scripted([call, call, { text: 'a done' }, { text: 'b done' }, call, { text: 'c done' }]);
+    const k = await testKernel({
+      plugins: [llm, toolsPlugin(echo), sqlite(), audit()], dir,
+      agents: { careful: { tools: ['echo'], approve: ['echo'] }, assistant: { tools: ['echo'] } },
+    });
+    const a = await k.service.process({ agent: 'careful', message: 'one' });
+    const b = await k.service.process({ agent: 'careful', message: 'two' });
+    const approvals = k.kernel.service('approvals');
+    await approvals.decide(a.approval!.id, { decision: 'approve', by: 'alice' });
+    await approvals.decide(b.approval!.id, { decision: 'deny', by: 'bob', reason: 'not now' });
+    assert.is((await k.service.resume(a.approval!.id)).answer, 'a done');
+    assert.is((await k.service.resume(b.approval!.id)).answer, 'b done');
+    const c = await k.service.process({ agent: 'assistant', message: 'three' });
+    await k.close({ keep: true });
+
+    const tools = await json(dir, 'audit', 'tools');
+    const bySession = new Map(tools.map((t: { sessionId: string; approval: unknown; status: string }) => [t.sessionId, [t.status, t.approval]]));
+    assert.equal(bySession.get(a.sessionId), ['ok', { decision: 'allow', by: `approval ${a.approval!.id} by alice` }]);
+    assert.equal(bySession.get(b.sessionId), ['denied', { decision: 'deny', by: `approval ${b.approval!.id} by bob: not now` }]);
+    assert.equal(bySession.get(c.sessionId), ['ok', null], 'a call nobody was asked about has no approval');
+    const human = await runOryx(['audit', 'tools'], { cwd: dir });
+    assert.is(human.code, 0, human.stderr);
+    assert.match(human.stdout, 'approved by alice');
+    assert.match(human.stdout, 'denied by bob: not now');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

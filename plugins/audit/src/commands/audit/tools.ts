@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 import { OryxCommand, table } from '@oryxos/plugin-cli';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
-import { listToolInvocations, type ToolInvocationRow } from '../../queries.ts';
+import { approvalKey, approvalsOf, listToolInvocations, type ToolCallApproval, type ToolInvocationRow } from '../../queries.ts';
 import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli';
 
 export default class AuditTools extends OryxCommand {
   static override readOnly = true;
-  static override summary = 'List tool calls (tool_invocations): inputs, outputs, errors and denials.';
+  static override summary = 'List tool calls (tool_invocations): inputs, outputs, errors, denials, and who approved a call that waited for a person.';
   static override examples = [
     '<%= config.bin %> audit tools',
     '<%= config.bin %> audit tools --status denied',
@@ -19,20 +19,29 @@ export default class AuditTools extends OryxCommand {
     tool: Flags.string({ char: 't', summary: 'Only calls of this tool.' }),
   };
 
-  async run(): Promise<ListJson<CamelKeys<ToolInvocationRow>>> {
+  async run(): Promise<ListJson<CamelKeys<ToolInvocationRow> & { approval: ToolCallApproval | null }>> {
     const { flags } = await this.parse(AuditTools);
     const { kernel } = await this.boot();
-    const rows = await listToolInvocations(kernel.service('database'), flags);
+    const db = kernel.service('database');
+    const rows = await listToolInvocations(db, flags);
+    const approvals = await approvalsOf(db, rows);
+    const approvalOf = (r: ToolInvocationRow) => approvals.get(approvalKey(r.session_id, r.tool_call_id)) ?? null;
     if (!this.jsonEnabled()) {
       if (rows.length === 0) this.log('No tool calls recorded (with these filters).');
       else {
         this.log(table(rows.map((r) => ({
           id: r.id, time: shortTime(r.created_at), session: shortId(r.session_id), agent: r.agent, iter: r.iteration, tool: r.tool,
-          source: r.source ?? '-', status: r.status, ms: r.duration_ms, input: r.input,
+          source: r.source ?? '-', status: r.status, ms: r.duration_ms, approval: shownApproval(approvalOf(r)), input: r.input,
           result: r.status === 'denied' ? r.denied_reason : r.output,
         }))));
       }
     }
-    return listJson(rows.map(camelKeys));
+    return listJson(rows.map((r) => ({ ...camelKeys(r), approval: approvalOf(r) })));
   }
+}
+
+/** `approved by alice`, `denied by alice: not now` (the approval's id left out), or `-`. */
+function shownApproval(approval: ToolCallApproval | null): string {
+  if (!approval) return '-';
+  return `${approval.decision === 'allow' ? 'approved' : 'denied'} ${approval.by.replace(/^approval \S+ /, '')}`;
 }
