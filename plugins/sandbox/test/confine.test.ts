@@ -239,6 +239,29 @@ test('an agent narrowing applies inside the child too', async () => {
   assert.not.match(inside.content, /inside notes/);
 });
 
+test('a caller\'s narrowing applies inside its sub-agent\'s child too (the sub-agent has no sandbox: of its own)', async () => {
+  const seen: Parameters<typeof afterToolProbe>[0] = [];
+  const llm = scripted([
+    { toolCalls: [{ id: 'd1', name: 'agent__runner', args: { task: 'read' } }] },
+    { toolCalls: [{ id: 'c1', name: 'shell', args: { command: 'sh', args: ['-c', 'cat guide.md; cat ../notes.txt'], cwd: 'docs' } }] },
+    { text: 'runner done' }, { text: 'lead done' },
+  ]);
+  const t = await testKernel({
+    dir: root, configFile: path.join(root, 'oryx.config.mjs'),
+    agents: { assistant: { agents: ['runner'], tools: [], sandbox: { files: { read: ['docs'] } } }, runner: { tools: ['*'] } },
+    plugins: [llm, sqlite(), audit(), sandbox(policy()), tools(), afterToolProbe(seen)],
+  });
+  try {
+    await t.service.process({ agent: 'assistant', message: 'go' });
+    const shell = seen.find((s) => s.result.content.includes('guide'));
+    assert.ok(shell, JSON.stringify(seen.map((s) => s.result.content)));
+    assert.match(shell!.result.content, /No such file or directory/, 'the project folder above docs/ is not mounted for the sub-agent');
+    assert.not.match(shell!.result.content, /inside notes/);
+  } finally {
+    await t.close({ keep: true });
+  }
+});
+
 test('resource limits per rule: CPU time and memory are enforced, and set as asked', async () => {
   const limited = policy({ exec: { allow: [{ command: NODE, args: ['-e'], rest: ANY, limits: { cpuSeconds: 1, memoryMb: 256 } }, { command: 'sh', args: ['-c'], rest: ANY }], limits: { processes: 64 } } });
   const spin = await once1(node('for (;;) {}'), limited);
