@@ -23,3 +23,4 @@ export { escapeControls } from './escape.ts';
 export { matchesToolPattern } from './registry.ts';
 export { closest, didYouMean } from './suggest.ts';
 export { parsePlainYaml } from './plain-yaml.ts';
+export { deadline, type Deadline } from './deadlines.ts';

@@ -1,4 +1,4 @@
-import { type AgentService, type PluginContext, type Message, type RunEvent, type RunInput, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import { deadline, type AgentService, type PluginContext, type Message, type RunEvent, type RunInput, type RunResult, type SessionInfo } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { ClientSignal } from './incoming.ts';
 
@@ -22,9 +22,6 @@ export interface InvokeInput {
 /** A finished run, or the reason it was cut short (`result` is absent when it never started). */
 export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
 
-/** A run in flight: what aborts it, its session, and when its time is up. */
-interface ActiveRun { controller: AbortController; session: string; dueAt: number; timedOut: boolean }
-
 /**
  * Runs agents for HTTP requests: a time limit per request, and the set of in-flight runs that
  * a graceful shutdown waits for or aborts. The kernel's AgentService runs one request at a
@@ -34,10 +31,7 @@ interface ActiveRun { controller: AbortController; session: string; dueAt: numbe
 export class Runner {
   readonly service: AgentService;
   private readonly creating = new Map<string, Promise<SessionInfo>>();
-  /** In the order they started, which (with one time limit for all) is the order they fall due. */
-  private readonly active = new Set<ActiveRun>();
-  /** One timer for every run's time limit, due when the oldest run's is. */
-  private timer?: NodeJS.Timeout;
+  private readonly active = new Set<{ controller: AbortController; session: string }>();
   private idle?: () => void;
   closing = false;
 
@@ -50,7 +44,9 @@ export class Runner {
   async invoke(input: InvokeInput): Promise<InvokeOutcome> {
     if (this.closing) throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down and takes no new runs');
     const controller = new AbortController();
-    const entry: ActiveRun = { controller, session: input.session, dueAt: performance.now() + this.timeoutMs, timedOut: false };
+    // The kernel's deadline: the runs' limits (one duration) share one timer, not one each.
+    const limit = deadline(this.timeoutMs, () => controller.abort('timeout' satisfies AbortCause));
+    const entry = { controller, session: input.session };
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
@@ -63,8 +59,6 @@ export class Runner {
       work = this.service.process(run);
     }
     this.active.add(entry);
-    if (!this.timer) this.timer = this.arm();
-    else if (this.active.size === 1) this.timer.ref();
     try {
       const result = await work;
       const cause = (controller.signal.reason as AbortCause) ?? 'disconnect';
@@ -73,41 +67,15 @@ export class Runner {
       if (result.stopReason === 'aborted') return { result, aborted: cause };
       return { result };
     } finally {
+      limit.cancel();
       input.clientSignal?.removeEventListener('abort', onClientGone);
       this.active.delete(entry);
       if (this.active.size === 0) {
-        // Left set (it finds nothing due when it fires) but no longer keeping the process alive.
-        this.timer?.unref();
         const idle = this.idle;
         this.idle = undefined;
         idle?.();
       }
     }
-  }
-
-  /**
-   * The timer for the oldest run whose time is not up yet, if any. The runs share one timer
-   * rather than one each: setting and clearing a timer per request cost more than the rest of
-   * the channel's bookkeeping of a run.
-   */
-  private arm(): NodeJS.Timeout | undefined {
-    for (const run of this.active) {
-      if (run.timedOut) continue;
-      return setTimeout(() => this.expire(), Math.max(1, Math.ceil(run.dueAt - performance.now())));
-    }
-    return undefined;
-  }
-
-  /** Aborts the runs whose time is up (504 ORYX_E_WEB_TIMEOUT), then waits for the next one due. */
-  private expire(): void {
-    const now = performance.now();
-    for (const run of this.active) {
-      if (run.timedOut) continue;
-      if (run.dueAt > now) break;
-      run.timedOut = true;
-      run.controller.abort('timeout' satisfies AbortCause);
-    }
-    this.timer = this.arm();
   }
 
   /**
