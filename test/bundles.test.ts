@@ -1,7 +1,8 @@
 // The build bundles each package's dist/ (scripts/bundle-packages.mjs): the built packages must
 // behave as their sources, and hold no per-file module a deep import could load a second time.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedactor as builtRedactor } from '@oryxos/plugin-audit';
@@ -32,6 +33,33 @@ test('a built package holds its entry files and chunks, no per-file module of it
   const js = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js')).sort();
   assert.equal(js.filter((f) => !f.startsWith(`chunks${path.sep}`)), ['index.js', 'internal.js']);
   assert.ok(js.some((f) => f.startsWith(`chunks${path.sep}`)), 'the code the entries share is in chunks/');
+});
+
+// scripts/bundle-oclif.mjs patches two lines of @oclif/core (scripts/oclif-patches.mjs); the
+// help test checks that `oryx` says the same with and without them, these check the pieces.
+const patches = pathToFileURL(path.resolve('scripts/oclif-patches.mjs')).href;
+const { idOrder, PACKAGE_NAME } = (await import(patches)) as { idOrder(a: string, b: string): number; PACKAGE_NAME: RegExp };
+
+test('command ids sort as localeCompare sorts them, without ICU for the usual ids', () => {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789:-';
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const id = () => Array.from({ length: 1 + Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+  for (let i = 0; i < 20_000; i++) {
+    const [a, b] = [id(), id()];
+    assert.is(idOrder(a, b), Math.sign(a.localeCompare(b)), `${a} vs ${b}`);
+  }
+  // `:` before digits (a code-unit order would put it after), and ids outside the alphabet use localeCompare.
+  assert.equal(['sessions2', 'sessions:list', 'sessions-x', 'sessions'].sort(idOrder), ['sessions', 'sessions-x', 'sessions:list', 'sessions2']);
+  assert.equal(['b', 'B', 'a', 'é'].sort(idOrder), ['b', 'B', 'a', 'é'].sort((x, y) => x.localeCompare(y)));
+});
+
+test('a plain package name in oclif.plugins matches only itself; a glob still goes to minimatch', () => {
+  for (const name of ['@oryxos/plugin-sqlite', '@oclif/plugin-help', 'oryx-plugin-x', 'a.b_c']) assert.ok(PACKAGE_NAME.test(name), name);
+  for (const glob of ['@oryxos/plugin-*', '@oclif/plugin-{help,plugins}', '!@oclif/x', '#comment', 'a/b/c', '@scope/?']) assert.not.ok(PACKAGE_NAME.test(glob), glob);
+  const bundle = readFileSync('plugins/cli/dist/oclif-core.cjs', 'utf8');
+  assert.ok(bundle.includes('__oryxosPackageName.test(w) ? p === w : (0, minimatch_1.minimatch)(p, w)'), 'the built @oclif/core holds the first patch');
+  assert.ok(bundle.includes('.sort((a, b) => __oryxosIdOrder(a.id, b.id))'), 'and the second');
 });
 
 test.run();

@@ -58,7 +58,10 @@ export abstract class OryxCommand extends Command {
     };
     const command = this.constructor as typeof OryxCommand;
     const readOnly = options.readOnly ?? command.readOnly;
-    const host = { name: this.config.name, version: this.config.version, packages: versions(this.config).packages };
+    // The package versions (a package.json read per package) only when a plugin asks for them (`/api/info`).
+    const cli = this.config;
+    let packages: Record<string, string> | undefined;
+    const host = { name: cli.name, version: cli.version, get packages() { return (packages ??= versions(cli).packages); } };
     this.kernel = new Kernel({ config, logger, readOnly, serving: command.serving && !readOnly, host });
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };

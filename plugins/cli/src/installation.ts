@@ -37,7 +37,10 @@ export function installedPackages(config: Config): InstalledPackage[] {
     .filter((name) => name.startsWith('@oryxos/'))
     .map((name) => findPackage(name, config.root))
     .filter((root): root is string => root !== undefined)
-    .map((root) => ({ name: readJson(path.join(root, 'package.json')).name, version: readJson(path.join(root, 'package.json')).version, type: 'core' as const, root }));
+    .map((root) => {
+      const { name, version } = readJson(path.join(root, 'package.json'));
+      return { name, version, type: 'core' as const, root };
+    });
   const added = [...config.plugins.values()]
     .filter((p) => p.type === 'user' || p.type === 'link')
     .map((p) => ({ name: p.name, version: p.version, type: p.type as 'user' | 'link', root: p.root }));

@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { isNonPublicAddress } from './ip.ts';
 
@@ -98,6 +97,7 @@ export async function checkHttp(entries: HttpEntry[], raw: unknown, method: unkn
   }
   let addresses: string[];
   try {
+    const { lookup } = await import('node:dns/promises'); // loaded by the first wildcard match, not at start
     addresses = await withTimeout(lookup(host, { all: true, verbatim: true }).then((list) => list.map((a) => a.address)), LOOKUP_TIMEOUT_MS);
   } catch (error) {
     return `host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so its addresses cannot be checked`;

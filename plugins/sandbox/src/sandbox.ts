@@ -13,7 +13,7 @@ import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
 import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
-import { LaunchProxy } from './proxy.ts';
+import type { LaunchProxy } from './proxy.ts';
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
@@ -180,6 +180,7 @@ export class AllowListSandbox implements Sandbox {
     const command = JSON.stringify([plan.program, ...request.args]);
     // Without socat there is no way into the sandbox's network namespace: no network at all (warned at start).
     if (http && mechanism.socat) {
+      const { LaunchProxy } = await import('./proxy.ts'); // node:http only for a launch that has a network
       proxy = await LaunchProxy.open({
         decide: async (url, method) => {
           // A confined program cannot stop to wait for a person: what would ask is refused.
