@@ -5,6 +5,7 @@ import { isOryxError, type Database, type DatabaseTx, type SqlParams } from '@or
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
 import { DeferredWrites, type Pending } from './deferred.ts';
+import { loadLibsql } from './load-libsql.ts';
 import { openFailure, sqlFailure } from './driver-errors.ts';
 import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
@@ -132,7 +133,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
     if (target.kind === 'file') await mkdir(path.dirname(target.path), { recursive: true });
     if (options.driver === 'libsql') {
       if (target.kind !== 'file') throw new Error('the embedded libsql driver opens only file: URLs');
-      const { default: Libsql } = await import('libsql');
+      const Libsql = loadLibsql();
       const db = new Libsql(target.path);
       const opened = new EmbeddedDatabase(shown, db, target.path === ':memory:' ? undefined : new WalSync(`${target.path}-wal`));
       try {
