@@ -6,12 +6,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
-import audit, { listLlmCalls, listToolInvocations, summarize } from '@oryxos/plugin-audit';
+import audit, { listLlmCalls, listToolInvocations, sessionTrace, summarize } from '@oryxos/plugin-audit';
 import notify from '@oryxos/plugin-notify';
 import scheduler from '../../scheduler/src/index.ts';
 import sqlite from '@oryxos/plugin-sqlite';
 import postgres, { env, openPostgres, resolveOptions } from '../src/index.ts';
 import { rejection, tempDir } from '../../sqlite/test/helpers.ts';
+import { decidedSessions, decisionsOf, EXPECTED } from '../../audit/test/decided-sessions.ts';
 import { freshDatabase, urlOf } from './pg.ts';
 
 test('options are checked when the factory is called, naming the field', () => {
@@ -145,6 +146,22 @@ test('a run on PostgreSQL: audit rows, the audit queries and the summary, a sche
     }
   } finally {
     await cleanup();
+    await database.drop();
+  }
+});
+
+test('the session trace on PostgreSQL: who approved or denied each call, per session (the same call id decided otherwise in another), null when nobody was asked', async () => {
+  const database = await freshDatabase();
+  try {
+    const { k, first, second } = await decidedSessions([postgres({ url: database.url }), audit()]);
+    try {
+      const db = k.kernel.service('database');
+      assert.equal(decisionsOf(await sessionTrace(db, first)), EXPECTED.first);
+      assert.equal(decisionsOf(await sessionTrace(db, second)), EXPECTED.second);
+    } finally {
+      await k.close();
+    }
+  } finally {
     await database.drop();
   }
 });
