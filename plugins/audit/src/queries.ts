@@ -104,7 +104,7 @@ type CallRef = Pick<ToolInvocationRow, 'session_id' | 'run_id' | 'tool_call_id'>
 // (a stored approval, decided anywhere) or `approval by <who>[: <reason>]` (decided in the
 // process, at the terminal's prompt). Both engines run this condition as it is.
 const DECISIONS = `SELECT session_id, run_id, tool_call_id, decision, origin FROM sandbox_events
-  WHERE decision IN ('allow', 'deny') AND (origin LIKE 'approval % by %' OR origin LIKE 'approval by %')`;
+  WHERE tool_call_id IS NOT NULL AND decision IN ('allow', 'deny') AND (origin LIKE 'approval % by %' OR origin LIKE 'approval by %')`;
 const DECIDED_BY = /^approval (?:\S+ )?by (.*?)(?:: ([\s\S]*))?$/;
 
 /**
@@ -138,12 +138,12 @@ export async function sessionApprovals(db: Database, sessionId: string, runIds: 
   return decisionsInto(new Map(), await db.query<DecisionRow>(sessionApprovalsSql(runIds.length), [sessionId, sessionId, ...runIds]));
 }
 
-/** The statement {@link approvalsOf} runs for `n` tool call ids (it finds them through `sandbox_events_by_tool_call`). */
+/** The statement {@link approvalsOf} runs for `n` tool call ids (it finds them through `sandbox_events_by_call_session`). */
 export function approvalsSql(n: number): string {
   return `${DECISIONS} AND tool_call_id IN (${marks(n)}) ORDER BY id`;
 }
 
-/** The statement {@link sessionApprovals} runs for `runs` run ids: session id twice, then the run ids. */
+/** The statement {@link sessionApprovals} runs for `runs` run ids: session id twice, then the run ids (it seeks by call id and session). */
 export function sessionApprovalsSql(runs: number): string {
   return `${DECISIONS} AND session_id = ? AND tool_call_id IN (
     SELECT tool_call_id FROM tool_invocations WHERE session_id = ? AND run_id IN (${marks(runs)}) AND tool_call_id IS NOT NULL) ORDER BY id`;
