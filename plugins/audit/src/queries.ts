@@ -88,7 +88,7 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
 /** How a person decided a tool call that waited for approval. */
 export interface ToolCallApproval {
   decision: 'approved' | 'denied';
-  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`, `new-message`. */
+  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`. */
   by: string;
   /** The reason given with the decision, when there was one. */
   reason?: string;
@@ -102,7 +102,8 @@ type CallRef = Pick<ToolInvocationRow, 'session_id' | 'run_id' | 'tool_call_id'>
 
 // A person's decision is audited as a sandbox event whose origin is `approval <id> by <who>[: <reason>]`
 // (a stored approval, decided anywhere) or `approval by <who>[: <reason>]` (decided in the
-// process, at the terminal's prompt). Both engines run this condition as it is.
+// process, at the terminal's prompt); the first `: ` ends the name. Both engines run this
+// condition as it is.
 const DECISIONS = `SELECT session_id, run_id, tool_call_id, decision, origin FROM sandbox_events
   WHERE tool_call_id IS NOT NULL AND decision IN ('allow', 'deny') AND (origin LIKE 'approval % by %' OR origin LIKE 'approval by %')`;
 const DECIDED_BY = /^approval (?:\S+ )?by (.*?)(?:: ([\s\S]*))?$/;

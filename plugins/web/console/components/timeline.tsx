@@ -21,10 +21,10 @@ function EntryRow({ e, span }: { e: LlmEntry | ToolEntry; span: number }) {
   const left = span > 0 ? (e.offsetMs / span) * 100 : 0;
   const width = span > 0 ? Math.max(0.8, (e.durationMs / span) * 100) : 100;
   const label = e.kind === 'llm' ? `${e.model ?? 'model'}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}` : e.tool;
-  let detail: string;
   // Who decided a call that waited for a person: a denial's reason is then that decision.
   const approval = e.kind === 'tool' ? e.approval : null;
   const decided = approval ? `${approval.decision} by ${approval.by}${approval.reason ? `: ${approval.reason}` : ''}` : undefined;
+  let detail: string;
   if (e.kind === 'llm') {
     detail = e.status === 'error'
       ? `${e.errorCode ?? 'error'}${e.retried ? ', retried' : ''}: ${e.error ?? ''}`
