@@ -238,6 +238,35 @@ browserTest('a write that needs approval waits in the chat with Approve and Deny
   assert.is(await page.locator('.approval').count(), 0, 'nothing waits any more');
   assert.is(await page.locator('.tool[data-status="ok"][data-tool="write_file"]').count(), 1);
   assert.is(await readFile(path.join(h.dir, 'drafts', 'plan.md'), 'utf8'), '# Plan\n');
+
+  // The timeline says who let the call run.
+  await page.getByRole('button', { name: 'Timeline' }).click();
+  const write = page.locator('.entry.tool-call', { hasText: 'write_file' });
+  await write.waitFor();
+  assert.is(await write.getAttribute('data-status'), 'ok');
+  assert.is(await write.locator('.decided').textContent(), 'approved by operator');
+  assert.is(await write.locator('.decided').getAttribute('data-decision'), 'approved');
+  assert.is(await page.locator('.entry.tool-call .decided').count(), 1, 'only the call that waited');
+});
+
+browserTest('Deny with a reason: the timeline shows the call denied by the person with their reason, as text', async (page, h) => {
+  await open(page, h);
+  await (await send(page, 'write a plan'))();
+  const card = page.locator('.approval[data-tool="write_file"]');
+  await card.waitFor();
+  const reason = 'not <img src=x onerror="window.__pwned=\'reason\'"> yet';
+  await card.getByRole('textbox', { name: 'Reason (optional)' }).fill(reason);
+  const before = await runsEnded(page);
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await page.waitForFunction((n) => Number(document.querySelector('section.chat')?.getAttribute('data-runs-ended')) > n, before);
+  await page.getByRole('button', { name: 'Timeline' }).click();
+  const write = page.locator('.entry.tool-call', { hasText: 'write_file' });
+  await write.waitFor();
+  assert.is(await write.getAttribute('data-status'), 'denied');
+  assert.is(await write.locator('.decided').textContent(), `denied by operator: ${reason}`);
+  assert.is(await write.getAttribute('title'), `denied by operator: ${reason}`, 'the whole line on hover, the column cuts it');
+  assert.is(await page.locator('.timeline img').count(), 0);
+  assert.is(await page.evaluate(() => window.__pwned), undefined, 'the reason ran nothing');
 });
 
 browserTest('model output with script, event handlers, frames and javascript: links runs nothing, live or read back', async (page, h) => {

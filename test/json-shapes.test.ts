@@ -41,7 +41,7 @@ const toolCall = type({
   id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), toolCallId: nullable('string'),
   tool: 'string', source: nullable('string'), input: nullable('string'), inputChars: nullable('number'), output: nullable('string'), outputChars: nullable('number'),
   status: "'ok' | 'error' | 'denied'", deniedReason: nullable('string'), retryable: 'number', durationMs: nullable('number'), createdAt: 'string',
-  approval: type({ decision: "'allow' | 'deny'", by: 'string', '+': 'reject' }).or('null'), '+': 'reject',
+  approval: type({ decision: "'approved' | 'denied'", by: 'string', 'reason?': 'string', '+': 'reject' }).or('null'), '+': 'reject',
 });
 const sandboxEvent = type({
   id: 'number', decision: "'allow' | 'deny'", kind: 'string', target: 'string', reason: nullable('string'), origin: nullable('string'), agent: nullable('string'),

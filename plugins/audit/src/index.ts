@@ -15,4 +15,4 @@ export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption 
 export { AuditRecorder, compactPromptReport } from './recorder.ts';
 export { MIGRATIONS, OWNER } from './migrations.ts';
 export { listLlmCalls, getLlmCall, promptReportOf, type PromptReportRow, listToolInvocations, approvalsOf, approvalKey, type ToolCallApproval, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
-export { sessionTrace, type SessionTraceRows } from './session-trace.ts';
+export { sessionTrace, type SessionTraceRows, type TracedToolInvocation } from './session-trace.ts';

@@ -125,4 +125,17 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     name: 'sandbox-events-by-tool-call',
     statements: ['CREATE INDEX IF NOT EXISTS sandbox_events_by_tool_call ON sandbox_events (tool_call_id) WHERE tool_call_id IS NOT NULL'],
   },
+  {
+    // The session trace asks for the decisions of one session's calls. With the session in the
+    // key, a call id that a provider reuses in every session (`call_0`) does not walk every
+    // session's rows of it (a confined process's connections carry its call's id too). The call
+    // id stays first, so `oryx audit tools` (ids of many sessions) seeks by it as before; this
+    // index replaces version 4's.
+    version: 5,
+    name: 'sandbox-events-by-tool-call-and-session',
+    statements: [
+      'CREATE INDEX IF NOT EXISTS sandbox_events_by_call_session ON sandbox_events (tool_call_id, session_id) WHERE tool_call_id IS NOT NULL',
+      'DROP INDEX IF EXISTS sandbox_events_by_tool_call',
+    ],
+  },
 ]);

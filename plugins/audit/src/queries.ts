@@ -85,41 +85,85 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
   return db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations ${w.sql} ORDER BY id DESC LIMIT ?`, [...w.params, limitOf(filter)]);
 }
 
-/** How a person decided a tool call that waited for approval: `allow` or `deny`, and the approval's `by` line. */
-export interface ToolCallApproval { decision: 'allow' | 'deny'; by: string }
+/** How a person decided a tool call that waited for approval. */
+export interface ToolCallApproval {
+  decision: 'approved' | 'denied';
+  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`. */
+  by: string;
+  /** The reason given with the decision, when there was one. */
+  reason?: string;
+}
+
+/** A decision's `sandbox_events` row, the columns {@link approvalsOf} reads. */
+interface DecisionRow { session_id: string | null; run_id: string | null; tool_call_id: string; decision: 'allow' | 'deny'; origin: string }
+
+/** The columns that name a tool call in both tables. */
+type CallRef = Pick<ToolInvocationRow, 'session_id' | 'run_id' | 'tool_call_id'>;
+
+// A person's decision is audited as a sandbox event whose origin is `approval <id> by <who>[: <reason>]`
+// (a stored approval, decided anywhere) or `approval by <who>[: <reason>]` (decided in the
+// process, at the terminal's prompt); the first `: ` ends the name. Both engines run this
+// condition as it is.
+const DECISIONS = `SELECT session_id, run_id, tool_call_id, decision, origin FROM sandbox_events
+  WHERE tool_call_id IS NOT NULL AND decision IN ('allow', 'deny') AND (origin LIKE 'approval % by %' OR origin LIKE 'approval by %')`;
+const DECIDED_BY = /^approval (?:\S+ )?by (.*?)(?:: ([\s\S]*))?$/;
 
 /**
  * The approval decisions of these tool calls, keyed by {@link approvalKey} (calls nobody was
- * asked about are absent): the `sandbox_events` rows the kernel writes when a person decides,
- * whose origin is `approval <id> by <who>[: <reason>]`. A call is matched by its id within its
- * session (providers may reuse ids across sessions).
+ * asked about are absent): the `sandbox_events` rows the kernel writes when a person decides.
+ * A call is matched by its id within its session and run (providers reuse ids: across sessions,
+ * and some in every response); the decision is audited in the run that then makes the call.
  *
  * @example
  * const rows = await listToolInvocations(db);
  * const approvals = await approvalsOf(db, rows);
- * approvals.get(approvalKey(rows[0].session_id, rows[0].tool_call_id)) // { decision: 'allow', by: 'approval 3f2a… by alice' }
+ * approvals.get(approvalKey(rows[0])) // { decision: 'denied', by: 'alice', reason: 'not now' }
  */
-export async function approvalsOf(db: Database, calls: readonly Pick<ToolInvocationRow, 'session_id' | 'tool_call_id'>[]): Promise<Map<string, ToolCallApproval>> {
+export async function approvalsOf(db: Database, calls: readonly CallRef[]): Promise<Map<string, ToolCallApproval>> {
   const ids = [...new Set(calls.map((c) => c.tool_call_id).filter((id): id is string => !!id))];
   const out = new Map<string, ToolCallApproval>();
   // In slices, under the engines' limits on bound parameters.
   for (let i = 0; i < ids.length; i += 500) {
     const slice = ids.slice(i, i + 500);
-    const rows = await db.query<{ session_id: string | null; tool_call_id: string; decision: 'allow' | 'deny'; origin: string }>(approvalsSql(slice.length), slice);
-    for (const r of rows) out.set(approvalKey(r.session_id, r.tool_call_id), { decision: r.decision, by: r.origin });
+    decisionsInto(out, await db.query<DecisionRow>(approvalsSql(slice.length), slice));
   }
   return out;
 }
 
-/** The statement {@link approvalsOf} runs for `n` tool call ids (it finds them through `sandbox_events_by_tool_call`). */
-export function approvalsSql(n: number): string {
-  return `SELECT session_id, tool_call_id, decision, origin FROM sandbox_events WHERE tool_call_id IN (${Array(n).fill('?').join(', ')})
-    AND decision IN ('allow', 'deny') AND origin LIKE 'approval % by %' ORDER BY id`;
+/**
+ * The approval decisions of every tool call of one session's runs in one statement (the
+ * session's trace), keyed by {@link approvalKey}: as {@link approvalsOf}, with the call ids
+ * taken from `tool_invocations` by the database.
+ */
+export async function sessionApprovals(db: Database, sessionId: string, runIds: readonly string[]): Promise<Map<string, ToolCallApproval>> {
+  return decisionsInto(new Map(), await db.query<DecisionRow>(sessionApprovalsSql(runIds.length), [sessionId, sessionId, ...runIds]));
 }
 
-/** The key of a tool call in {@link approvalsOf}'s map: its session and its id. */
-export function approvalKey(sessionId: string | null, toolCallId: string | null): string {
-  return `${sessionId ?? ''}\u0000${toolCallId ?? ''}`;
+/** The statement {@link approvalsOf} runs for `n` tool call ids (it finds them through `sandbox_events_by_call_session`). */
+export function approvalsSql(n: number): string {
+  return `${DECISIONS} AND tool_call_id IN (${marks(n)}) ORDER BY id`;
+}
+
+/** The statement {@link sessionApprovals} runs for `runs` run ids: session id twice, then the run ids (it seeks by call id and session). */
+export function sessionApprovalsSql(runs: number): string {
+  return `${DECISIONS} AND session_id = ? AND tool_call_id IN (
+    SELECT tool_call_id FROM tool_invocations WHERE session_id = ? AND run_id IN (${marks(runs)}) AND tool_call_id IS NOT NULL) ORDER BY id`;
+}
+
+const marks = (n: number) => Array(n).fill('?').join(', ');
+
+/** Rows oldest first, so the last decision on a call is the one kept. */
+function decisionsInto(out: Map<string, ToolCallApproval>, rows: DecisionRow[]): Map<string, ToolCallApproval> {
+  for (const r of rows) {
+    const [, by = r.origin, reason] = DECIDED_BY.exec(r.origin) ?? [];
+    out.set(approvalKey(r), { decision: r.decision === 'deny' ? 'denied' : 'approved', by, ...(reason ? { reason } : {}) });
+  }
+  return out;
+}
+
+/** The key of a tool call (a `tool_invocations` row) in {@link approvalsOf}'s map: its session, run and id. */
+export function approvalKey(call: CallRef): string {
+  return `${call.session_id ?? ''}\u0000${call.run_id ?? ''}\u0000${call.tool_call_id ?? ''}`;
 }
 
 /**

@@ -1,12 +1,15 @@
 import type { Database } from '@oryxos/kernel';
-import type { LlmCallRow, ToolInvocationRow } from './queries.ts';
+import { approvalKey, sessionApprovals, type LlmCallRow, type ToolCallApproval, type ToolInvocationRow } from './queries.ts';
+
+/** A `tool_invocations` row of a trace, with how a person decided the call (null: nobody was asked). */
+export type TracedToolInvocation = ToolInvocationRow & { approval: ToolCallApproval | null };
 
 /** What {@link sessionTrace} returns: the rows of a session's last runs, oldest first. */
 export interface SessionTraceRows {
   /** Run ids, oldest first. */
   runs: string[];
   llmCalls: LlmCallRow[];
-  toolInvocations: ToolInvocationRow[];
+  toolInvocations: TracedToolInvocation[];
   /** Older runs exist that were left out (raise `runs`). */
   moreRuns: boolean;
 }
@@ -14,7 +17,9 @@ export interface SessionTraceRows {
 /**
  * The audit rows of a session's last `runs` runs (default 20, at most 100), each table oldest
  * first: what the web console draws as a timeline. A run is found by its first model call, so
- * a run that was aborted before calling the model has no rows and is not listed.
+ * a run that was aborted before calling the model has no rows and is not listed. Each tool call
+ * carries who approved or denied it when it waited for a person (three statements in all,
+ * however many calls).
  *
  * @example
  * const { runs, llmCalls, toolInvocations } = await sessionTrace(kernel.service('database'), sessionId, { runs: 5 });
@@ -30,9 +35,11 @@ export async function sessionTrace(db: Database, sessionId: string, options: { r
   if (runs.length === 0) return { runs, llmCalls: [], toolInvocations: [], moreRuns: false };
   const marks = runs.map(() => '?').join(', ');
   const params = [sessionId, ...runs];
-  const [llmCalls, toolInvocations] = await Promise.all([
+  const [llmCalls, tools, approvals] = await Promise.all([
     db.query<LlmCallRow>(`SELECT * FROM llm_calls WHERE session_id = ? AND run_id IN (${marks}) ORDER BY id`, params),
     db.query<ToolInvocationRow>(`SELECT * FROM tool_invocations WHERE session_id = ? AND run_id IN (${marks}) ORDER BY id`, params),
+    sessionApprovals(db, sessionId, runs),
   ]);
+  const toolInvocations = tools.map((r) => ({ ...r, approval: approvals.get(approvalKey(r)) ?? null }));
   return { runs, llmCalls, toolInvocations, moreRuns: found.length > wanted };
 }

@@ -204,15 +204,15 @@ test('retentionDays prunes older rows at start and keeps recent ones', async () 
   }
 });
 
-test('a database from audit schema version 2 migrates to 3 and 4: its rows stay, the created_at indexes of the per-step tables go, the tool-call index comes', async () => {
+test('a database from audit schema version 2 migrates to 3, 4 and 5: its rows stay, the created_at indexes of the per-step tables go, the tool-call and session index comes', async () => {
   const { dir, cleanup } = await tempDir();
   try {
     const t1 = await testKernel({ plugins: [scripted([]), sqlite(), audit()], dir });
     const db1 = t1.kernel.service('database');
-    // What version 2 left: both indexes, no tool-call index, no version 3 or 4 recorded, and rows.
+    // What version 2 left: both indexes, no tool-call index, no version 3, 4 or 5 recorded, and rows.
     await db1.execute('CREATE INDEX llm_calls_by_created ON llm_calls (created_at)');
     await db1.execute('CREATE INDEX tool_invocations_by_created ON tool_invocations (created_at)');
-    await db1.execute('DROP INDEX sandbox_events_by_tool_call');
+    await db1.execute('DROP INDEX sandbox_events_by_call_session');
     await db1.execute("DELETE FROM schema_migrations WHERE owner = 'audit' AND version >= 3");
     await db1.execute("INSERT INTO llm_calls (session_id, status, created_at) VALUES ('s', 'ok', '2026-01-01T00:00:00.000Z')");
     await db1.execute("INSERT INTO tool_invocations (session_id, tool, status, created_at) VALUES ('s', 'echo', 'denied', '2026-01-01T00:00:00.000Z')");
@@ -221,9 +221,9 @@ test('a database from audit schema version 2 migrates to 3 and 4: its rows stay,
     try {
       const db = t2.kernel.service('database');
       const versions = await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'audit' ORDER BY version");
-      assert.equal(versions.map((v) => Number(v.version)), [1, 2, 3, 4]);
+      assert.equal(versions.map((v) => Number(v.version)), [1, 2, 3, 4, 5]);
       const indexes = await db.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('llm_calls', 'tool_invocations', 'sandbox_events') ORDER BY name");
-      assert.equal(indexes.map((i) => i.name), ['llm_calls_by_session', 'sandbox_events_by_created', 'sandbox_events_by_tool_call', 'tool_invocations_by_session']);
+      assert.equal(indexes.map((i) => i.name), ['llm_calls_by_session', 'sandbox_events_by_call_session', 'sandbox_events_by_created', 'tool_invocations_by_session']);
       assert.equal(await db.query('SELECT session_id, status FROM llm_calls'), [{ session_id: 's', status: 'ok' }]);
       assert.equal(await db.query('SELECT tool, status FROM tool_invocations'), [{ tool: 'echo', status: 'denied' }]);
     } finally {
@@ -269,7 +269,7 @@ test('audit needs the database service (whatever plugin provides it, listed befo
   const after = await testKernel({ plugins: [scripted([]), audit(), sqlite()] });
   try {
     const owners = await after.kernel.service('database').query<{ owner: string; version: number }>("SELECT owner, version FROM schema_migrations WHERE owner = 'audit' ORDER BY version");
-    assert.equal(owners.map((o) => `${o.owner} ${o.version}`), ['audit 1', 'audit 2', 'audit 3', 'audit 4'], 'audit listed before sqlite still migrates its tables');
+    assert.equal(owners.map((o) => `${o.owner} ${o.version}`), ['audit 1', 'audit 2', 'audit 3', 'audit 4', 'audit 5'], 'audit listed before sqlite still migrates its tables');
   } finally {
     await after.close();
   }

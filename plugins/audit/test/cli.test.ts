@@ -117,8 +117,8 @@ test('oryx audit tools says who approved or denied a call that waited for a pers
 
     const tools = await json(dir, 'audit', 'tools');
     const bySession = new Map(tools.map((t: { sessionId: string; approval: unknown; status: string }) => [t.sessionId, [t.status, t.approval]]));
-    assert.equal(bySession.get(a.sessionId), ['ok', { decision: 'allow', by: `approval ${a.approval!.id} by alice` }]);
-    assert.equal(bySession.get(b.sessionId), ['denied', { decision: 'deny', by: `approval ${b.approval!.id} by bob: not now` }]);
+    assert.equal(bySession.get(a.sessionId), ['ok', { decision: 'approved', by: 'alice' }]);
+    assert.equal(bySession.get(b.sessionId), ['denied', { decision: 'denied', by: 'bob', reason: 'not now' }]);
     assert.equal(bySession.get(c.sessionId), ['ok', null], 'a call nobody was asked about has no approval');
     const human = await runOryx(['audit', 'tools'], { cwd: dir });
     assert.is(human.code, 0, human.stderr);

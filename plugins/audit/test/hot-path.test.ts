@@ -9,7 +9,7 @@ import type { Plugin, Provider } from '@oryxos/kernel';
 import { allowAll, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '../src/index.ts';
-import { approvalsSql } from '../src/queries.ts';
+import { approvalsSql, sessionApprovalsSql } from '../src/queries.ts';
 import { echo, tempDir } from './helpers.ts';
 
 /** A model that calls `echo` on every step but the last, and runs `seen(step)` before answering. */
@@ -92,13 +92,21 @@ test('every statement of a run (sessions, leases, messages, audit rows) uses an 
   }
 });
 
-test('oryx audit tools finds who approved its calls through the tool-call index (migration 4), not a scan of sandbox_events', async () => {
+test('oryx audit tools and the session trace find who approved their calls through the tool-call index (migrations 4 and 5), not a scan of sandbox_events', async () => {
   const { dir, cleanup } = await tempDir();
   const t = await testKernel({ dir, plugins: [model(1), allowAll(), sqlite(), audit()] });
   try {
-    const plan = await t.kernel.service('database').query<{ detail: string }>(`EXPLAIN QUERY PLAN ${approvalsSql(2)}`, ['c1', 'c2']);
-    assert.ok(plan.some((p) => p.detail.includes('USING INDEX sandbox_events_by_tool_call')), JSON.stringify(plan));
-    assert.not.ok(plan.some((p) => /^SCAN sandbox_events/.test(p.detail)), JSON.stringify(plan));
+    const db = t.kernel.service('database');
+    // The trace's statement seeks by call id and session: a call id reused in every session does not walk them all.
+    const statements = [
+      [approvalsSql(2), ['c1', 'c2'], 'USING INDEX sandbox_events_by_call_session (tool_call_id=?)'],
+      [sessionApprovalsSql(2), ['s', 's', 'r1', 'r2'], 'USING INDEX sandbox_events_by_call_session (tool_call_id=? AND session_id=?)'],
+    ] as const;
+    for (const [sql, params, seek] of statements) {
+      const plan = await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [...params]);
+      assert.ok(plan.some((p) => p.detail.includes(seek)), JSON.stringify(plan));
+      assert.not.ok(plan.some((p) => /^SCAN (sandbox_events|tool_invocations)/.test(p.detail)), JSON.stringify(plan));
+    }
   } finally {
     await t.close();
     await cleanup();

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit, { type SessionTraceRows } from '../src/index.ts';
+import { decidedSessions, decisionsOf, EXPECTED } from './decided-sessions.ts';
 import { echo, guarded } from './helpers.ts';
 
 type TraceService = { sessionTrace(sessionId: string, query?: { runs?: number }): Promise<SessionTraceRows> };
@@ -26,9 +27,9 @@ test('sessionTrace gives the rows of the last runs of one session, oldest first,
     assert.is(all.runs.length, 3);
     assert.is(all.moreRuns, false);
     assert.is(all.llmCalls.length, 6, 'two model calls per run, none from the other session');
-    assert.equal(all.toolInvocations.map((r) => [r.tool_call_id, r.status]), [
-      ['a-echo', 'ok'], ['a-deny', 'denied'], ['b-echo', 'ok'], ['b-deny', 'denied'], ['c-echo', 'ok'], ['c-deny', 'denied'],
-    ]);
+    assert.equal(all.toolInvocations.map((r) => [r.tool_call_id, r.status, r.approval]), [
+      ['a-echo', 'ok', null], ['a-deny', 'denied', null], ['b-echo', 'ok', null], ['b-deny', 'denied', null], ['c-echo', 'ok', null], ['c-deny', 'denied', null],
+    ], 'a sandbox denial is not a person\'s');
     assert.equal([...new Set(all.llmCalls.map((r) => r.run_id))], all.runs, 'runs in the order they ran');
 
     const last = await service.sessionTrace(first.sessionId, { runs: 2 });
@@ -41,6 +42,20 @@ test('sessionTrace gives the rows of the last runs of one session, oldest first,
     assert.equal((await service.sessionTrace(first.sessionId.slice(0, 8))).runs, [], 'an id, not a prefix');
   } finally {
     await t.close();
+  }
+});
+
+test('each tool call carries who approved or denied it: the same call id decided otherwise in another session, or in another run of the session, stays apart; null when nobody was asked', async () => {
+  // sqlite() on its file in the temp project
+  const { k, first, second } = await decidedSessions([sqlite(), audit()]);
+  try {
+    const service = k.kernel.service('audit') as unknown as TraceService;
+    assert.equal(decisionsOf(await service.sessionTrace(first)), EXPECTED.first);
+    assert.equal(decisionsOf(await service.sessionTrace(second)), EXPECTED.second);
+    const last = await service.sessionTrace(second, { runs: 1 });
+    assert.equal(decisionsOf(last), EXPECTED.second.slice(2), 'the approvals of the runs shown');
+  } finally {
+    await k.close();
   }
 });
 

@@ -44,8 +44,8 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       const [owner, versions] = e.own.split(':') as [string, string];
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
-      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/4 pending', scheduler: '0/1 pending', runs: '0/1 pending', approvals: '0/1 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 13 : 9);
+      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/5 pending', scheduler: '0/1 pending', runs: '0/1 pending', approvals: '0/1 pending' }, e.store);
+      assert.is(json(status).pending, owner === 'sqlite' ? 14 : 10);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });
@@ -69,7 +69,7 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       }
       status = await runOryx(['db', 'status'], { cwd: dir, env: e.env });
       assert.is(status.code, 1, 'status fails on a database newer than the code');
-      assert.match(status.stdout, /audit\s+9\s+4\s+NEWER than this code: refused at start/);
+      assert.match(status.stdout, /audit\s+9\s+5\s+NEWER than this code: refused at start/);
       const refused = await runOryx(['sessions', '--json'], { cwd: dir, env: e.env });
       assert.is(refused.code, 1);
       assert.is(json(refused).error.code, e.newer);

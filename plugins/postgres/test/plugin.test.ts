@@ -6,12 +6,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
-import audit, { listLlmCalls, listToolInvocations, summarize } from '@oryxos/plugin-audit';
+import audit, { listLlmCalls, listToolInvocations, sessionTrace, summarize } from '@oryxos/plugin-audit';
 import notify from '@oryxos/plugin-notify';
 import scheduler from '../../scheduler/src/index.ts';
 import sqlite from '@oryxos/plugin-sqlite';
 import postgres, { env, openPostgres, resolveOptions } from '../src/index.ts';
 import { rejection, tempDir } from '../../sqlite/test/helpers.ts';
+import { decidedSessions, decisionsOf, EXPECTED } from '../../audit/test/decided-sessions.ts';
 import { freshDatabase, urlOf } from './pg.ts';
 
 test('options are checked when the factory is called, naming the field', () => {
@@ -68,8 +69,8 @@ test('three kernels starting at once on an empty database: each migration applie
     const kernels = await Promise.all([1, 2, 3].map(() => testKernel({ plugins: plugins(), dir })));
     const db = kernels[0]!.kernel.service('database');
     const recorded = await db.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
-    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'audit:1', 'audit:2', 'audit:3', 'audit:4', 'notify:1', 'postgres:1', 'postgres:2', 'runs:1', 'scheduler:1']);
-    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 5, 'from the future', 'now')");
+    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'audit:1', 'audit:2', 'audit:3', 'audit:4', 'audit:5', 'notify:1', 'postgres:1', 'postgres:2', 'runs:1', 'scheduler:1']);
+    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 6, 'from the future', 'now')");
     for (const k of kernels) await k.close({ keep: true });
 
     const tables = async () => {
@@ -79,7 +80,7 @@ test('three kernels starting at once on an empty database: each migration applie
     const before = await tables();
     const e = await rejection(() => testKernel({ plugins: plugins(), dir }));
     assert.is(e.code, 'ORYX_E_PG_SCHEMA_NEWER');
-    assert.match(e.message, 'audit schema version 5, newer than the 4');
+    assert.match(e.message, 'audit schema version 6, newer than the 5');
     assert.is(await tables(), before, 'nothing was changed');
 
     const own = await openPostgres({ url: database.url, poolSize: 1, statementTimeoutMs: 0, connectTimeoutMs: 5000, applicationName: 't' });
@@ -145,6 +146,22 @@ test('a run on PostgreSQL: audit rows, the audit queries and the summary, a sche
     }
   } finally {
     await cleanup();
+    await database.drop();
+  }
+});
+
+test('the session trace on PostgreSQL: who approved or denied each call, per session (the same call id decided otherwise in another), null when nobody was asked', async () => {
+  const database = await freshDatabase();
+  try {
+    const { k, first, second } = await decidedSessions([postgres({ url: database.url }), audit()]);
+    try {
+      const db = k.kernel.service('database');
+      assert.equal(decisionsOf(await sessionTrace(db, first)), EXPECTED.first);
+      assert.equal(decisionsOf(await sessionTrace(db, second)), EXPECTED.second);
+    } finally {
+      await k.close();
+    }
+  } finally {
     await database.drop();
   }
 });

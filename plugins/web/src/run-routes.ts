@@ -24,6 +24,7 @@ function build() {
   const toolEntry = type({
     kind: "'tool'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', 'toolCallId?': 'string', tool: 'string',
     'source?': 'string', status: "'ok' | 'error' | 'denied'", 'deniedReason?': 'string', 'inputChars?': 'number', 'outputChars?': 'number',
+    approval: type({ decision: "'approved' | 'denied'", by: 'string', 'reason?': 'string' }).or('null'),
   });
   const TraceResponse = type({
     sessionId: 'string', agent: 'string', moreRuns: 'boolean', totals,
@@ -55,7 +56,7 @@ export function registerRunRoutes(routes: RouteTable, ctx: WebContext): void {
     params: { id: 'Session id' },
     summary: "The session's last runs (runs, default 20, at most 100) as timelines from the audit trail: each model call "
       + '(model, latency, tokens in and out, attempt, error) and each tool call (name, duration, status ok, error or denied, '
-      + 'the denial reason), placed by offset from the start of its run, with totals per run and overall.',
+      + 'the denial reason, and who approved or denied it when it waited for a person), placed by offset from the start of its run, with totals per run and overall.',
     description: 'Needs the audit plugin. A run aborted before it called the model has no audit rows and is not listed.',
     responses: {
       200: { description: 'The runs, oldest first', schema: TraceResponse },

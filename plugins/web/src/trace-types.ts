@@ -8,10 +8,14 @@ export interface LlmEntry {
   status: 'ok' | 'error'; errorCode?: string; error?: string; retried: boolean;
 }
 
-/** One tool call on the timeline. */
+/** How a person decided a tool call that waited for approval: who (`cli`, a web token's identity, `timeout`), and why. */
+export interface TraceApproval { decision: 'approved' | 'denied'; by: string; reason?: string }
+
+/** One tool call on the timeline; `approval` is null when nobody was asked about it. */
 export interface ToolEntry {
   kind: 'tool'; startedAt: string; offsetMs: number; durationMs: number; iteration: number; toolCallId?: string; tool: string;
   source?: string; status: 'ok' | 'error' | 'denied'; deniedReason?: string; inputChars?: number; outputChars?: number;
+  approval: TraceApproval | null;
 }
 
 /** Sums over a run (or over every run shown). */

@@ -1,8 +1,8 @@
 import type { AuditLog, PluginContext } from '@oryxos/kernel';
 import { webError } from './errors.ts';
-import type { LlmEntry, SessionTrace, ToolEntry, TraceRun, TraceTotals } from './trace-types.ts';
+import type { LlmEntry, SessionTrace, ToolEntry, TraceApproval, TraceRun, TraceTotals } from './trace-types.ts';
 
-export type { LlmEntry, SessionTrace, ToolEntry, TraceRun, TraceTotals } from './trace-types.ts';
+export type { LlmEntry, SessionTrace, ToolEntry, TraceApproval, TraceRun, TraceTotals } from './trace-types.ts';
 
 // The run timeline of a session, from the audit trail. The web plugin reaches the rows through
 // the `audit` service (never by importing the audit plugin); these are the columns it reads.
@@ -18,6 +18,8 @@ export interface LlmCallRecord {
 export interface ToolInvocationRecord {
   id: number; run_id: string | null; iteration: number | null; tool_call_id: string | null; tool: string; source: string | null;
   input_chars: number | null; output_chars: number | null; status: string; denied_reason: string | null; duration_ms: number | null; created_at: string;
+  /** Who decided the call when it waited for a person; null when nobody was asked (absent from an audit plugin older than it). */
+  approval?: TraceApproval | null;
 }
 
 /** The query the audit plugin's service answers (`sessionTrace`); the kernel's `AuditLog` does not declare it yet. */
@@ -75,6 +77,7 @@ export function shapeTrace(
       toolCallId: opt(r.tool_call_id), tool: r.tool, source: opt(r.source),
       status: r.status === 'denied' ? 'denied' : r.status === 'error' ? 'error' : 'ok',
       deniedReason: opt(r.denied_reason), inputChars: opt(r.input_chars), outputChars: opt(r.output_chars),
+      approval: r.approval ? { decision: r.approval.decision, by: r.approval.by, ...(r.approval.reason ? { reason: r.approval.reason } : {}) } : null,
     });
   }
   const runs: TraceRun[] = [];

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OryxError, type Plugin, type SessionStore } from '@oryxos/kernel';
-import type { Script } from '@oryxos/kernel/testing';
+import { toolsPlugin, type Script, type TestAgent } from '@oryxos/kernel/testing';
 import audit from '@oryxos/plugin-audit';
 import { type } from 'arktype';
 import sqlite from '@oryxos/plugin-sqlite';
+import { plain, step } from '../../audit/test/decided-sessions.ts';
 import { TraceResponse } from '../src/run-routes.ts';
 import { searchSessions } from '../src/session-search.ts';
 import { allSse, newSession, post, startWeb, type Harness } from './helpers.ts';
@@ -34,9 +35,11 @@ const tools: Plugin = {
   },
 };
 
-async function withStore(script: Script, fn: (h: Harness) => Promise<void>, withAudit = true): Promise<void> {
+async function withStore(script: Script, fn: (h: Harness) => Promise<void>, withAudit = true, more: { plugins?: Plugin[]; agents?: Record<string, TestAgent> } = {}): Promise<void> {
   const dbDir = await mkdtemp(path.join(tmpdir(), 'oryx-web-runs-'));
-  const h = await startWeb({ plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` }), ...(withAudit ? [audit()] : []), tools], script });
+  const h = await startWeb({
+    plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` }), ...(withAudit ? [audit()] : []), tools, ...more.plugins ?? []], script, agents: more.agents,
+  });
   try {
     await fn(h);
   } finally {
@@ -101,6 +104,43 @@ test('GET /api/sessions/:id/trace draws each run from the audit trail: model cal
     assert.equal(one.body.runs.map((r: any) => r.runId), [second.runId]);
     assert.is(one.body.moreRuns, true);
   });
+});
+
+test('the trace says who approved or denied each tool call that waited for a person, by session (a call id reused in another session is another call); null when nobody was asked', async () => {
+  await withStore(Array.from({ length: 30 }, () => step), async (h) => {
+    const message = async (id: string, text: string) => (await post(`${h.url}/api/sessions/${id}/messages`, { message: text }, h.auth)).json() as Promise<any>;
+    // Decided over HTTP, as the token's identity (operator).
+    const first = await newSession(h);
+    const a1 = await message(first, 'c1 echo');
+    assert.is((await post(`${h.url}/api/approvals/${a1.approval.id}`, { decision: 'approve' }, h.auth)).status, 200);
+    const a2 = await message(first, 'c2 echo');
+    assert.is((await post(`${h.url}/api/approvals/${a2.approval.id}`, { decision: 'deny', reason: 'not <b>now</b>' }, h.auth)).status, 200);
+    assert.is((await message(first, 'c3 plain')).answer, 'tool said: echo: c3');
+    // The same call ids in another session, decided the other way by other people (elsewhere, then resumed here).
+    const second = await newSession(h);
+    for (const [call, decision, by] of [['c1', 'deny', 'carol'], ['c2', 'approve', 'dave']] as const) {
+      const paused = await message(second, `${call} echo`);
+      await h.kernel.service('approvals').decide(paused.approval.id, { decision, by });
+      assert.is((await h.kernel.runs.resume(paused.approval.id)).stopReason, 'final');
+    }
+
+    const calls = async (id: string) => {
+      const { status, body } = await get(h, `/api/sessions/${id}/trace`);
+      assert.is(status, 200);
+      const checked = TraceResponse(body);
+      assert.not.ok(checked instanceof type.errors, `the answer has the documented shape: ${checked}`);
+      return body.runs.flatMap((r: any) => r.entries).filter((e: any) => e.kind === 'tool').map((e: any) => [e.toolCallId, e.status, e.approval]);
+    };
+    assert.equal(await calls(first), [
+      ['c1', 'ok', { decision: 'approved', by: 'operator' }],
+      ['c2', 'denied', { decision: 'denied', by: 'operator', reason: 'not <b>now</b>' }],
+      ['c3', 'ok', null],
+    ]);
+    assert.equal(await calls(second), [
+      ['c1', 'denied', { decision: 'denied', by: 'carol' }],
+      ['c2', 'ok', { decision: 'approved', by: 'dave' }],
+    ]);
+  }, true, { plugins: [{ ...toolsPlugin(plain), name: 'plain-tool' }], agents: { assistant: { tools: ['echo', 'plain'], approve: ['echo'] } } });
 });
 
 test('the trace refuses a bad query and an unknown session, and says when there is no audit trail', async () => {

@@ -21,19 +21,28 @@ function EntryRow({ e, span }: { e: LlmEntry | ToolEntry; span: number }) {
   const left = span > 0 ? (e.offsetMs / span) * 100 : 0;
   const width = span > 0 ? Math.max(0.8, (e.durationMs / span) * 100) : 100;
   const label = e.kind === 'llm' ? `${e.model ?? 'model'}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}` : e.tool;
+  // Who decided a call that waited for a person: a denial's reason is then that decision.
+  const approval = e.kind === 'tool' ? e.approval : null;
+  const decided = approval ? `${approval.decision} by ${approval.by}${approval.reason ? `: ${approval.reason}` : ''}` : undefined;
   let detail: string;
   if (e.kind === 'llm') {
     detail = e.status === 'error'
       ? `${e.errorCode ?? 'error'}${e.retried ? ', retried' : ''}: ${e.error ?? ''}`
       : `${count(e.inputTokens ?? 0)} → ${count(e.outputTokens ?? 0)} tokens${e.finishReason ? ` · ${e.finishReason}` : ''}`;
+  } else if (approval) {
+    detail = approval.decision === 'denied' ? '' : `· ${e.status}`;
   } else {
     detail = e.status === 'denied' ? `denied: ${e.deniedReason ?? ''}` : e.status;
   }
   return (
-    <li class={`entry ${e.kind}-call ${e.status}`} data-kind={e.kind} data-status={e.status}>
+    <li class={`entry ${e.kind}-call ${e.status}`} data-kind={e.kind} data-status={e.status} title={decided}>
       <span class="label"><span class="kind">{e.kind === 'llm' ? 'model' : 'tool'}</span> <code>{label}</code></span>
       <span class="track" aria-hidden="true"><span class="bar" style={{ left: `${Math.min(left, 99.2)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.2))}%` }} /></span>
-      <span class="detail"><span class="duration">{duration(e.durationMs)}</span> <span class="text">{detail}</span></span>
+      <span class="detail">
+        <span class="duration">{duration(e.durationMs)}</span>
+        {approval && <>{' '}<span class={`decided ${approval.decision}`} data-decision={approval.decision}>{decided}</span></>}
+        {detail && <>{' '}<span class="text">{detail}</span></>}
+      </span>
     </li>
   );
 }

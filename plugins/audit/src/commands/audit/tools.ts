@@ -25,7 +25,7 @@ export default class AuditTools extends OryxCommand {
     const db = kernel.service('database');
     const rows = await listToolInvocations(db, flags);
     const approvals = await approvalsOf(db, rows);
-    const approvalOf = (r: ToolInvocationRow) => approvals.get(approvalKey(r.session_id, r.tool_call_id)) ?? null;
+    const approvalOf = (r: ToolInvocationRow) => approvals.get(approvalKey(r)) ?? null;
     if (!this.jsonEnabled()) {
       if (rows.length === 0) this.log('No tool calls recorded (with these filters).');
       else {
@@ -40,8 +40,7 @@ export default class AuditTools extends OryxCommand {
   }
 }
 
-/** `approved by alice`, `denied by alice: not now` (the approval's id left out), or `-`. */
+/** `approved by alice`, `denied by alice: not now`, or `-`. */
 function shownApproval(approval: ToolCallApproval | null): string {
-  if (!approval) return '-';
-  return `${approval.decision === 'allow' ? 'approved' : 'denied'} ${approval.by.replace(/^approval \S+ /, '')}`;
+  return approval ? `${approval.decision} by ${approval.by}${approval.reason ? `: ${approval.reason}` : ''}` : '-';
 }
