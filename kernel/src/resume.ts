@@ -2,11 +2,12 @@
  * Where a paused run goes on: the stored step whose calls wait (resume), and what a new message
  * does to a session that waits for an approval (refuse, or deny and go on).
  */
-import { approvalRef, deniedResult, grant } from './approval.ts';
+import { approvalRef, auditDecision, deniedResult, grant } from './approval.ts';
 import { OryxError } from './errors.ts';
+import { ToolExecutor } from './executor.ts';
 import type { Kernel } from './kernel.ts';
 import type {
-  AgentDefinition, Approval, AssistantMessage, RunContext, SessionStore, StoredMessage, ToolCall, ToolMessage, ToolResult,
+  AgentDefinition, Approval, AssistantMessage, RunContext, SessionStore, StoredMessage, Tool, ToolCall, ToolMessage, ToolResult,
 } from './types.ts';
 
 /** The stored response a resumed run goes on from: its calls that have no result yet, and the results some get instead. */
@@ -73,17 +74,24 @@ export function waitingError(sessionId: string, approval: Approval, agent: Agent
  * message starts from a whole history. Another decider may have won meanwhile; theirs stands
  * and the resume it started (or will start) finds the step answered.
  */
-export async function denyWaiting(kernel: Kernel, store: SessionStore, sessionId: string, approval: Approval, stored: StoredMessage[]): Promise<boolean> {
+export async function denyWaiting(kernel: Kernel, store: SessionStore, run: RunContext, approval: Approval, stored: StoredMessage[]): Promise<boolean> {
   const decided = await kernel.service('approvals').decide(approval.id, {
     decision: 'deny', by: 'new-message', reason: 'a new message came instead of a decision',
   }).catch(() => undefined);
   if (!decided) return false;
   const step = openStep(stored);
   if (!step) return false;
-  const results: ToolMessage[] = step.open.map((c) => ({
-    role: 'tool', toolCallId: c.id, name: c.name, isError: true,
-    content: c.id === approval.toolCallId ? deniedResult('new-message', decided.reason).content : 'Not run: a new message came before this call ran.',
-  }));
-  await store.append(sessionId, results.map((m) => kernel.secrets.message(m)));
+  // Audited as any denial is: the decision, then each call's result through afterTool.
+  await auditDecision(kernel, run, decided);
+  const executor = new ToolExecutor(kernel);
+  const results: ToolMessage[] = [];
+  for (const c of step.open) {
+    const instead = c.id === approval.toolCallId ? deniedResult('new-message', decided.reason) : { content: 'Not run: a new message came before this call ran.', isError: true };
+    const outcome = await executor.execute(c, run, NO_TOOLS, 0, instead);
+    if ('message' in outcome) results.push(outcome.message); // with a result given, a call never waits
+  }
+  await store.append(run.sessionId, results.map((m) => kernel.secrets.message(m)));
   return true;
 }
+
+const NO_TOOLS = new Map<string, Tool>();

@@ -178,7 +178,7 @@ export class AgentService {
       const added: Message[] = [];
       if (!resume) {
         stored = await store.history(session.id, max);
-        if (waiting && await denyWaiting(this.kernel, store, session.id, waiting, stored)) stored = await store.history(session.id, max);
+        if (waiting && await denyWaiting(this.kernel, store, run, waiting, stored)) stored = await store.history(session.id, max);
         const user: Message = { role: 'user', content: input.message };
         await store.append(session.id, [secrets.message(user)]);
         added.push(user);

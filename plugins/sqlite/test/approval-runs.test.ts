@@ -140,24 +140,34 @@ test('onApproval decides in-process: always stops asking for that tool, deny giv
   }
 });
 
-test('pending_approval: deny — a new message denies what waits (decided by new-message) and goes on from a whole history', async () => {
+test('pending_approval: deny — a new message denies what waits (decided by new-message), audited as any denial, and goes on from a whole history', async () => {
   const echo = echoTool();
   const llm = scripted([
-    { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'push' } }] },
+    { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'push' } }, { id: 'c2', name: 'echo', args: { text: 'then this' } }] },
     (req) => ({ text: req.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(' | ') }),
   ]);
   const t = await testKernel({
-    plugins: [llm, toolsPlugin(echo), sqlite()],
+    plugins: [llm, toolsPlugin(echo), sqlite(), audit()],
     agents: { assistant: { tools: ['echo'], approve: ['echo'], settings: { pending_approval: 'deny' } } },
   });
   try {
     const paused = await t.service.process({ agent: 'assistant', message: 'go' });
     const next = await t.service.process({ agent: 'assistant', session: paused.sessionId, message: 'never mind' });
     assert.match(next.answer, /denied by new-message/);
+    assert.match(next.answer, /Not run: a new message came before this call ran/);
     const decided = (await t.kernel.service('approvals').get(paused.approval!.id))!;
     assert.equal([decided.status, decided.decidedBy], ['denied', 'new-message']);
-    assert.equal(await shape(t, paused.sessionId), ['user', 'assistant', 'tool:c1', 'user', 'assistant']);
+    assert.equal(await shape(t, paused.sessionId), ['user', 'assistant', 'tool:c1', 'tool:c2', 'user', 'assistant']);
     assert.equal(echo.calls, []);
+    // The decision is a sandbox event, and each call that got a result has its tool row, in the run the new message started.
+    const db = t.kernel.service('database');
+    const denial = await db.query<{ decision: string; origin: string; tool_call_id: string; run_id: string }>(
+      "SELECT decision, origin, tool_call_id, run_id FROM sandbox_events WHERE decision <> 'ask' ORDER BY id");
+    assert.equal(denial, [{ decision: 'deny', origin: `approval ${paused.approval!.id} by new-message: a new message came instead of a decision`, tool_call_id: 'c1', run_id: next.runId }]);
+    assert.equal(await db.query('SELECT tool_call_id, status, run_id FROM tool_invocations ORDER BY id'), [
+      { tool_call_id: 'c1', status: 'denied', run_id: next.runId },
+      { tool_call_id: 'c2', status: 'error', run_id: next.runId },
+    ]);
   } finally {
     await t.close();
   }
