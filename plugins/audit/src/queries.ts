@@ -88,7 +88,7 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
 /** How a person decided a tool call that waited for approval. */
 export interface ToolCallApproval {
   decision: 'approved' | 'denied';
-  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`. */
+  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`, `new-message`. */
   by: string;
   /** The reason given with the decision, when there was one. */
   reason?: string;
