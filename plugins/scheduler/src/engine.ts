@@ -23,8 +23,13 @@ export interface EngineOptions {
 /** What `stop()` did with the runs going on. */
 export interface StopReport { finished: number; aborted: number }
 
-/** At start, slots this close to now are left to the running path: a live process elsewhere may be claiming them. */
-export const SETTLE_MS = 2000;
+/**
+ * A slot is on time for this long. A tick that comes this late (a tick worker slow to start on a
+ * loaded machine) still runs it as scheduled; only older slots were slept through and follow
+ * `catchUp`. At start, slots this close to now are left to the running path: a live process
+ * elsewhere may be claiming them, late by as much.
+ */
+export const SETTLE_MS = 5000;
 /** At most this many missed slots of one task are looked at (the newest). */
 export const MISSED_LIMIT = 1000;
 /** The answer kept in an execution row (the whole answer is in the session). */
@@ -205,7 +210,7 @@ export class SchedulerEngine {
     const { slots, omitted } = slotsBetween(def.schedule, from, settled, MISSED_LIMIT);
     if (omitted) this.kernel.log.warn(`task ${def.name}: more than ${MISSED_LIMIT} slots were missed; only the newest ${MISSED_LIMIT} are recorded`);
     this.handled.set(row.name, Math.max(from, settled));
-    await this.dispatch(def, slots, 'start');
+    await this.dispatch(def, slots);
     await this.tick(row.name);
   }
 
@@ -229,26 +234,32 @@ export class SchedulerEngine {
     // Armed before the slots due now are claimed, so a slow claim never delays the next timer;
     // a task that could not be armed is fired again by the refresh.
     await this.arm(task, def, now).catch((error) => this.kernel.log.warn(`task ${task}: could not arm its next slot: ${errorMessage(error)}`));
-    await this.dispatch(def, slots, 'tick');
+    await this.dispatch(def, slots, now);
   }
 
   /**
-   * At start every slot is a missed one; on a tick the last is the current slot and any
-   * before it were missed (the process slept or stalled). Missed slots follow `catchUp`.
+   * At start (no `tickAt`) every slot is a missed one. On a tick the last slot and those less
+   * than {@link SETTLE_MS} older than the tick are due; any before them were missed (the process
+   * slept or stalled). Missed slots follow `catchUp`; due ones run by `overlap`.
    */
-  private async dispatch(def: TaskDefinition, slots: number[], mode: 'start' | 'tick'): Promise<void> {
+  private async dispatch(def: TaskDefinition, slots: number[], tickAt?: number): Promise<void> {
     if (!slots.length) return;
-    const missed = mode === 'start' ? slots : slots.slice(0, -1);
+    let firstDue = slots.length;
+    if (tickAt !== undefined) {
+      firstDue--;
+      while (firstDue > 0 && slots[firstDue - 1]! > tickAt - SETTLE_MS) firstDue--;
+    }
+    const missed = slots.slice(0, firstDue);
     const runs: { slot: number; firedBy: FiredBy }[] = [];
     let skip: number[] = missed;
     if (def.catchUp === 'all') {
       runs.push(...missed.map((slot) => ({ slot, firedBy: 'catch-up' as const })));
       skip = [];
-    } else if (def.catchUp === 'latest' && mode === 'start') {
+    } else if (def.catchUp === 'latest' && tickAt === undefined) {
       runs.push({ slot: missed.at(-1)!, firedBy: 'catch-up' });
       skip = missed.slice(0, -1);
     }
-    if (mode === 'tick') runs.push({ slot: slots.at(-1)!, firedBy: 'schedule' });
+    runs.push(...slots.slice(firstDue).map((slot) => ({ slot, firedBy: 'schedule' as const })));
     const recorded = await this.store.insertMissed(def.name, skip.map(iso), this.owner, iso(Date.now()));
     if (recorded) this.kernel.log.info(`task ${def.name}: ${recorded} slot(s) missed (catchUp: ${def.catchUp})`);
     // Caught-up slots run one after the other, whatever overlap says.
