@@ -20,7 +20,7 @@ export interface EngineOptions {
   approvalTimeoutMs: number;
 }
 
-/** What `stop()` did with the runs going on. */
+/** What `stop()` did with the runs going on: finished within the grace period, or aborted after it (queued ones, which never start, are neither). */
 export interface StopReport { finished: number; aborted: number }
 
 /**
@@ -153,22 +153,26 @@ export class SchedulerEngine {
     this.armed.clear();
     this.handled.clear();
     this.versions.clear();
+    // A tick that began before may still be claiming a slot (or arming a job on this Bree): it
+    // ends first, so every run it claimed is seen below and every job it armed is stopped.
+    await Promise.allSettled([...this.chains.values()]);
     await bree?.stop().catch(() => {});
     for (const h of this.held.values()) if (h.queued) h.controller.abort(SHUTDOWN);
-    const pending = [...this.held.values()];
+    const running = [...this.held.values()].filter((h) => !h.queued);
     const graceMs = options.graceMs ?? this.options.graceMs;
     let timer: NodeJS.Timeout | undefined;
     const graceOver = await Promise.race([
-      Promise.allSettled(pending.map((h) => h.done)).then(() => false),
+      Promise.allSettled(running.map((h) => h.done)).then(() => false),
       new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), graceMs); }),
     ]);
     clearTimeout(timer);
-    let aborted = 0;
-    if (graceOver) for (const h of this.held.values()) { h.controller.abort(SHUTDOWN); aborted++; }
+    // Queued runs were told to stop above and are not counted, even if recording them is not done yet.
+    const late = graceOver ? [...this.held.values()].filter((h) => !h.queued) : [];
+    if (graceOver) for (const h of this.held.values()) h.controller.abort(SHUTDOWN);
     await Promise.allSettled([...this.held.values()].map((h) => h.done));
     this.state = 'stopped';
     this.beat();
-    return { finished: pending.length - aborted, aborted };
+    return { finished: running.filter((h) => !late.includes(h)).length, aborted: late.length };
   }
 
   /** A task was added, changed or removed in this process: deal with it now, not at the next refresh. */
@@ -392,7 +396,8 @@ export class SchedulerEngine {
         return false;
       }
       const turn = await this.store.promote(h, iso(Date.now()), this.isLive);
-      if (turn === 'running') return true;
+      // Told to stop while it was being promoted: the loop records it skipped.
+      if (turn === 'running' && !h.controller.signal.aborted) return true;
       if (turn === 'gone') return false;
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(h.task) ?? new Set();
