@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type Bree from 'bree';
 import { errorMessage, type PluginContext, type RunContext, type RunResult } from '@oryxos/kernel';
 import { notifyPort } from './notify-port.ts';
-import { liveness, newOwnerId } from './owner.ts';
-import type { ActiveRow, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
+import { holdsInProcess, liveness, newOwnerId } from './owner.ts';
+import type { ActiveRow, Claim, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
 import { describeSchedule, nextSlot, slotsBetween } from './schedule.ts';
 import { definitionOf } from './rows.ts';
 import type { Overlap, TaskDefinition } from './task.ts';
@@ -88,9 +88,13 @@ export class SchedulerEngine {
   private refreshTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private readonly isLive: (row: ActiveRow) => boolean;
+  /** Whether an execution this scheduler claimed is still live: unless its outcome could not be written. */
+  private readonly ownsLive = (id: number) => !this.lost.has(id);
+  /** Claims going on: their rows may be in the database before they are in `held`. */
+  private claiming = 0;
 
   constructor(private readonly kernel: PluginContext, private readonly store: TaskStore, private readonly options: EngineOptions) {
-    const live = liveness({ self: this.owner, held: (id) => !this.lost.has(id), leaseMs: options.leaseMs });
+    const live = liveness({ self: this.owner, held: this.ownsLive, leaseMs: options.leaseMs });
     this.isLive = (row) => live(row, Date.now());
   }
 
@@ -349,7 +353,15 @@ export class SchedulerEngine {
     const slot = iso(slotMs);
     // Once stop() has begun, only an explicit `oryx schedule run` may start a run.
     if (firedBy !== 'manual' && !this.started) return { kind: 'other' };
-    const claim = await this.store.claim({ task: def.name, slot, firedBy, owner: this.owner, now: iso(Date.now()), overlap, isLive: this.isLive });
+    this.claiming++;
+    this.beat();
+    let claim: Claim;
+    try {
+      claim = await this.store.claim({ task: def.name, slot, firedBy, owner: this.owner, now: iso(Date.now()), overlap, isLive: this.isLive });
+    } finally {
+      this.claiming--;
+      this.beat();
+    }
     if (claim.taken) {
       this.kernel.log.debug(`task ${def.name} slot ${slot} is claimed by another process`);
       return { kind: 'other' };
@@ -483,9 +495,13 @@ export class SchedulerEngine {
     }
   }
 
-  /** Renews this process's executions while any is held or the scheduler runs; stops otherwise. */
+  /**
+   * Renews this process's executions while any is held (or claimed), or the scheduler runs;
+   * stops otherwise. Meanwhile the other schedulers of this process ask this one about them.
+   */
   private beat(): void {
-    const needed = this.held.size > 0 || this.state === 'started' || this.state === 'starting';
+    const needed = this.held.size > 0 || this.claiming > 0 || this.state === 'started' || this.state === 'starting';
+    holdsInProcess(this.owner, needed ? this.ownsLive : undefined);
     if (needed && !this.heartbeatTimer) {
       const every = Math.max(250, Math.floor(this.options.leaseMs / 3));
       this.heartbeatTimer = setInterval(() => {
