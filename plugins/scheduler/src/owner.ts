@@ -28,9 +28,10 @@ export function holdsInProcess(owner: string, held: ((id: number) => boolean) | 
 /**
  * Whether an execution's process may still be running it. Our own executions: while we hold
  * them; another scheduler's of this process: while it says it holds them (no clock involved,
- * so a stalled event loop never expires them). Another process on this host: while its pid
- * lives (a SIGKILL is seen at once) and its heartbeat is fresh. Another host: while its
- * heartbeat is younger than `leaseMs`.
+ * so a stalled event loop never expires them; one that does not say, such as a second copy of
+ * this module, by its heartbeat). Another process on this host: while its pid lives (a
+ * SIGKILL is seen at once) and its heartbeat is fresh. Another host: while its heartbeat is
+ * younger than `leaseMs`.
  *
  * @example
  * const live = liveness({ self: owner, held: (id) => running.has(id), leaseMs: 30_000 });
@@ -41,8 +42,10 @@ export function liveness(opts: { self: string; held(id: number): boolean; leaseM
   return (row, now) => {
     if (row.owner === opts.self) return opts.held(Number(row.id));
     const who = row.owner ? parseOwner(row.owner) : undefined;
-    if (who && who.host === host && who.pid === process.pid) return inProcess.get(row.owner!)?.(Number(row.id)) ?? false;
-    if (who && who.host === host && !processAlive(who.pid)) return false;
+    if (who && who.host === host && who.pid === process.pid) {
+      const holds = inProcess.get(row.owner!);
+      if (holds) return holds(Number(row.id));
+    } else if (who && who.host === host && !processAlive(who.pid)) return false;
     return row.heartbeat_at !== null && Date.parse(row.heartbeat_at) >= now - opts.leaseMs;
   };
 }
