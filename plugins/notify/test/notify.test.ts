@@ -17,7 +17,7 @@ function channel(port: number, extra: Partial<ChannelInput> = {}): ChannelInput 
 /** A kernel with sqlite, audit, the real sandbox allowing `allow`, and notify. */
 function kernel(allow: string[], options: NotifyOptions, script = scripted([])): Promise<TestKernel> {
   return testKernel({
-    plugins: [script, sqlite(), audit(), sandbox({ smtp: { allow } }), notify({ retry: { attempts: 3, baseDelayMs: 50 }, timeoutMs: 3000, ...options })],
+    plugins: [script, sqlite(), audit(), sandbox({ smtp: { allow } }), notify({ retry: { attempts: 3, baseDelayMs: 50 }, ...options })],
     agents: { assistant: { tools: ['notify'] } },
   });
 }

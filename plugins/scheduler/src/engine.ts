@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type Bree from 'bree';
 import { errorMessage, type PluginContext, type RunContext, type RunResult } from '@oryxos/kernel';
 import { notifyPort } from './notify-port.ts';
-import { liveness, newOwnerId } from './owner.ts';
-import type { ActiveRow, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
+import { holdsInProcess, liveness, newOwnerId } from './owner.ts';
+import type { ActiveRow, Claim, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
 import { describeSchedule, nextSlot, slotsBetween } from './schedule.ts';
 import { definitionOf } from './rows.ts';
 import type { Overlap, TaskDefinition } from './task.ts';
@@ -20,11 +20,16 @@ export interface EngineOptions {
   approvalTimeoutMs: number;
 }
 
-/** What `stop()` did with the runs going on. */
+/** What `stop()` did with the runs going on: finished within the grace period, or aborted after it (queued ones, which never start, are neither). */
 export interface StopReport { finished: number; aborted: number }
 
-/** At start, slots this close to now are left to the running path: a live process elsewhere may be claiming them. */
-export const SETTLE_MS = 2000;
+/**
+ * A slot is on time for this long. A tick that comes this late (a tick worker slow to start on a
+ * loaded machine) still runs it as scheduled; only older slots were slept through and follow
+ * `catchUp`. At start, slots this close to now are left to the running path: a live process
+ * elsewhere may be claiming them, late by as much.
+ */
+export const SETTLE_MS = 5000;
 /** At most this many missed slots of one task are looked at (the newest). */
 export const MISSED_LIMIT = 1000;
 /** The answer kept in an execution row (the whole answer is in the session). */
@@ -83,9 +88,13 @@ export class SchedulerEngine {
   private refreshTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private readonly isLive: (row: ActiveRow) => boolean;
+  /** Whether an execution this scheduler claimed is still live: unless its outcome could not be written. */
+  private readonly ownsLive = (id: number) => !this.lost.has(id);
+  /** Claims going on: their rows may be in the database before they are in `held`. */
+  private claiming = 0;
 
   constructor(private readonly kernel: PluginContext, private readonly store: TaskStore, private readonly options: EngineOptions) {
-    const live = liveness({ self: this.owner, held: (id) => !this.lost.has(id), leaseMs: options.leaseMs });
+    const live = liveness({ self: this.owner, held: this.ownsLive, leaseMs: options.leaseMs });
     this.isLive = (row) => live(row, Date.now());
   }
 
@@ -148,22 +157,26 @@ export class SchedulerEngine {
     this.armed.clear();
     this.handled.clear();
     this.versions.clear();
+    // A tick that began before may still be claiming a slot (or arming a job on this Bree): it
+    // ends first, so every run it claimed is seen below and every job it armed is stopped.
+    await Promise.allSettled([...this.chains.values()]);
     await bree?.stop().catch(() => {});
     for (const h of this.held.values()) if (h.queued) h.controller.abort(SHUTDOWN);
-    const pending = [...this.held.values()];
+    const running = [...this.held.values()].filter((h) => !h.queued);
     const graceMs = options.graceMs ?? this.options.graceMs;
     let timer: NodeJS.Timeout | undefined;
     const graceOver = await Promise.race([
-      Promise.allSettled(pending.map((h) => h.done)).then(() => false),
+      Promise.allSettled(running.map((h) => h.done)).then(() => false),
       new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), graceMs); }),
     ]);
     clearTimeout(timer);
-    let aborted = 0;
-    if (graceOver) for (const h of this.held.values()) { h.controller.abort(SHUTDOWN); aborted++; }
+    // Queued runs were told to stop above and are not counted, even if recording them is not done yet.
+    const late = graceOver ? [...this.held.values()].filter((h) => !h.queued) : [];
+    if (graceOver) for (const h of this.held.values()) h.controller.abort(SHUTDOWN);
     await Promise.allSettled([...this.held.values()].map((h) => h.done));
     this.state = 'stopped';
     this.beat();
-    return { finished: pending.length - aborted, aborted };
+    return { finished: running.filter((h) => !late.includes(h)).length, aborted: late.length };
   }
 
   /** A task was added, changed or removed in this process: deal with it now, not at the next refresh. */
@@ -205,7 +218,7 @@ export class SchedulerEngine {
     const { slots, omitted } = slotsBetween(def.schedule, from, settled, MISSED_LIMIT);
     if (omitted) this.kernel.log.warn(`task ${def.name}: more than ${MISSED_LIMIT} slots were missed; only the newest ${MISSED_LIMIT} are recorded`);
     this.handled.set(row.name, Math.max(from, settled));
-    await this.dispatch(def, slots, 'start');
+    await this.dispatch(def, slots);
     await this.tick(row.name);
   }
 
@@ -229,26 +242,32 @@ export class SchedulerEngine {
     // Armed before the slots due now are claimed, so a slow claim never delays the next timer;
     // a task that could not be armed is fired again by the refresh.
     await this.arm(task, def, now).catch((error) => this.kernel.log.warn(`task ${task}: could not arm its next slot: ${errorMessage(error)}`));
-    await this.dispatch(def, slots, 'tick');
+    await this.dispatch(def, slots, now);
   }
 
   /**
-   * At start every slot is a missed one; on a tick the last is the current slot and any
-   * before it were missed (the process slept or stalled). Missed slots follow `catchUp`.
+   * At start (no `tickAt`) every slot is a missed one. On a tick the last slot and those less
+   * than {@link SETTLE_MS} older than the tick are due; any before them were missed (the process
+   * slept or stalled). Missed slots follow `catchUp`; due ones run by `overlap`.
    */
-  private async dispatch(def: TaskDefinition, slots: number[], mode: 'start' | 'tick'): Promise<void> {
+  private async dispatch(def: TaskDefinition, slots: number[], tickAt?: number): Promise<void> {
     if (!slots.length) return;
-    const missed = mode === 'start' ? slots : slots.slice(0, -1);
+    let firstDue = slots.length;
+    if (tickAt !== undefined) {
+      firstDue--;
+      while (firstDue > 0 && slots[firstDue - 1]! > tickAt - SETTLE_MS) firstDue--;
+    }
+    const missed = slots.slice(0, firstDue);
     const runs: { slot: number; firedBy: FiredBy }[] = [];
     let skip: number[] = missed;
     if (def.catchUp === 'all') {
       runs.push(...missed.map((slot) => ({ slot, firedBy: 'catch-up' as const })));
       skip = [];
-    } else if (def.catchUp === 'latest' && mode === 'start') {
+    } else if (def.catchUp === 'latest' && tickAt === undefined) {
       runs.push({ slot: missed.at(-1)!, firedBy: 'catch-up' });
       skip = missed.slice(0, -1);
     }
-    if (mode === 'tick') runs.push({ slot: slots.at(-1)!, firedBy: 'schedule' });
+    runs.push(...slots.slice(firstDue).map((slot) => ({ slot, firedBy: 'schedule' as const })));
     const recorded = await this.store.insertMissed(def.name, skip.map(iso), this.owner, iso(Date.now()));
     if (recorded) this.kernel.log.info(`task ${def.name}: ${recorded} slot(s) missed (catchUp: ${def.catchUp})`);
     // Caught-up slots run one after the other, whatever overlap says.
@@ -334,7 +353,15 @@ export class SchedulerEngine {
     const slot = iso(slotMs);
     // Once stop() has begun, only an explicit `oryx schedule run` may start a run.
     if (firedBy !== 'manual' && !this.started) return { kind: 'other' };
-    const claim = await this.store.claim({ task: def.name, slot, firedBy, owner: this.owner, now: iso(Date.now()), overlap, isLive: this.isLive });
+    this.claiming++;
+    this.beat();
+    let claim: Claim;
+    try {
+      claim = await this.store.claim({ task: def.name, slot, firedBy, owner: this.owner, now: iso(Date.now()), overlap, isLive: this.isLive });
+    } finally {
+      this.claiming--;
+      this.beat();
+    }
     if (claim.taken) {
       this.kernel.log.debug(`task ${def.name} slot ${slot} is claimed by another process`);
       return { kind: 'other' };
@@ -381,7 +408,8 @@ export class SchedulerEngine {
         return false;
       }
       const turn = await this.store.promote(h, iso(Date.now()), this.isLive);
-      if (turn === 'running') return true;
+      // Told to stop while it was being promoted: the loop records it skipped.
+      if (turn === 'running' && !h.controller.signal.aborted) return true;
       if (turn === 'gone') return false;
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(h.task) ?? new Set();
@@ -467,9 +495,13 @@ export class SchedulerEngine {
     }
   }
 
-  /** Renews this process's executions while any is held or the scheduler runs; stops otherwise. */
+  /**
+   * Renews this process's executions while any is held (or claimed), or the scheduler runs;
+   * stops otherwise. Meanwhile the other schedulers of this process ask this one about them.
+   */
   private beat(): void {
-    const needed = this.held.size > 0 || this.state === 'started' || this.state === 'starting';
+    const needed = this.held.size > 0 || this.claiming > 0 || this.state === 'started' || this.state === 'starting';
+    holdsInProcess(this.owner, needed ? this.ownsLive : undefined);
     if (needed && !this.heartbeatTimer) {
       const every = Math.max(250, Math.floor(this.options.leaseMs / 3));
       this.heartbeatTimer = setInterval(() => {

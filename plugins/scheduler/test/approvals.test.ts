@@ -49,7 +49,7 @@ test('a waiting scheduled run is announced on its channel and expires after appr
       const a = await t.kernel.service('approvals').get(pending!.id);
       const messages = await t.kernel.service('sessions').messages(pending!.sessionId);
       return a?.status === 'expired' && messages.length === 4 ? { a, messages } : undefined;
-    }, 20_000, 'the approval to expire and the run to resume');
+    }, 60_000, 'the approval to expire and the run to resume');
     await tasks.stop();
     assert.is(expired.a.decidedBy, 'timeout');
     assert.equal(echo.calls, [], 'the call never ran');

@@ -7,8 +7,10 @@ test('every 1s: each slot runs once through the AgentService and is recorded wit
   const t = await schedulerKernel(dir, { tasks: [{ name: 'tick', agent: 'assistant', message: 'report', every: '1s' }] });
   try {
     await t.kernel.service('scheduler').start();
-    const rows = await waitFor(async () => { const r = await executions(t, 'tick'); return r.filter((e) => e.status === 'ok').length >= 3 && r; }, 20_000, 'three ok runs');
+    await waitFor(async () => (await executions(t, 'tick')).filter((e) => e.status === 'ok').length >= 3, 60_000, 'three ok runs');
     await t.kernel.service('scheduler').stop();
+    // Read after the stop: a slot claimed while the test looked would have a session and no row here.
+    const rows = await executions(t, 'tick');
     const ok = rows.filter((e) => e.status === 'ok');
     for (const e of ok) {
       assert.is(Date.parse(e.slot) % 1000, 0, 'a slot is a whole second');
@@ -41,7 +43,7 @@ test('overlap skip: slots that come while the run goes are recorded skipped; ove
     const tasks = t.kernel.service('scheduler');
     await tasks.start();
     await waitFor(async () => (await executions(t, 'skipper')).filter((e) => e.status === 'skipped').length >= 2
-      && (await executions(t, 'queuer')).filter((e) => e.status === 'ok').length >= 3, 30_000, 'skips and queued runs');
+      && (await executions(t, 'queuer')).filter((e) => e.status === 'ok').length >= 3, 60_000, 'skips and queued runs');
     await tasks.stop({ graceMs: 5000 });
     const skipper = await executions(t, 'skipper');
     for (const s of skipper.filter((e) => e.status === 'skipped')) {
@@ -105,13 +107,17 @@ test('stop: running runs get the grace period, then are aborted and recorded tim
   try {
     const tasks = t.kernel.service('scheduler');
     await tasks.start();
-    await waitFor(async () => (await executions(t, 'long')).some((e) => e.status === 'queued'), 10_000, 'a queued slot');
+    await waitFor(async () => (await executions(t, 'long')).some((e) => e.status === 'queued'), 60_000, 'a queued slot');
+    const stopping = Date.now();
     const report = await tasks.stop({ graceMs: 300 });
-    assert.is(report.aborted, 1);
+    assert.equal(report, { finished: 0, aborted: 1 }, 'the one running run was aborted; queued ones are neither');
     const rows = await executions(t, 'long');
-    const run = rows.find((e) => e.started_at)!;
+    const started = rows.filter((e) => e.started_at);
+    assert.is(started.length, 1, JSON.stringify(rows.map((e) => [e.slot, e.status, e.started_at])));
+    const run = started[0]!;
     assert.is(run.status, 'timeout');
     assert.is(run.error_code, 'ORYX_E_SCHEDULER_SHUTDOWN');
+    assert.ok(Date.parse(run.finished_at!) >= stopping + 300, 'aborted only after the grace period');
     for (const q of rows.filter((e) => !e.started_at)) {
       assert.is(q.status, 'skipped');
       assert.is(q.error_code, 'ORYX_E_SCHEDULER_SHUTDOWN');

@@ -33,15 +33,15 @@ test('two schedulers, 20+ slots: one ok execution per slot; kill one mid-run: it
     for (const p of procs) await waitFor(() => p.out.includes('oryx scheduler started'), 60_000, `a scheduler to start:\n${p.out}`);
     db = await openDatabase({ kind: 'file', path: path.join(dir, '.oryxos', 'oryx.db') }, { driver: 'libsql', busyTimeoutMs: 5000 });
     const rows = () => db!.query<ExecutionRow>("SELECT * FROM task_executions WHERE task = 'beat' ORDER BY slot");
-    await waitFor(async () => (await rows()).filter((e) => e.status === 'ok').length >= 22, 90_000, '22 ok slots');
+    await waitFor(async () => (await rows()).filter((e) => e.status === 'ok').length >= 22, 120_000, '22 ok slots');
 
     // Kill the first process while it runs a slot (each run takes 400 ms of every second).
     const victim = procs[0]!;
-    const killed = await waitFor(async () => (await rows()).find((e) => e.status === 'running' && e.owner?.includes(`:${victim.child.pid}:`)), 20_000, 'a run of the first process');
+    const killed = await waitFor(async () => (await rows()).find((e) => e.status === 'running' && e.owner?.includes(`:${victim.child.pid}:`)), 60_000, 'a run of the first process');
     victim.child.kill('SIGKILL');
     await victim.exited;
     const killedAt = Date.now();
-    await waitFor(async () => (await rows()).filter((e) => e.status === 'ok' && Date.parse(e.slot) > killedAt).length >= 5, 30_000, 'five more slots');
+    await waitFor(async () => (await rows()).filter((e) => e.status === 'ok' && Date.parse(e.slot) > killedAt).length >= 5, 60_000, 'five more slots');
     procs[1]!.child.kill('SIGTERM');
     assert.is(await procs[1]!.exited, 0, procs[1]!.out);
 
