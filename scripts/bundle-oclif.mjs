@@ -46,7 +46,6 @@ const banner = `// @oclif/core ${pkg.version} and its dependencies in one file, 
   + `var __oryxosPackageName = ${PACKAGE_NAME};\n`
   + `var __oryxosIdOrder = ${idOrder.toString()};\n`;
 
-
 await build({
   stdin: { contents: entry, resolveDir: coreRoot, sourcefile: 'oclif-core-entry.js', loader: 'js' },
   outfile: out,
@@ -71,7 +70,7 @@ await build({
         let source = original.replace(/\bawait import\((?!\s*['"`])/g, 'await __oryxosImport(');
         for (const patch of PATCHES) {
           if (args.path !== path.join(coreRoot, patch.file)) continue;
-          if (!source.includes(patch.from)) throw new Error(`@oclif/core ${pkg.version}: ${patch.file} no longer holds ${patch.from} (see PATCHES in scripts/bundle-oclif.mjs)`);
+          if (!source.includes(patch.from)) throw new Error(`@oclif/core ${pkg.version}: ${patch.file} no longer holds ${patch.from} (see scripts/oclif-patches.mjs)`);
           source = source.replace(patch.from, patch.to);
           patch.done = true;
         }
@@ -89,7 +88,7 @@ await build({
   }],
 });
 const missed = PATCHES.filter((patch) => !patch.done).map((patch) => patch.file);
-if (missed.length) throw new Error(`oclif-core.cjs: not bundled, so not patched: ${missed.join(', ')} (see PATCHES in scripts/bundle-oclif.mjs)`);
+if (missed.length) throw new Error(`oclif-core.cjs: not bundled, so not patched: ${missed.join(', ')} (see scripts/oclif-patches.mjs)`);
 // A dynamic import left in the file would fail when it runs from the code cache: refuse to build.
 const left = readFileSync(out, 'utf8').split('\n').filter((line) => /(?<![\w$.'"`])import\s*\(/.test(line) && !line.startsWith('var __oryxosImport'));
 if (left.length) throw new Error(`oclif-core.cjs: dynamic import() not routed through __oryxosImport:\n${left.join('\n')}`);
