@@ -8,7 +8,7 @@ export interface LlmEntry {
   status: 'ok' | 'error'; errorCode?: string; error?: string; retried: boolean;
 }
 
-/** How a person decided a tool call that waited for approval: who (`cli`, a web token's identity, `timeout`), and why. */
+/** How a person decided a tool call that waited for approval: who (`cli`, a web token's identity, `timeout`, `new-message`), and why. */
 export interface TraceApproval { decision: 'approved' | 'denied'; by: string; reason?: string }
 
 /** One tool call on the timeline; `approval` is null when nobody was asked about it. */
