@@ -1,6 +1,6 @@
 // What scripts/bundle-oclif.mjs changes in @oclif/core while it bundles it (and what the
 // changed lines call, defined once at the top of the bundle). test/bundles.test.ts checks them.
-// Two costs every `oryx` command paid while oclif loads its plugins (~18 ms of a ~240 ms
+// Three costs every `oryx` command paid while oclif loads its plugins (~20 ms of a ~240 ms
 // `oryx agents`), removed without changing a result. The build fails when a text is no longer
 // there (another @oclif/core): then look again rather than ship without.
 // - Which dependencies are core plugins: oclif matches every root dependency against every
@@ -9,6 +9,11 @@
 // - The sort of a plugin's commands by id: its first `localeCompare` builds ICU's collator
 //   (~8 ms). For ids of lowercase letters, digits, `:` and `-` the collator's order is the code
 //   units' once `:` sorts before the digits (as `/` does); other ids still use `localeCompare`.
+// - Reading a package.json or a manifest: `fs/promises` `readFile` is four round trips through
+//   libuv's four-thread pool (open, stat, read, close), and oclif reads ~30 small JSON files at
+//   once while it starts, so they queue behind each other (~3 ms of `oryx agents`, measured). A
+//   synchronous read of a file of a few KB costs a few µs; the function stays async, so a
+//   missing file is still a rejected promise.
 export const PATCHES = [
   {
     file: 'lib/config/plugin-loader.js',
@@ -19,6 +24,11 @@ export const PATCHES = [
     file: 'lib/config/plugin.js',
     from: '.sort((a, b) => a.id.localeCompare(b.id))',
     to: '.sort((a, b) => __oryxosIdOrder(a.id, b.id))',
+  },
+  {
+    file: 'lib/util/fs.js',
+    from: "const contents = await (0, promises_1.readFile)(path, 'utf8');",
+    to: "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');",
   },
 ];
 

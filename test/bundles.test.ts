@@ -35,7 +35,7 @@ test('a built package holds its entry files and chunks, no per-file module of it
   assert.ok(js.some((f) => f.startsWith(`chunks${path.sep}`)), 'the code the entries share is in chunks/');
 });
 
-// scripts/bundle-oclif.mjs patches two lines of @oclif/core (scripts/oclif-patches.mjs); the
+// scripts/bundle-oclif.mjs patches three lines of @oclif/core (scripts/oclif-patches.mjs); the
 // help test checks that `oryx` says the same with and without them, these check the pieces.
 const patches = pathToFileURL(path.resolve('scripts/oclif-patches.mjs')).href;
 const { idOrder, PACKAGE_NAME } = (await import(patches)) as { idOrder(a: string, b: string): number; PACKAGE_NAME: RegExp };
@@ -60,6 +60,7 @@ test('a plain package name in oclif.plugins matches only itself; a glob still go
   const bundle = readFileSync('plugins/cli/dist/oclif-core.cjs', 'utf8');
   assert.ok(bundle.includes('__oryxosPackageName.test(w) ? p === w : (0, minimatch_1.minimatch)(p, w)'), 'the built @oclif/core holds the first patch');
   assert.ok(bundle.includes('.sort((a, b) => __oryxosIdOrder(a.id, b.id))'), 'and the second');
+  assert.ok(bundle.includes('const contents = (0, node_fs_1.readFileSync)(path, "utf8");'), 'and the third');
 });
 
 test.run();
