@@ -9,7 +9,7 @@ export { buildPrompt, groupTurns, repairHistory, cutText, systemSections, prompt
 export { checkToolArgs } from './tool-schema.ts';
 export { parseFrontmatter, assertMarkdownData, type Frontmatter } from './frontmatter.ts';
 export { createHooks } from './hooks.ts';
-export { orderPlugins } from './plugin.ts';
+export { kernelSatisfies, orderPlugins } from './plugin.ts';
 export { Registry } from './registry.ts';
 export { InMemorySessionStore } from './memory-store.ts';
 export { FileCache, RECHECK_MS } from './file-cache.ts';

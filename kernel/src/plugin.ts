@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import satisfies from 'semver/functions/satisfies.js';
 import type { PluginContext } from './context.ts';
 import { OryxError } from './errors.ts';
 import type { Services } from './types.ts';
@@ -105,6 +105,33 @@ export function pluginPackage(moduleUrl: string): PluginPackage {
   return { package: pkg.name, version: pkg.version, kernel: pkg.oryx.kernel };
 }
 
+const NUMBER = '(0|[1-9]\\d{0,14})';
+const PLAIN_VERSION = new RegExp(`^${NUMBER}\\.${NUMBER}\\.${NUMBER}$`);
+const CARET_RANGE = new RegExp(`^\\s*\\^${NUMBER}(?:\\.${NUMBER}(?:\\.${NUMBER})?)?\\s*$`);
+
+/**
+ * Whether `version` is in `range`, as semver's `satisfies` says. A caret range of numbers (`^1`,
+ * `^1.2`, `^0.3.1`: what plugins declare) against a plain `x.y.z` is answered here; anything else
+ * loads semver, so a start does not compile its ~47 KB for one comparison.
+ *
+ * @example
+ * kernelSatisfies('1.4.0', '^1.2'); // true
+ */
+export function kernelSatisfies(version: string, range: string): boolean {
+  const v = PLAIN_VERSION.exec(version);
+  const r = CARET_RANGE.exec(range);
+  if (!v || !r) return (createRequire(import.meta.url)('semver/functions/satisfies.js') as (v: string, r: string) => boolean)(version, range);
+  const have = [Number(v[1]), Number(v[2]), Number(v[3])];
+  const floor = [Number(r[1]), Number(r[2] ?? 0), Number(r[3] ?? 0)];
+  // The first part that is not 0 (or the last one given) stays fixed; the ones after it may grow.
+  const given = r[3] !== undefined ? 3 : r[2] !== undefined ? 2 : 1;
+  const nonZero = floor.findIndex((x) => x !== 0);
+  const fixed = nonZero === -1 ? given - 1 : nonZero;
+  for (let i = 0; i <= fixed; i++) if (have[i] !== floor[i]) return false;
+  for (let i = fixed + 1; i < 3; i++) if (have[i] !== floor[i]) return have[i]! > floor[i]!;
+  return true;
+}
+
 const describe = (plugin: Plugin) => `"${plugin.name}"@${plugin.version}${plugin.package ? ` (${plugin.package})` : ''}`;
 
 /**
@@ -128,7 +155,7 @@ export function orderPlugins(plugins: Plugin[], kernelVersion: string, builtIn: 
         hint: 'Remove one of the two entries (to run two providers, give them different `name` options).',
       });
     }
-    if (!satisfies(kernelVersion, plugin.kernel)) {
+    if (!kernelSatisfies(kernelVersion, plugin.kernel)) {
       throw new OryxError('ORYX_E_PLUGIN_KERNEL_MISMATCH', `Plugin ${describe(plugin)} needs kernel ${plugin.kernel}, but this is kernel ${kernelVersion}`, {
         hint: `Install a version of ${plugin.package ?? plugin.name} built for kernel ${kernelVersion}, or an OryxOS whose kernel matches ${plugin.kernel}.`,
         data: { plugin: plugin.name, range: plugin.kernel, kernel: kernelVersion },
