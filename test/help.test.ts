@@ -28,7 +28,7 @@ test('oryx --help lists commands from every plugin without importing plugin code
   }
 });
 
-test('a read command loads no web server even when the web plugin is on', async () => {
+test('a read command loads no web server even when the web plugin is on, nor the kernel\'s loop', async () => {
   const dir = await tempProject('read-trace-');
   const file = path.join(dir, 'loaded.txt');
   try {
@@ -46,6 +46,16 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     assert.ok(loaded.some((u) => /plugins\/web\/(dist|src)\/index\./.test(u)), 'the web plugin itself was loaded');
     assert.equal(loaded.filter((u) => /node_modules\/(hono|@hono)\/|plugins\/web\/(dist|src)\/(chunks\/)?server[.-]/.test(u)), []);
+    // Nor the kernel's loop: it loads with the first run (kernel/src/run-parts.ts), as this run shows.
+    const loopCode = (u: string) => /kernel\/(dist\/chunks\/run-parts-[\w-]+\.js|src\/run-parts\.ts)$/.test(u);
+    assert.equal(loaded.filter(loopCode), [], 'no loop code for a read command');
+    writeFileSync(file, '');
+    const run = spawnSync(process.execPath, ['--import', path.resolve('test/fixtures/trace-imports.mjs'), path.resolve('bin/run.js'), 'run', 'hello'], {
+      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
+    });
+    assert.is(run.status, 0, run.stderr);
+    assert.match(run.stdout, /hi/);
+    assert.ok(readFileSync(file, 'utf8').split('\n').some(loopCode), 'a run loads the loop');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
-import { RunBudget } from './budget.ts';
+import type { RunBudget } from './budget.ts';
 import { tapped } from './hooks.ts';
-import { runLoop } from './loop.ts';
 import { auditDecision } from './approval.ts';
-import { denyWaiting, resumePoint, waitingError, waitingOn, type ResumePoint } from './resume.ts';
-import { groupTurns, turnCount } from './prompt.ts';
-import { RunState } from './run-state.ts';
+import type { ResumePoint } from './resume.ts';
+import type * as RunParts from './run-parts.ts';
 import { subAgentTools } from './sub-agents.ts';
 import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
+
+/** Loaded with the first run (run-parts.ts); after that, taken from here without an await. */
+let runParts: typeof RunParts | undefined;
 
 /** The run a sub-agent runs for: its context, its budget and the sub-agent levels left below it. */
 interface ParentRun { run: RunContext; budget: RunBudget; depthLeft: number }
@@ -124,6 +125,7 @@ export class AgentService {
    * budget; a resumed one (`resume`: the decided approval) goes on from its stored step.
    */
   private async run(input: RunInput, parent?: ParentRun, resume?: Approval): Promise<RunResult> {
+    const { RunBudget, RunState, runLoop, denyWaiting, resumePoint, waitingError, waitingOn, groupTurns, turnCount } = runParts ??= await import('./run-parts.ts');
     const agent = await this.kernel.agents.load(input.agent);
     // --provider / --model override the agent's for one run; another provider than the
     // agent's does not inherit the agent's model (it names a model of its own provider).
