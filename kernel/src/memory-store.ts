@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isoNow } from './clock.ts';
 import type { Message, Page, SessionInfo, SessionStore, StoredMessage } from './types.ts';
 
@@ -11,7 +10,7 @@ export class InMemorySessionStore implements SessionStore {
 
   async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
     const now = isoNow();
-    const info: SessionInfo = { id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
+    const info: SessionInfo = { id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
     if (input.parentSessionId) info.parentSessionId = input.parentSessionId;
     this.sessions.set(info.id, { info, messages: [] });
     return { ...info };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
 import type { Kernel } from './kernel.ts';
 import type { RunBudget } from './budget.ts';
@@ -143,7 +142,8 @@ export class AgentService {
       : await this.openSession(agent.name, input.session);
     const budget = new RunBudget(agent.settings, parent?.budget);
     const run = new RunState({
-      runId: randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
+      // The global Web Crypto: node:crypto loads with the first id, not with the kernel.
+      runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
       user: input.user, parentRunId: parent?.run.runId, approval: input.approval,
       callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined,
     }, budget, input.signal);

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { resolveConfig, type OryxError } from '@oryxos/kernel';
 import { tempProject } from '@oryxos/kernel/testing';
 import { assertConfigIsYours, findConfigFile, loadConfig } from '../src/index.ts';
+import { cacheKey } from '../src/config-cache.ts';
 
 let dir: string;
 test.before.each(async () => { dir = await tempProject('config-'); });
@@ -32,6 +33,26 @@ test('oryx.config.ts is found from a subfolder up, typed with defineConfig, with
   assert.is(config!.defaultAgent, 'helper');
   assert.equal(config!.plugins.map((p) => p.name), ['provider-scripted']);
   assert.is(config!.file, path.join(dir, 'oryx.config.ts'));
+});
+
+test('the cache key: 32 hex digits, the same for the same text, different for 200,000 near-identical configs', () => {
+  const base = JSON.stringify([1, '/p/oryx.config.ts', "export default defineConfig({ plugins: [sqlite()] });\n", {}]);
+  assert.match(cacheKey(base), /^[0-9a-f]{32}$/);
+  assert.is(cacheKey(base), cacheKey(`${base}`));
+  const seen = new Map<string, string>();
+  const variants = (i: number) => [base.replace('sqlite()', `sqlite({ busyTimeoutMs: ${i} })`), base.slice(0, i % base.length) + String.fromCharCode(32 + (i % 90)) + base.slice(i % base.length)];
+  for (let i = 0; i < 100_000; i++) {
+    for (const text of variants(i)) {
+      const key = cacheKey(text);
+      const other = seen.get(key);
+      assert.ok(other === undefined || other === text, `one key for two texts: ${JSON.stringify(other)} and ${JSON.stringify(text)}`);
+      seen.set(key, text);
+    }
+  }
+  // Every lane moves with a one-character change (no lane's 8 digits stay the same).
+  const a = cacheKey(base).match(/.{8}/g)!;
+  const b = cacheKey(base.replace('sqlite', 'sqlitf')).match(/.{8}/g)!;
+  a.forEach((lane, i) => assert.is.not(lane, b[i], `lane ${i}`));
 });
 
 test('the config is compiled once per content into .oryxos/cache; its own TypeScript imports still load; a cache file others may write is not run', async () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { STAGE, type Database, type Migration, type PluginContext } from '@oryxos/kernel';
 import type { Approval, ApprovalDecision, ApprovalStatus, ApprovalStore } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
@@ -64,7 +63,7 @@ export function approvalStore(db: () => Database): ApprovalStore {
   };
   const store: ApprovalStore = {
     async request(request) {
-      const approval: Approval = { ...request, id: randomUUID(), status: 'pending', requestedAt: new Date().toISOString() };
+      const approval: Approval = { ...request, id: crypto.randomUUID(), status: 'pending', requestedAt: new Date().toISOString() };
       await db().execute(
         `INSERT INTO approvals (id, run_id, session_id, agent, tool, tool_call_id, args, actions, requested_at, status, expires_at, resume)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,

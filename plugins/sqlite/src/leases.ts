@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OryxError, errorMessage, type Database, type Logger } from '@oryxos/kernel';
@@ -39,7 +38,7 @@ export class SessionLeases {
 
   /** Waits (polling with backoff) until this caller holds the session; returns the release. */
   async acquire(sessionId: string, signal?: AbortSignal, mode: AcquireMode = {}): Promise<() => Promise<void>> {
-    const owner = `${this.host}:${process.pid}:${randomUUID()}`;
+    const owner = `${this.host}:${process.pid}:${crypto.randomUUID()}`;
     const deadline = Date.now() + this.options.lockTimeoutMs;
     let delay = 5;
     let asked: string | undefined;

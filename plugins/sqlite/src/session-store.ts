@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isOryxError, type Database, type OryxError, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type SqlValue, type StoredMessage } from '@oryxos/kernel';
 import type { OpenDatabase } from './database.ts';
@@ -105,7 +104,8 @@ export class SqliteSessionStore implements SessionStore {
   async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
     const now = new Date().toISOString();
     const info: SessionInfo = {
-      id: input.id ?? randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
+      // The global Web Crypto: node:crypto loads with the first id, not with the plugin.
+      id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
       ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
     };
     try {
