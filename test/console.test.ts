@@ -247,6 +247,15 @@ browserTest('a write that needs approval waits in the chat with Approve and Deny
   assert.is(await write.locator('.decided').textContent(), 'approved by operator');
   assert.is(await write.locator('.decided').getAttribute('data-decision'), 'approved');
   assert.is(await page.locator('.entry.tool-call .decided').count(), 1, 'only the call that waited');
+
+  // So does the chat's card, read back.
+  await page.reload();
+  await page.getByRole('button', { name: 'Chat', exact: true }).click();
+  const read = page.locator('.tool[data-tool="write_file"]');
+  await read.waitFor();
+  assert.is(await read.locator('.decided').textContent(), 'approved by operator');
+  assert.is(await read.locator('.decided').getAttribute('data-decision'), 'approved');
+  assert.is(await page.locator('.tool .decided').count(), 1, 'only on the card of the call that waited');
 });
 
 browserTest('Deny with a reason: the timeline shows the call denied by the person with their reason, as text', async (page, h) => {
@@ -266,6 +275,17 @@ browserTest('Deny with a reason: the timeline shows the call denied by the perso
   assert.is(await write.locator('.decided').textContent(), `denied by operator: ${reason}`);
   assert.is(await write.getAttribute('title'), `denied by operator: ${reason}`, 'the whole line on hover, the column cuts it');
   assert.is(await page.locator('.timeline img').count(), 0);
+
+  // The chat's card, read back, says who denied it; the reason stays text there too.
+  await page.reload();
+  await page.getByRole('button', { name: 'Chat', exact: true }).click();
+  const read = page.locator('.tool[data-tool="write_file"]');
+  await read.waitFor();
+  assert.is(await read.getAttribute('data-status'), 'denied');
+  assert.is(await read.locator('.decided').textContent(), `denied by operator: ${reason}`);
+  assert.is(await read.locator('.decided').getAttribute('data-decision'), 'denied');
+  assert.is(await read.locator('summary').textContent(), `deniedwrite_file${await read.locator('.duration').textContent()}denied by operator: ${reason}`, 'said once');
+  assert.is(await page.locator('.chat img').count(), 0);
   assert.is(await page.evaluate(() => window.__pwned), undefined, 'the reason ran nothing');
 });
 

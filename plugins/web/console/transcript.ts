@@ -29,6 +29,8 @@ export interface ToolItem {
   result?: string;
   deniedReason?: string;
   durationMs?: number;
+  /** Who let the call run or denied it, when it waited for a person (from the audit trail, read back). */
+  approval?: ToolApproval;
   /** When the call was seen (ms since the epoch), to time it live. */
   startedAt?: number;
 }
@@ -42,13 +44,17 @@ export type Item =
 /** How a run ended, when it was not a plain final answer: the reason and, when known, code, message and hint. */
 export interface StopNotice { reason: string; code?: string; message?: string; hint?: string }
 
-/** The audit's view of one tool call, to add status and duration to a card read from history. */
-export interface ToolAudit { status: 'ok' | 'error' | 'denied'; durationMs?: number; deniedReason?: string }
+/** How a person decided a call that waited for approval: approved or denied, by whom, and why. */
+export interface ToolApproval { decision: 'approved' | 'denied'; by: string; reason?: string }
+
+/** The audit's view of one tool call, to add status, duration and approver to a card read from history. */
+export interface ToolAudit { status: 'ok' | 'error' | 'denied'; durationMs?: number; deniedReason?: string; approval?: ToolApproval }
 
 /**
  * The chat of a stored session: user and assistant messages in order, each tool call as a card
  * carrying its result. System messages are left out. `audit` (by tool call id, from the run
- * timeline) adds what the messages do not keep: durations, and which errors were denials.
+ * timeline) adds what the messages do not keep: durations, which errors were denials, and who
+ * decided a call that waited for approval.
  * `waiting` holds the ids of calls that wait for a person's approval.
  */
 export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAudit> = new Map(), waiting: ReadonlySet<string> = new Set()): Item[] {
@@ -71,6 +77,7 @@ export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAu
       card.status = seen?.status ?? (m.isError ? 'error' : 'ok');
       if (seen?.deniedReason) card.deniedReason = seen.deniedReason;
       if (seen?.durationMs !== undefined) card.durationMs = seen.durationMs;
+      if (seen?.approval) card.approval = seen.approval;
     }
   }
   // A call with no stored result waits for a person, or was cut short (the process died mid-call): never "running".

@@ -32,7 +32,7 @@ test('readSse: events split anywhere across chunks, CR, LF and CRLF line ends, c
 
 const stored = (seq: number, message: StoredMessage['message']): StoredMessage => ({ seq, createdAt: '2026-01-01T00:00:00Z', message });
 
-test('fromHistory: messages in order, tool calls as cards carrying their results; the audit adds denials and durations', () => {
+test('fromHistory: messages in order, tool calls as cards carrying their results; the audit adds denials, durations and approvers', () => {
   const items = fromHistory([
     stored(1, { role: 'system', content: 'hidden' }),
     stored(2, { role: 'user', content: 'read two files' }),
@@ -41,7 +41,10 @@ test('fromHistory: messages in order, tool calls as cards carrying their results
     stored(5, { role: 'tool', toolCallId: 'b', name: 'read_file', content: 'Denied by the sandbox: no', isError: true }),
     stored(6, { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'slow', args: {} }] }),
     stored(7, { role: 'assistant', content: 'Done.' }),
-  ], new Map([['b', { status: 'denied', durationMs: 2, deniedReason: 'no' }], ['a', { status: 'ok', durationMs: 14 }]]));
+  ], new Map([
+    ['b', { status: 'denied', durationMs: 2, deniedReason: 'no', approval: { decision: 'denied', by: 'bob', reason: 'no' } }],
+    ['a', { status: 'ok', durationMs: 14, approval: { decision: 'approved', by: 'alice' } }],
+  ]));
   assert.equal(items.map((i) => [i.kind, i.kind === 'tool' ? `${i.callId}:${i.status}` : i.text]), [
     ['user', 'read two files'], ['assistant', 'Reading.'], ['tool', 'a:ok'], ['tool', 'b:denied'], ['tool', 'c:error'], ['assistant', 'Done.'],
   ]);
@@ -49,6 +52,9 @@ test('fromHistory: messages in order, tool calls as cards carrying their results
   assert.is(a.result, 'x body');
   assert.is(a.durationMs, 14);
   assert.is(b.deniedReason, 'no');
+  assert.equal(a.approval, { decision: 'approved', by: 'alice' }, 'who let the call run');
+  assert.equal(b.approval, { decision: 'denied', by: 'bob', reason: 'no' });
+  assert.is(c.approval, undefined, 'nobody was asked');
   assert.is(c.result, undefined, 'a call with no stored result was cut short, never "running"');
   assert.equal(fromHistory([stored(1, { role: 'tool', toolCallId: 'zz', content: 'orphan' })]), [], 'a result without its call is left out');
   const plain = fromHistory([

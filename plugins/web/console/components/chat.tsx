@@ -16,7 +16,7 @@ function noticeOf(error: unknown): StopNotice {
   return { reason: 'error', ...(e.code ? { code: e.code } : {}), message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
 }
 
-/** The tool calls the audit trail knows of, by call id: their status (denials) and duration. */
+/** The tool calls the audit trail knows of, by call id: their status (denials), duration and who decided them. */
 async function toolAudit(api: Api, sessionId: string): Promise<Map<string, ToolAudit>> {
   const seen = new Map<string, ToolAudit>();
   try {
@@ -24,7 +24,9 @@ async function toolAudit(api: Api, sessionId: string): Promise<Map<string, ToolA
     for (const run of trace.runs) {
       for (const e of run.entries) {
         if (e.kind === 'tool' && e.toolCallId) {
-          seen.set(e.toolCallId, { status: e.status, durationMs: e.durationMs, ...(e.deniedReason ? { deniedReason: e.deniedReason } : {}) });
+          seen.set(e.toolCallId, {
+            status: e.status, durationMs: e.durationMs, ...(e.deniedReason ? { deniedReason: e.deniedReason } : {}), ...(e.approval ? { approval: e.approval } : {}),
+          });
         }
       }
     }

@@ -19,7 +19,7 @@ function asMarkdown(result: string, max: number): { markdown: string; cut: boole
   return { markdown: `${fence}json\n${shown}\n${fence}`, cut };
 }
 
-/** One tool call: name, status and duration; unfolds to its arguments and result. */
+/** One tool call: name, status, duration and, when it waited for a person, who decided; unfolds to its arguments and result. */
 export function ToolCard({ item }: { item: ToolItem }) {
   const [all, setAll] = useState(false);
   const result = item.result ?? '';
@@ -30,7 +30,12 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span class="badge">{STATUS_LABELS[item.status]}</span>
         <code class="name">{item.name}</code>
         {item.durationMs !== undefined && <span class="duration">{duration(item.durationMs)}</span>}
-        {item.status === 'denied' && item.deniedReason && <span class="reason">{item.deniedReason}</span>}
+        {item.approval ? (
+          // A person's decision: who, and for a denial why (the audit's denial reason says the same).
+          <span class={`decided ${item.approval.decision}`} data-decision={item.approval.decision}>
+            {`${item.approval.decision} by ${item.approval.by}${item.approval.reason ? `: ${item.approval.reason}` : ''}`}
+          </span>
+        ) : item.status === 'denied' && item.deniedReason && <span class="reason">{item.deniedReason}</span>}
       </summary>
       <div class="tool-body">
         <h4>Arguments</h4>
