@@ -2,7 +2,7 @@
 // not the code that runs them; the first call of a tool loads it. Real `oryx` processes on the
 // built packages, every resolved module URL traced (test/fixtures/trace-imports.mjs).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,6 +35,8 @@ export default defineConfig({
 }
 
 test('oryx tools and oryx agents list the built-in tools without loading the code that runs them', async () => {
+  const chunks = path.join(root, 'plugins/tools/dist/chunks');
+  assert.ok(existsSync(chunks) && readdirSync(chunks).some((f) => /^runtime-[^.]+\.js$/.test(f)), 'the code that runs the tools is a chunk of its own');
   for (const args of [['tools', '--json'], ['agents']]) {
     const r = await oryx(args);
     assert.is(r.status, 0, r.stderr);
