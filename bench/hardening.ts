@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compileToolSchema } from '@oryxos/kernel';
 import { createRedactor } from '@oryxos/plugin-audit';
-import { occurrences } from '../plugins/tools/src/tools/edit-file.ts';
+import { occurrences } from '../plugins/tools/src/run/edit-file.ts';
 import { healthDuring, hostileProject } from '../test/hostile-project.ts';
 
 const rounds = Number(process.argv[2] ?? 5);

@@ -46,7 +46,7 @@ export default function mcp(options: McpOptions = {}): Plugin {
       for (const name of loaded.overridden) {
         ctx.log.info(`server "${name}" is declared in both ${loaded.file} and the mcp() options; the options entry is used`);
       }
-      const manager = new McpManager(loaded.servers, {
+      const manager = await McpManager.create(loaded.servers, {
         ctx,
         timeoutMs: opts.timeoutMs ?? DEFAULTS.timeoutMs,
         connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,

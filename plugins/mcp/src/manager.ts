@@ -2,7 +2,7 @@ import { OryxError } from '@oryxos/kernel';
 import type { AgentDefinition, Tool, ToolResult } from '@oryxos/kernel';
 import type { ServerEntry } from './config-file.ts';
 import { serverMayMatch } from './names.ts';
-import { McpServerConnection, type McpServerStatus, type McpToolInfo, type ServerDeps } from './server.ts';
+import type { McpServerConnection, McpServerStatus, McpToolInfo, ServerDeps } from './server.ts';
 
 /**
  * Every declared MCP server, and the one way the kernel, the CLI and other plugins use them.
@@ -17,8 +17,19 @@ import { McpServerConnection, type McpServerStatus, type McpToolInfo, type Serve
 export class McpManager {
   private readonly servers = new Map<string, McpServerConnection>();
 
-  constructor(entries: ServerEntry[], deps: ServerDeps, readonly file?: string) {
-    for (const entry of entries) this.servers.set(entry.name, new McpServerConnection(entry, deps));
+  /**
+   * The manager of these servers. The code that connects them (server.ts; the MCP SDK loads
+   * later, at a server's first start) is loaded only when a server is declared: a project that
+   * declares none, like the one `oryx init` writes, never compiles it.
+   */
+  static async create(entries: ServerEntry[], deps: ServerDeps, file?: string): Promise<McpManager> {
+    if (!entries.length) return new McpManager([], file);
+    const { McpServerConnection } = await import('./server.ts');
+    return new McpManager(entries.map((entry) => new McpServerConnection(entry, deps)), file);
+  }
+
+  private constructor(servers: McpServerConnection[], readonly file?: string) {
+    for (const server of servers) this.servers.set(server.name, server);
   }
 
   /** Declared server names, in declaration order (file first, then options). */

@@ -1,5 +1,5 @@
-import { isOryxError, type Tool, type ToolResult } from '@oryxos/kernel';
-import { defineTool, type ToolArgs, type ToolDefinition } from '@oryxos/plugin-kit';
+import type { Tool, ToolContext, ToolResult } from '@oryxos/kernel';
+import { absolutePath, defineTool, type ToolArgs, type ToolDefinition } from '@oryxos/plugin-kit';
 import type { ResolvedToolsOptions } from './options.ts';
 
 /** What every built-in tool is built with. */
@@ -14,12 +14,23 @@ export function builtinTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
   return defineTool({ ...def, source: 'builtin' });
 }
 
-/** An error result the model sees and can act on. */
-export function failure(content: string, retryable = false): ToolResult {
-  return { content, isError: true, retryable };
-}
+/** The sandbox action for a path argument, resolved against the project folder. */
+export const fileAction = (op: 'read' | 'write', p: string, env: ToolEnv) => ({ kind: 'file' as const, op, path: absolutePath(p, env.root) });
 
-/** True for the sandbox's denial, which must reach the kernel unchanged (it records the reason). */
-export function isSandboxDenial(error: unknown): boolean {
-  return isOryxError(error) && error.code === 'ORYX_E_SANDBOX_DENIED';
+/** What a tool does when called, given the validated arguments (in `run/`, loaded on first call). */
+export type Execute<A> = (args: A, ctx: ToolContext, env: ToolEnv) => Promise<ToolResult | string>;
+type Runtime = typeof import('./runtime.ts');
+
+let runtime: Runtime | undefined;
+let loading: Promise<Runtime> | undefined;
+
+/**
+ * A tool's `execute` whose code loads with the first call of any built-in tool: a command that
+ * only lists tools (`oryx tools`, `oryx agents`) never compiles it. Once loaded, a call goes
+ * straight to the implementation (no extra await).
+ */
+export function later<A>(pick: (r: Runtime) => Execute<A>, env: ToolEnv): (args: A, ctx: ToolContext) => Promise<ToolResult | string> {
+  return (args, ctx) => runtime
+    ? pick(runtime)(args, ctx, env)
+    : (loading ??= import('./runtime.ts').then((r) => (runtime = r))).then((r) => pick(r)(args, ctx, env));
 }

@@ -12,6 +12,3 @@ export async function allowedPath(p: string, ops: ('read' | 'write')[], env: Too
   for (const op of ops) await ctx.enforce({ kind: 'file', op, path: real });
   return real;
 }
-
-/** The sandbox action for a path argument, resolved against the project folder. */
-export const fileAction = (op: 'read' | 'write', p: string, env: ToolEnv) => ({ kind: 'file' as const, op, path: absolutePath(p, env.root) });

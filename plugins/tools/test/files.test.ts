@@ -143,7 +143,7 @@ test('edit_file worst case: 2 MB of "a" and a 30,000-character "a…a" is answer
 });
 
 test('occurrences: overlapping matches, where they start, and periodic needles', async () => {
-  const { occurrences } = await import('../src/tools/edit-file.ts');
+  const { occurrences } = await import('../src/run/edit-file.ts');
   assert.equal(occurrences('aaaa', 'aa'), { count: 3, first: [0, 1, 2] });
   assert.equal(occurrences('abababab', 'abab'), { count: 3, first: [0, 2, 4] });
   assert.equal(occurrences('xabcabcy', 'abcy'), { count: 1, first: [4] });

@@ -64,7 +64,7 @@ test('execa is loaded lazily, never imported at the top of a module', async () =
     const text = await readFile(path.join(src, f), 'utf8');
     assert.not.match(text, /^import[^;]*from 'execa'/m, `${f} imports execa statically`);
   }
-  assert.match(await readFile(path.join(src, 'tools', 'shell.ts'), 'utf8'), /await import\('execa'\)/);
+  assert.match(await readFile(path.join(src, 'run', 'shell.ts'), 'utf8'), /await import\('execa'\)/);
 });
 
 test.run();

@@ -1,12 +1,8 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
-import { shape as s } from '@oryxos/kernel';
-import type { Tool } from '@oryxos/kernel';
-import { builtinTool, failure, isSandboxDenial, type ToolEnv } from '../builtin.ts';
-import { allowedPath, fileAction } from '../file-access.ts';
-import { fsProblem } from '../fs-paths.ts';
-import { binaryType } from '../sniff.ts';
+import { shape as s, type Infer, type Tool } from '@oryxos/kernel';
+import { builtinTool, fileAction, later, type ToolEnv } from '../builtin.ts';
+
+const args = s.object({ path: s.string({ min: 1 }), offset: s.integer({ min: 0 }).optional(), limit: s.integer({ min: 1 }).optional() });
+export type ReadFileArgs = Infer<typeof args>;
 
 /** `read_file {path, offset?, limit?}`: text of a file, a window of lines, cut to maxOutputChars. */
 export function readFileTool(env: ToolEnv): Tool {
@@ -14,82 +10,13 @@ export function readFileTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'read_file',
     description: `Read a text file. Returns lines exactly as stored, from line offset+1, at most limit lines (default ${env.options.maxReadLines}) and ${max} characters; a note at the end says when more follows and which offset to continue from.`,
-    args: s.object({ path: s.string({ min: 1 }), offset: s.integer({ min: 0 }).optional(), limit: s.integer({ min: 1 }).optional() }),
+    args,
     describe: {
       path: 'The file, relative to the project folder or absolute.',
       offset: 'Lines to skip from the start. Default 0.',
       limit: `Most lines to return. Default ${env.options.maxReadLines}.`,
     },
     actions: (a) => [fileAction('read', a.path, env)],
-    async execute(a, ctx) {
-      let real: string;
-      try {
-        real = await allowedPath(a.path, ['read'], env, ctx);
-      } catch (error) {
-        if (isSandboxDenial(error)) throw error;
-        return failure(`read_file: ${fsProblem(error, a.path)}`);
-      }
-      let handle;
-      try {
-        // The path is already real: O_NOFOLLOW refuses a symlink swapped in since the check;
-        // O_NONBLOCK keeps a named pipe from blocking the open (it is refused just below).
-        handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      } catch (error) {
-        return failure(`read_file: ${fsProblem(error, a.path)}`);
-      }
-      try {
-        const stats = await handle.stat();
-        if (stats.isDirectory()) return failure(`read_file: ${a.path} is a folder; use list_dir to see what it holds`);
-        if (!stats.isFile()) return failure(`read_file: ${a.path} is not a regular file (a device, socket or pipe)`);
-        const offset = a.offset ?? 0;
-        const end = offset + (a.limit ?? env.options.maxReadLines);
-        const decoder = new StringDecoder('utf8');
-        let line = 0;
-        let out = '';
-        let more = false;
-        let cut = false;
-        let first = true;
-        let partial = false;
-        const take = (text: string): boolean => {
-          if (text) partial = !text.endsWith('\n');
-          let pos = 0;
-          while (pos < text.length) {
-            if (line >= end) { more = true; return false; }
-            const nl = text.indexOf('\n', pos);
-            const stop = nl === -1 ? text.length : nl + 1;
-            if (line >= offset) {
-              out += text.slice(pos, stop);
-              if (out.length > max) { out = out.slice(0, max); cut = true; return false; }
-            }
-            pos = stop;
-            if (nl !== -1) line++;
-          }
-          return true;
-        };
-        let going = true;
-        for await (const chunk of handle.createReadStream({ autoClose: false, highWaterMark: 64 * 1024 })) {
-          const buf = chunk as Buffer;
-          if (first) {
-            first = false;
-            const binary = binaryType(buf.subarray(0, 8192));
-            if (binary) return failure(`read_file: ${a.path} is binary (${stats.size} bytes, ${binary}); it can only read text files`);
-          }
-          if (!(going = take(decoder.write(buf)))) break;
-        }
-        if (going) take(decoder.end());
-        const notes: string[] = [];
-        if (cut) notes.push(`[output cut at ${max} characters, inside line ${line + 1}; the file has ${stats.size} bytes. Continue with offset ${line}, or a smaller limit]`);
-        else if (more) notes.push(`[lines ${offset + 1}-${end} shown; more follow: continue with offset ${end}]`);
-        if (!out) {
-          if (stats.size === 0) return `(${a.path} is empty)`;
-          if (offset > 0 && !more) return `(offset ${offset} is past the end of ${a.path}, which has ${line + (partial ? 1 : 0)} lines)`;
-        }
-        return notes.length ? `${out}${out.endsWith('\n') || !out ? '' : '\n'}${notes.join('\n')}` : out;
-      } catch (error) {
-        return failure(`read_file: ${fsProblem(error, a.path)}`);
-      } finally {
-        await handle.close();
-      }
-    },
+    execute: later((r) => r.readFile, env),
   });
 }
