@@ -3,6 +3,9 @@
  * `tool_invocations` (failures, retries and denials too), and sandbox denials and confined
  * connections to `sandbox_events`, secrets redacted first.
  *
+ * The recorder and the queries load on first use: importing the plugin to configure it
+ * compiles only the factory, its options and the tables' migrations.
+ *
  * @example
  * import sqlite from '@oryxos/plugin-sqlite';
  * import audit from '@oryxos/plugin-audit';
@@ -12,7 +15,9 @@ export { default, default as audit } from './plugin.ts';
 export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
 export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
-export { AuditRecorder, compactPromptReport } from './recorder.ts';
-export { MIGRATIONS, OWNER } from './migrations.ts';
-export { listLlmCalls, getLlmCall, promptReportOf, type PromptReportRow, listToolInvocations, approvalsOf, approvalKey, type ToolCallApproval, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
-export { sessionTrace, type SessionTraceRows, type TracedToolInvocation } from './session-trace.ts';
+export type { AuditRecorder } from './recorder.ts';
+export { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
+export { approvalKey, promptReportOf, type PromptReportRow } from './rows.ts';
+export { listLlmCalls, getLlmCall, listToolInvocations, approvalsOf, listSandboxEvents, summarize, sessionTrace } from './reads.ts';
+export type { ToolCallApproval, AuditFilter, LlmCallRow, ToolInvocationRow, SandboxEventRow, SessionSummary } from './queries.ts';
+export type { SessionTraceRows, TracedToolInvocation } from './session-trace.ts';

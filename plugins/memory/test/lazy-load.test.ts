@@ -2,33 +2,24 @@
 // tools` load its entry (the factory, the tools' schemas, the `memory` service's stand-in) but
 // not the store, the parser or the prompt section, which load on first use. The CLI runs from
 // the build (dist), as users run it.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
 import { recallMemoryTool, saveMemoryTool, type MemoryToolStore, type RunMemoryOf } from '../src/tools.ts';
 
-const root = path.resolve(import.meta.dirname, '../../..');
-
-/** Runs `oryx …` in the project; its output and the memory plugin's files it loaded, with their text. */
+/** `oryx …` in the project: its output and the memory plugin's files it loaded. */
 function oryx(dir: string, args: string[]) {
-  const trace = path.join(dir, `loaded-${args[0]}.txt`);
-  writeFileSync(trace, '');
-  const r = spawnSync(process.execPath, ['--import', path.join(root, 'test/fixtures/trace-imports.mjs'), path.join(root, 'bin/run.js'), ...args], {
-    cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: trace },
-  });
+  const r = tracedOryx(dir, args, 'plugins/memory/dist');
   assert.is(r.status, 0, r.stderr);
-  const files = readFileSync(trace, 'utf8').split('\n')
-    .filter((u) => u.startsWith('file:') && u.includes('/plugins/memory/dist/'))
-    .map((u) => ({ url: u, text: readFileSync(new URL(u), 'utf8') }));
-  return { stdout: r.stdout, files };
+  return r;
 }
 
 // Code of the store (parser), the prompt section and the checkpoints: none of it belongs to a read command.
 const WORK = ['function parseMemory(', 'function memoryPrompt(', 'function checkpointItems('];
-const working = (files: { url: string; text: string }[]) => files.filter((f) => WORK.some((w) => f.text.includes(w))).map((f) => f.url);
+const working = (files: LoadedFile[]) => files.filter((f) => WORK.some((w) => f.text.includes(w))).map((f) => f.url);
 
 test('oryx agents and oryx tools load the memory plugin\'s entry but not its store or prompt code; a run loads them', async () => {
   const dir = await tempProject('memory-lazy-');
