@@ -1,7 +1,4 @@
 import type { Database, SqlValue } from '@oryxos/kernel';
-import { approvalKey, type CallRef } from './rows.ts';
-
-export { approvalKey, promptReportOf, type PromptReportRow } from './rows.ts';
 
 /** Filters of the `oryx audit` commands. `session` matches an id or a prefix of one. */
 export interface AuditFilter {
@@ -19,6 +16,15 @@ export interface LlmCallRow {
   finish_reason: string | null; status: 'ok' | 'error'; error_code: string | null; error: string | null; retried: number | null; created_at: string;
   /** The prompt report, compact JSON (see {@link PromptReportRow}); null for rows written before it was kept. */
   prompt_report: string | null;
+}
+
+/** The stored prompt report: each section `[section, chars]`, every cut `[section, chars, reason]`, the estimated tokens. */
+export interface PromptReportRow { in: [string, number][]; cut: [string, number, string][]; tokens: number }
+
+/** The prompt report of a row, parsed; undefined when the row has none. */
+export function promptReportOf(row: Pick<LlmCallRow, 'prompt_report'>): PromptReportRow | undefined {
+  if (typeof row.prompt_report !== 'string') return undefined;
+  try { return JSON.parse(row.prompt_report) as PromptReportRow; } catch { return undefined; }
 }
 
 /** One `llm_calls` row by id. */
@@ -91,6 +97,8 @@ export interface ToolCallApproval {
 /** A decision's `sandbox_events` row, the columns {@link approvalsOf} reads. */
 interface DecisionRow { session_id: string | null; run_id: string | null; tool_call_id: string; decision: 'allow' | 'deny'; origin: string }
 
+/** The columns that name a tool call in both tables. */
+type CallRef = Pick<ToolInvocationRow, 'session_id' | 'run_id' | 'tool_call_id'>;
 
 // A person's decision is audited as a sandbox event whose origin is `approval <id> by <who>[: <reason>]`
 // (a stored approval, decided anywhere) or `approval by <who>[: <reason>]` (decided in the
@@ -151,6 +159,11 @@ function decisionsInto(out: Map<string, ToolCallApproval>, rows: DecisionRow[]):
     out.set(approvalKey(r), { decision: r.decision === 'deny' ? 'denied' : 'approved', by, ...(reason ? { reason } : {}) });
   }
   return out;
+}
+
+/** The key of a tool call (a `tool_invocations` row) in {@link approvalsOf}'s map: its session, run and id. */
+export function approvalKey(call: CallRef): string {
+  return `${call.session_id ?? ''}\u0000${call.run_id ?? ''}\u0000${call.tool_call_id ?? ''}`;
 }
 
 /**
