@@ -47,8 +47,6 @@ export interface MemorySource { scope: MemoryScope; path: string; sig: string; c
 type Current = { path: string; text: string; parsed: ParsedMemory };
 type Change<R> = (current: Current) => { text?: string; parsed?: ParsedMemory; result: R } | Promise<{ text?: string; parsed?: ParsedMemory; result: R }>;
 
-export { DEFAULT_ROTATE_BYTES };
-
 /** `YYYY-MM-DD` in local time: the date a person reading MEMORY.md expects. */
 export function isoDate(d: Date = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');

@@ -8,9 +8,10 @@
  * const store = new FileMemoryStore({ workspaceDir: '/project/.oryxos' });
  */
 export {
-  FileMemoryStore, isoDate, DEFAULT_ROTATE_BYTES,
+  FileMemoryStore, isoDate,
   type FileMemoryStoreOptions, type SaveOutcome, type CheckpointItem, type ScopedZones, type RecallHit, type MemorySource,
 } from './file-store.ts';
+export { DEFAULT_ROTATE_BYTES } from './paths.ts';
 export { ParsedFileCache, Lru, type LoadedFile } from './cache.ts';
 export { ARCHIVE_DIR, archiveFiles, planRotation, type Rotation } from './rotate.ts';
 export { migrateCheckpoints, MIGRATED_FILE, type MigrationOutcome } from './migrate.ts';
