@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Prompt, RunContext } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
-import memory, { FileMemoryStore, archiveFiles, parseMemory, rank } from '../plugins/memory/src/index.ts';
+import memory from '../plugins/memory/src/index.ts';
+import { FileMemoryStore, archiveFiles, parseMemory, rank } from '../plugins/memory/src/store.ts';
 
 const ws = await mkdtemp(path.join(tmpdir(), 'oryx-memory-bench-'));
 const results: Record<string, string> = {};

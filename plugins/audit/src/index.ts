@@ -3,6 +3,11 @@
  * `tool_invocations` (failures, retries and denials too), and sandbox denials and confined
  * connections to `sandbox_events`, secrets redacted first.
  *
+ * This entry holds the plugin: importing it to configure it compiles only the factory, its
+ * options and the tables' migrations. The recorder loads with the first row, the queries and
+ * the redactor exported here with their first call; `@oryxos/plugin-audit/trail` exports
+ * them (and the row helpers) directly.
+ *
  * @example
  * import sqlite from '@oryxos/plugin-sqlite';
  * import audit from '@oryxos/plugin-audit';
@@ -11,8 +16,9 @@
 export { default, default as audit } from './plugin.ts';
 export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
-export { createRedactor, secretName, REDACTED, type Redactor, type RedactOption } from './redact.ts';
-export { AuditRecorder, compactPromptReport } from './recorder.ts';
-export { MIGRATIONS, OWNER } from './migrations.ts';
-export { listLlmCalls, getLlmCall, promptReportOf, type PromptReportRow, listToolInvocations, approvalsOf, approvalKey, type ToolCallApproval, listSandboxEvents, summarize, type AuditFilter, type LlmCallRow, type ToolInvocationRow, type SandboxEventRow, type SessionSummary } from './queries.ts';
-export { sessionTrace, type SessionTraceRows, type TracedToolInvocation } from './session-trace.ts';
+export { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
+export { listLlmCalls, getLlmCall, listToolInvocations, approvalsOf, listSandboxEvents, summarize, sessionTrace, createRedactor } from './lazy-exports.ts';
+export type { Redactor, RedactOption } from './redact.ts';
+export type { AuditRecorder } from './recorder.ts';
+export type { PromptReportRow, ToolCallApproval, AuditFilter, LlmCallRow, ToolInvocationRow, SandboxEventRow, SessionSummary } from './queries.ts';
+export type { SessionTraceRows, TracedToolInvocation } from './session-trace.ts';

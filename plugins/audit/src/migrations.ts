@@ -1,4 +1,5 @@
-import type { Migration } from '@oryxos/kernel';
+import { errorMessage, type Database, type Migration } from '@oryxos/kernel';
+import { auditError } from './errors.ts';
 
 /** The owner name the audit plugin's migrations are recorded under in `schema_migrations`. */
 export const OWNER = 'audit';
@@ -139,3 +140,33 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     ],
   },
 ]);
+
+const TABLES = ['llm_calls', 'tool_invocations', 'sandbox_events'];
+
+/** Fails clearly (ORYX_E_AUDIT_SCHEMA) when the database has no audit tables (a database plugin other than sqlite). */
+export async function checkSchema(db: Database): Promise<void> {
+  for (const table of TABLES) {
+    try {
+      await db.query(`SELECT id FROM ${table} LIMIT 0`);
+    } catch (error) {
+      throw auditError('ORYX_E_AUDIT_SCHEMA', `The database ${db.url} has no usable ${table} table: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Deletes audit rows older than `days`; returns how many went. Rows are written in time order,
+ * so the old ones are the lowest ids: the walk goes up the ids and stops at the first row it
+ * keeps (it reads only what it deletes, with no index on `created_at` to keep up on every write).
+ */
+export async function pruneOlderThan(db: Database, days: number): Promise<number> {
+  const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
+  let removed = 0;
+  for (const table of TABLES) {
+    removed += (await db.execute(
+      `DELETE FROM ${table} WHERE id < COALESCE((SELECT id FROM ${table} WHERE created_at >= ? ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM ${table}))`,
+      [cutoff],
+    )).rowsAffected;
+  }
+  return removed;
+}

@@ -1,9 +1,13 @@
 import { STAGE, pluginPackage, type Plugin, type PluginContext, type SandboxEvent } from '@oryxos/kernel';
-import { MIGRATIONS, OWNER } from './migrations.ts';
+import { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
 import { resolveOptions, type AuditOptions } from './options.ts';
-import { AuditRecorder } from './recorder.ts';
-import { createRedactor } from './redact.ts';
-import { sessionTrace } from './session-trace.ts';
+import type { AuditRecorder } from './recorder.ts';
+
+/** The code that writes and reads the rows (recorder, redactor, trace): loaded on first use, then kept. */
+type Runtime = typeof import('./runtime.ts');
+let runtime: Runtime | undefined;
+let loading: Promise<Runtime> | undefined;
+const loadRuntime = () => (loading ??= import('./runtime.ts').then((loaded) => (runtime = loaded)));
 
 /**
  * The audit trail: one `llm_calls` row per model attempt (failures and retries too), one
@@ -28,37 +32,45 @@ export default function audit(options: AuditOptions = {}): Plugin {
     provides: ['audit'],
     options: opts,
     setup(ctx: PluginContext) {
-      const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults, exact: (text) => ctx.secrets.mask(text) });
-      const recorder = new AuditRecorder(() => ctx.service('database'), {
-        redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
-      }, ctx.log);
+      // The recorder's code loads with the first row to write (a command that writes none,
+      // such as `oryx agents`, never loads it); after that each tap calls it directly.
+      let recorder: AuditRecorder | undefined;
+      const firstRow = async () => {
+        const { AuditRecorder, createRedactor } = runtime ?? await loadRuntime();
+        const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults, exact: (text) => ctx.secrets.mask(text) });
+        return (recorder ??= new AuditRecorder(() => ctx.service('database'), {
+          redact, maxOutputChars: opts.maxOutputChars, maxInputChars: opts.maxInputChars,
+        }, ctx.log));
+      };
       const tap = { stage: STAGE.OBSERVE };
       // Sandbox decisions that are not tool calls reach the trail through the kernel's gate;
       // readers (the web console's timeline) query it through the same service.
       const service = {
-        sandboxEvent: (event: SandboxEvent) => recorder.sandboxEvent(event),
-        sessionTrace: (sessionId: string, query?: { runs?: number }) => sessionTrace(ctx.service('database'), sessionId, query),
+        sandboxEvent: async (event: SandboxEvent) => (recorder ?? await firstRow()).sandboxEvent(event),
+        sessionTrace: async (sessionId: string, query?: { runs?: number }) =>
+          (runtime ?? await loadRuntime()).sessionTrace(ctx.service('database'), sessionId, query),
       };
       ctx.provide('audit', service);
 
       // In init: the database plugin opens its database and migrates its own tables first.
       ctx.hooks.init.tapPromise(async () => {
-        await ctx.service('database').migrate(OWNER, MIGRATIONS);
-        await recorder.checkSchema();
+        const db = ctx.service('database');
+        await db.migrate(OWNER, MIGRATIONS);
+        await checkSchema(db);
         if (opts.retentionDays !== undefined) {
-          const removed = await recorder.prune(opts.retentionDays);
+          const removed = await pruneOlderThan(db, opts.retentionDays);
           if (removed) ctx.log.debug(`pruned ${removed} row(s) older than ${opts.retentionDays} day(s)`);
         }
       });
       ctx.hooks.afterLLM.tapPromise(tap, async (response, info) => {
-        await recorder.llmOk(response, info);
+        await (recorder ?? await firstRow()).llmOk(response, info);
         return response;
       });
       ctx.hooks.llmError.tapPromise(tap, async (error, info) => {
-        await recorder.llmError(error, info);
+        await (recorder ?? await firstRow()).llmError(error, info);
       });
       ctx.hooks.afterTool.tapPromise(tap, async (result, info) => {
-        await recorder.tool(result, info);
+        await (recorder ?? await firstRow()).tool(result, info);
         return result;
       });
     },

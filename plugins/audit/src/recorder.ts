@@ -1,5 +1,4 @@
 import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type PromptReport, type SandboxEvent, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
-import { auditError } from './errors.ts';
 import type { Redactor } from './redact.ts';
 
 export interface RecorderOptions {
@@ -27,8 +26,6 @@ const TOOL_INSERT = `INSERT INTO tool_invocations (session_id, run_id, agent, it
 const SANDBOX_INSERT = `INSERT INTO sandbox_events (decision, kind, target, reason, origin, agent, session_id, run_id, tool_call_id, pid,
   process, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-const TABLES = ['llm_calls', 'tool_invocations', 'sandbox_events'];
-
 /** What a `database` service that can defer a write offers (the sqlite plugin's does). */
 interface Deferring { defer(sql: string, params: SqlValue[], onError: (error: unknown) => void): void }
 
@@ -38,7 +35,7 @@ interface Deferring { defer(sql: string, params: SqlValue[], onError: (error: un
  *
  * @example
  * const recorder = new AuditRecorder(() => kernel.service('database'), { redact: createRedactor(), maxOutputChars: 8192, maxInputChars: 32768 }, kernel.log);
- * await recorder.prune(30);
+ * await recorder.tool(result, info);
  */
 export class AuditRecorder {
   constructor(private readonly db: () => Database, private readonly options: RecorderOptions, private readonly log: Logger) {}
@@ -92,34 +89,6 @@ export class AuditRecorder {
       e.decision, e.kind, await redact(e.target), await redact(e.reason), e.origin ?? null, e.agent ?? null, e.sessionId ?? null, e.runId ?? null,
       e.toolCallId ?? null, e.pid ?? null, await redact(e.process), new Date().toISOString(),
     ]);
-  }
-
-  /**
-   * Deletes rows older than `days`; returns how many went. Rows are written in time order, so
-   * the old ones are the lowest ids: the walk goes up the ids and stops at the first row it keeps
-   * (it reads only what it deletes, with no index on `created_at` to keep up on every write).
-   */
-  async prune(days: number): Promise<number> {
-    const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
-    let removed = 0;
-    for (const table of TABLES) {
-      removed += (await this.db().execute(
-        `DELETE FROM ${table} WHERE id < COALESCE((SELECT id FROM ${table} WHERE created_at >= ? ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM ${table}))`,
-        [cutoff],
-      )).rowsAffected;
-    }
-    return removed;
-  }
-
-  /** Fails clearly when the database has no audit tables (a database plugin other than sqlite). */
-  async checkSchema(): Promise<void> {
-    for (const table of TABLES) {
-      try {
-        await this.db().query(`SELECT id FROM ${table} LIMIT 0`);
-      } catch (error) {
-        throw auditError('ORYX_E_AUDIT_SCHEMA', `The database ${this.db().url} has no usable ${table} table: ${errorMessage(error)}`, { cause: error });
-      }
-    }
   }
 
   /** Each text's first `max` characters, redacted together (only what is kept, plus a margin, is scanned). */

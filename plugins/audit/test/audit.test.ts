@@ -5,7 +5,8 @@ import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite, { openDatabase } from '@oryxos/plugin-sqlite';
 import path from 'node:path';
 import type { Plugin } from '@oryxos/kernel';
-import audit, { promptReportOf, type LlmCallRow, type ToolInvocationRow } from '../src/index.ts';
+import audit, { type LlmCallRow, type ToolInvocationRow } from '../src/index.ts';
+import { promptReportOf } from '../src/queries.ts';
 import { big, echo, fail, guarded, rejection, tempDir } from './helpers.ts';
 
 const allTools = toolsPlugin(echo, fail, guarded, big);

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createRedactor, secretName } from '../src/index.ts';
+import { createRedactor, secretName } from '../src/redact.ts';
 
 const redact = createRedactor();
 

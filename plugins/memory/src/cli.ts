@@ -5,6 +5,7 @@ import { OryxError } from '@oryxos/kernel';
 import type { Kernel, LongTermMemoryStore } from '@oryxos/kernel';
 import { FileMemoryStore } from './file-store.ts';
 import { formatEntry } from './format.ts';
+import { LazyMemoryStore } from './lazy-store.ts';
 import type { ScopeTarget } from './scope.ts';
 
 /** The `--user` flag of the `oryx memory` commands. */
@@ -25,8 +26,8 @@ export function targetOf(flags: { user?: string; session?: string }): ScopeTarge
  * plugin is refused when a user or session memory is asked for, rather than answering with the
  * agent's memory.
  */
-export function scopedStore(store: LongTermMemoryStore, target: ScopeTarget): FileMemoryStore | undefined {
-  if (store instanceof FileMemoryStore) return store;
+export function scopedStore(store: LongTermMemoryStore, target: ScopeTarget): FileMemoryStore | LazyMemoryStore | undefined {
+  if (store instanceof FileMemoryStore || store instanceof LazyMemoryStore) return store;
   if (target.scope === 'agent') return undefined;
   throw new OryxError('ORYX_E_CLI_USAGE', `The memory service of this project (not @oryxos/plugin-memory) has no ${target.scope} memories`, {
     hint: 'Drop --user/--session to see the agent memory, or enable memory() from @oryxos/plugin-memory.',

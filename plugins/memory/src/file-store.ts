@@ -7,6 +7,7 @@ import { memoize, ParsedFileCache, type LoadedFile } from './cache.ts';
 import { checkpointKeyOf, checkpointSession } from './checkpoint.ts';
 import { extendArchive, formatEntry, insertEntries, normalizeText, parseMemory, removeEntries, renderedChars, type ParsedMemory, type Zone } from './format.ts';
 import { KeyedMutex, withFileLock } from './lock.ts';
+import { DEFAULT_ROTATE_BYTES, agentPaths, defaultSessionsDir, sessionDirOf } from './paths.ts';
 import { archiveFiles, planRotation, writeArchiveFiles } from './rotate.ts';
 import { checkId, fileSafeName, type MemoryScope, type MemorySources, type ScopeTarget } from './scope.ts';
 import { SearchIndex, searchIndexes } from './search.ts';
@@ -45,9 +46,6 @@ export interface MemorySource { scope: MemoryScope; path: string; sig: string; c
 
 type Current = { path: string; text: string; parsed: ParsedMemory };
 type Change<R> = (current: Current) => { text?: string; parsed?: ParsedMemory; result: R } | Promise<{ text?: string; parsed?: ParsedMemory; result: R }>;
-
-const AGENT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-export const DEFAULT_ROTATE_BYTES = 256 * 1024;
 
 /** `YYYY-MM-DD` in local time: the date a person reading MEMORY.md expects. */
 export function isoDate(d: Date = new Date()): string {
@@ -125,7 +123,7 @@ export class FileMemoryStore implements LongTermMemoryStore {
     this.workspaceDir = path.resolve(options.workspaceDir);
     this.coreMaxChars = options.coreMaxChars ?? 2000;
     this.rotateBytes = options.rotateBytes ?? DEFAULT_ROTATE_BYTES;
-    this.sessionsDir = path.resolve(options.sessionsDir ?? path.join(this.workspaceDir, 'memory', 'sessions'));
+    this.sessionsDir = path.resolve(options.sessionsDir ?? defaultSessionsDir(this.workspaceDir));
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
     this.staleLockMs = options.staleLockMs ?? 30_000;
     this.now = options.now ?? (() => new Date());
@@ -133,15 +131,7 @@ export class FileMemoryStore implements LongTermMemoryStore {
 
   /** The per-agent file and the shared one, whichever is used or not. */
   paths(agent: string): { agent: string; shared: string } {
-    if (!AGENT_NAME.test(agent)) {
-      throw new OryxError('ORYX_E_MEMORY_AGENT_INVALID', `"${agent}" is not a valid agent name`, {
-        hint: 'Agent names are folder names: letters, digits, _ . and -.',
-      });
-    }
-    return {
-      agent: path.join(this.workspaceDir, 'agents', agent, 'MEMORY.md'),
-      shared: path.join(this.workspaceDir, 'memory', 'MEMORY.md'),
-    };
+    return agentPaths(this.workspaceDir, agent);
   }
 
   /** The agent's file in use: its own MEMORY.md when it exists, else the shared one. */
@@ -152,7 +142,7 @@ export class FileMemoryStore implements LongTermMemoryStore {
 
   /** The folder of a session's memory. */
   sessionDir(session: string): string {
-    return path.join(this.sessionsDir, fileSafeName(checkId('session', session)));
+    return sessionDirOf(this.sessionsDir, session);
   }
 
   /**

@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { rm, stat, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OryxError, STAGE, errorMessage, pluginPackage, shape as s, validateOptions } from '@oryxos/kernel';
 import type { PluginContext, Plugin, RunContext } from '@oryxos/kernel';
-import { checkpointItems } from './checkpoint.ts';
-import { DEFAULT_ROTATE_BYTES, FileMemoryStore } from './file-store.ts';
-import { migrateCheckpoints } from './migrate.ts';
-import { memoryPrompt } from './prompt-section.ts';
+import { LazyMemoryStore } from './lazy-store.ts';
+import { DEFAULT_ROTATE_BYTES } from './paths.ts';
 import { runMemory } from './scope.ts';
-import { sweepSessions } from './sweep.ts';
 import { recallMemoryTool, saveMemoryTool, type RunMemoryOf } from './tools.ts';
+
+/** The code that does the work (prompt section, checkpoints, migration, sweeps): loaded on first use, then kept. */
+type Runtime = typeof import('./runtime.ts');
+let runtime: Runtime | undefined;
+let loading: Promise<Runtime> | undefined;
+const loadRuntime = () => (loading ??= import('./runtime.ts').then((loaded) => (runtime = loaded)));
 
 /** Options of {@link memory}; every one is optional. */
 export interface MemoryOptions {
@@ -89,7 +92,9 @@ export default function memory(options: MemoryOptions = {}): Plugin {
     provides: ['memory'],
     options: opts,
     setup(ctx: PluginContext) {
-      const store = new FileMemoryStore({
+      // The store's code loads on its first read or write (lazy-store.ts), the rest of the
+      // plugin's work on the first prompt: listing agents or tools compiles neither.
+      const store = new LazyMemoryStore({
         workspaceDir: ctx.config.workspaceDir,
         coreMaxChars: opts.coreMaxChars,
         rotateBytes: opts.rotateBytes,
@@ -97,6 +102,8 @@ export default function memory(options: MemoryOptions = {}): Plugin {
         staleLockMs: opts.staleLockMs,
       });
       ctx.provide('memory', store);
+      /** The plugin's working code and the loaded store, for the work a run needs. */
+      const working = () => Promise.all([loadRuntime(), store.loaded()]);
       const sessionExists = async (id: string) => (await ctx.service('sessions').get(id)) !== undefined;
 
       // Tools see a ToolContext, which does not say who the run acts for: remember each
@@ -131,7 +138,7 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       const migrate = (agent: string) => {
         let pending = migrating.get(agent);
         if (!pending && !failed.has(agent)) {
-          pending = migrateCheckpoints(store, agent, sessionExists).then((m) => {
+          pending = working().then(([rt, files]) => rt.migrateCheckpoints(files, agent, sessionExists)).then((m) => {
             if (m.moved) {
               ctx.log.info(`moved ${m.moved} checkpoint(s) of conversations out of the MEMORY.md of agent ${agent}`
                 + ` (to ${m.sessions} session(s)${m.keptPath ? `; ${m.kept} of deleted sessions kept in ${m.keptPath}` : ''})`);
@@ -145,13 +152,17 @@ export default function memory(options: MemoryOptions = {}): Plugin {
         return pending ?? Promise.resolve();
       };
 
-      const prompt = memoryPrompt(ctx, store, { budgetChars: opts.budgetChars });
+      let prompt: ReturnType<Runtime['memoryPrompt']> | undefined;
+      const firstPrompt = async () => {
+        const [rt, files] = await working();
+        return (prompt ??= rt.memoryPrompt(ctx, files, { budgetChars: opts.budgetChars }));
+      };
       ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.DEFAULT }, async (p, run) =>
-        prompt(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
+        (prompt ?? await firstPrompt())(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
 
       if (opts.checkpoint) {
         ctx.hooks.trimContext.tapPromise({ stage: STAGE.DEFAULT }, async (info) => {
-          const items = checkpointItems(info);
+          const items = (runtime ?? await loadRuntime()).checkpointItems(info);
           try {
             await store.checkpoint(info.run.sessionId, items);
           } catch (error) {
@@ -176,7 +187,7 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async () => {
         if (ephemeral || sweeping || Date.now() - lastSweep < SWEEP_INTERVAL_MS) return;
         lastSweep = Date.now();
-        sweeping = sweepIfDue(store, sessionExists).then((removed) => {
+        sweeping = working().then(([rt, files]) => rt.sweepIfDue(files, sessionExists, SWEEP_INTERVAL_MS)).then((removed) => {
           if (removed.length) ctx.log.info(`removed the memory of ${removed.length} deleted session(s)`);
         }, (error) => ctx.log.warn(`could not sweep the memory of deleted sessions: ${errorMessage(error)}`))
           .finally(() => { sweeping = undefined; });
@@ -191,14 +202,4 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       });
     },
   };
-}
-
-/** Sweeps unless another process did within {@link SWEEP_INTERVAL_MS} (a marker file's mtime says when). */
-async function sweepIfDue(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>): Promise<string[]> {
-  const marker = path.join(store.sessionsDir, '.swept');
-  const last = await stat(marker).then((s) => s.mtimeMs, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 0 : Infinity));
-  if (Date.now() - last < SWEEP_INTERVAL_MS) return [];
-  if (!(await stat(store.sessionsDir).then((s) => s.isDirectory(), () => false))) return [];
-  await writeFile(marker, `${new Date().toISOString()}\n`);
-  return sweepSessions(store, sessionExists);
 }

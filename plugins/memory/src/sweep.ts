@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileMemoryStore } from './file-store.ts';
 import { fileSafeName } from './scope.ts';
@@ -37,4 +37,17 @@ export async function sweepSessions(store: FileMemoryStore, sessionExists: (id: 
     removed.push(session);
   }
   return removed;
+}
+
+/**
+ * Sweeps unless some process did within the last `intervalMs` (a marker file's mtime in the
+ * sessions folder says when). Returns the ids removed.
+ */
+export async function sweepIfDue(store: FileMemoryStore, sessionExists: (id: string) => Promise<boolean>, intervalMs: number): Promise<string[]> {
+  const marker = path.join(store.sessionsDir, '.swept');
+  const last = await stat(marker).then((s) => s.mtimeMs, (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 0 : Infinity));
+  if (Date.now() - last < intervalMs) return [];
+  if (!(await stat(store.sessionsDir).then((s) => s.isDirectory(), () => false))) return [];
+  await writeFile(marker, `${new Date().toISOString()}\n`);
+  return sweepSessions(store, sessionExists);
 }

@@ -3,6 +3,9 @@ import type { Infer, JsonSchema, Shape, Tool, ToolContext, ToolResult } from '@o
 import type { FileMemoryStore } from './file-store.ts';
 import type { MemoryScope, RunMemory } from './scope.ts';
 
+/** What the memory tools use of the store (the plugin's `memory` service, or a {@link FileMemoryStore}). */
+export type MemoryToolStore = Pick<FileMemoryStore, 'coreMaxChars' | 'saveEntry' | 'recall'>;
+
 /** The memory of the run a tool call belongs to (its scope, where saves go, what recall searches). */
 export type RunMemoryOf = (ctx: ToolContext) => RunMemory;
 
@@ -58,7 +61,7 @@ function failure(error: unknown): ToolResult {
  * agent's, the user's or the session's). It touches only that file, which is the runtime's
  * own state, so it asks the sandbox for nothing; the agent's `tools:` allow-list grants it.
  */
-export function saveMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): Tool {
+export function saveMemoryTool(store: MemoryToolStore, memoryOf: RunMemoryOf): Tool {
   return {
     name: 'save_memory',
     source: 'plugin',
@@ -92,7 +95,7 @@ export function saveMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): T
  * (the agent's, plus the user's or the session's) and its rotated archive files, newest first
  * among equals.
  */
-export function recallMemoryTool(store: FileMemoryStore, memoryOf: RunMemoryOf): Tool {
+export function recallMemoryTool(store: MemoryToolStore, memoryOf: RunMemoryOf): Tool {
   return {
     name: 'recall_memory',
     source: 'plugin',

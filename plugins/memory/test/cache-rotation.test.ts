@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ARCHIVE_DIR, FileMemoryStore, archiveFiles, parseMemory } from '../src/index.ts';
+import { ARCHIVE_DIR, FileMemoryStore, archiveFiles, parseMemory } from '../src/store.ts';
 
 let ws = '';
 test.before.each(async () => { ws = await mkdtemp(path.join(tmpdir(), 'oryx-memory-cache-')); });

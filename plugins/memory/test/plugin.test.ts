@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STAGE, isOryxError, type ChatRequest, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
 import { scripted, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
-import memory, { FileMemoryStore } from '../src/index.ts';
+import memory, { LazyMemoryStore } from '../src/index.ts';
 import { parseMemory } from '../src/format.ts';
 import { kernelsFor } from './helpers.ts';
 
@@ -21,7 +21,7 @@ const promptSpy = () => {
 };
 
 const memoryPath = (t: TestKernel) => path.join(t.kernel.config.workspaceDir, 'memory', 'MEMORY.md');
-const storeOf = (t: TestKernel) => t.kernel.service('memory') as FileMemoryStore;
+const storeOf = (t: TestKernel) => t.kernel.service('memory') as LazyMemoryStore;
 const sessionFile = (t: TestKernel, session: string) => path.join(storeOf(t).sessionDir(session), 'MEMORY.md');
 async function writeMemory(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });

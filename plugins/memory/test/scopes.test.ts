@@ -6,14 +6,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError, type ChatRequest, type ToolContext } from '@oryxos/kernel';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
-import memory, { FileMemoryStore, MIGRATED_FILE, fileSafeName, parseMemory, scopeOf, sweepSessions } from '../src/index.ts';
+import memory, { LazyMemoryStore, fileSafeName, scopeOf } from '../src/index.ts';
+import { FileMemoryStore, MIGRATED_FILE, parseMemory, sweepSessions } from '../src/store.ts';
 import { kernelsFor } from './helpers.ts';
 
 const start = kernelsFor(test);
 
 const system = (r: ChatRequest) => r.messages[0]!.content;
 const toolResult = (r: ChatRequest) => r.messages.at(-1)!.content;
-const storeOf = (t: TestKernel) => t.kernel.service('memory') as FileMemoryStore;
+const storeOf = (t: TestKernel) => t.kernel.service('memory') as LazyMemoryStore;
 const sharedFile = (t: TestKernel) => path.join(t.kernel.config.workspaceDir, 'memory', 'MEMORY.md');
 const exists = (file: string) => access(file).then(() => true, () => false);
 async function write(file: string, text: string): Promise<void> {
