@@ -4,25 +4,25 @@ import type {
 import type { Verdict } from './policy.ts';
 import type { AllowListSandbox, CapabilityKind } from './sandbox.ts';
 
-/** Why every action is denied when the policy could not be built (a root that cannot be resolved). */
+/** Why every action is denied when the deciding code could not be loaded (a broken install). */
 const broken = (error: unknown) => `the sandbox could not decide (${(error as Error).message})`;
 
 /**
  * The `sandbox` service as other plugins and the kernel hold it: the {@link AllowListSandbox}
- * methods, whose code and policy (roots resolved on disk, programs looked up on PATH) load on
- * the first call, once. After that each method is a direct call. Never throws: when the policy
- * cannot be built, every action is denied with the reason.
+ * methods, whose code loads on the first call, once, to decide by the policy built at start.
+ * After that each method is a direct call. Never throws: when the code cannot be loaded, every
+ * action is denied with the reason.
  */
 export class SandboxService implements Sandbox {
   private impl: AllowListSandbox | undefined;
   private loading: Promise<AllowListSandbox> | undefined;
-  /** `protect` calls made before the policy was built, applied to it in order. */
+  /** `protect` calls made before the first decision, applied in order when the code loads. */
   private readonly pending: [string, string][] = [];
 
   constructor(private readonly load: () => Promise<AllowListSandbox>) {}
 
-  /** Loads the sandbox and builds the policy, once; rejects with the build's error (ORYX_E_SANDBOX_ROOT). */
-  ready(): Promise<AllowListSandbox> {
+  /** Loads the allow-list sandbox, once. */
+  private ready(): Promise<AllowListSandbox> {
     return this.loading ??= this.load().then((impl) => {
       for (const [file, why] of this.pending.splice(0)) impl.protect(file, why);
       return (this.impl = impl);
@@ -50,7 +50,7 @@ export class SandboxService implements Sandbox {
     return this.impl ? this.impl.unavailable(kind, agent) : this.ready().then((s) => s.unavailable(kind, agent), broken);
   }
 
-  /** Adds a control file no agent may write; before the policy is built, it is added once it is. */
+  /** Adds a control file no agent may write (before the first decision: as the code loads). */
   protect(file: string, why: string): void {
     if (this.impl) this.impl.protect(file, why);
     else this.pending.push([file, why]);
