@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { atomicTempTarget } from '@oryxos/plugin-kit';
 import { isWithin } from './paths.ts';
+import { PROTECTED_NAMES } from './protected-names.ts';
 
 /** A protected file or folder (everything below a folder is protected too). */
 export interface Guard {
@@ -14,14 +15,6 @@ export interface Guard {
   /** Why it is protected, for the denial reason. */
   why: string;
 }
-
-/** Names protected wherever they are: programs read them from the folder they run in and its parents. */
-export const PROTECTED_NAMES: Readonly<Record<string, string>> = Object.freeze({
-  '.git': 'git runs hooks and reads its config from .git, also when you run git yourself later',
-  node_modules: 'node runs the code in node_modules',
-  'package.json': 'npm runs the scripts of package.json',
-  '.npmrc': 'npm reads its settings (including the shell and node options it runs with) from .npmrc',
-});
 
 /** Parts of the workspace, most specific first; the workspace itself comes last. */
 const WORKSPACE_PARTS: [string, string][] = [

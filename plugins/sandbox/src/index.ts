@@ -1,16 +1,15 @@
-import { STAGE, pluginPackage, validateOptions, type Plugin, type SandboxEvent } from '@oryxos/kernel';
-import { probe, type Mechanism } from './confine.ts';
+import { STAGE, pluginPackage, validateOptions, type Plugin } from '@oryxos/kernel';
 import { sandboxError } from './errors.ts';
 import { optionsShape, parseRules, type SandboxOptions } from './options.ts';
-import { AllowListSandbox } from './sandbox.ts';
+import { SandboxService } from './service.ts';
 import { buildPolicy } from './warnings.ts';
 
 export { ERROR_CODES, type SandboxErrorCode } from './errors.ts';
 export type { SandboxOptions, ExecAllowEntry, ExecLimits } from './options.ts';
-export { AllowListSandbox, type CapabilityKind } from './sandbox.ts';
+export type { AllowListSandbox, CapabilityKind } from './sandbox.ts';
 export type { Verdict } from './policy.ts';
 export { sandboxWarnings, type SandboxPlace } from './warnings.ts';
-export { PROTECTED_NAMES } from './control-files.ts';
+export { PROTECTED_NAMES } from './protected-names.ts';
 
 /**
  * Deny-by-default sandbox: provides the kernel's `sandbox` service from allow-lists for
@@ -47,16 +46,9 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
       const { root, workspaceDir, file } = ctx.config;
       const built = await buildPolicy(parsed.rules, { root, workspaceDir, configFile: file });
       for (const warning of built.warnings) ctx.log.warn(`${warning}`);
-      const { bwrap, socat, prlimit } = built.tools;
-      let mechanism: Promise<Mechanism | string> | undefined;
-      const record = (event: SandboxEvent) => {
-        if (!ctx.hasService('audit')) return;
-        ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit ${event.target}: ${error.message}`));
-      };
-      const service = new AllowListSandbox(built.policy, {
-        root: built.policy.root, log: ctx.log, record,
-        confinement: () => (mechanism ??= bwrap ? probe(bwrap, { socat, prlimit }) : Promise.resolve('bubblewrap (bwrap) was not found on PATH')),
-      });
+      // The code that decides and confines loads on the first decision: a command that never
+      // asks the sandbox (`oryx agents`, `oryx sessions`) does not load it.
+      const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx));
       ctx.provide('sandbox', service);
       ctx.hooks.init.tapPromise({ stage: STAGE.LATE }, async () => {
         // The database is a control file wherever its plugin keeps it.

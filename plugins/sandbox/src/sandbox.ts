@@ -6,13 +6,13 @@ import {
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
   type SandboxContext, type SandboxDecision, type SandboxEvent,
 } from '@oryxos/kernel';
-import { PROTECTED_NAMES } from './control-files.ts';
 import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
 import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
 import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
+import { PROTECTED_NAMES } from './protected-names.ts';
 import type { LaunchProxy } from './proxy.ts';
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */

@@ -18,6 +18,8 @@ export interface SandboxPlace {
 /** The programs confinement uses, found on PATH (none inside a write root: an agent could replace them). */
 export interface ConfinementTools { bwrap?: string; socat?: string; prlimit?: string }
 
+const CONFINERS = ['bwrap', 'socat', 'prlimit'] as const;
+
 export interface BuiltPolicy {
   policy: Policy;
   tools: ConfinementTools;
@@ -36,12 +38,15 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
   // OryxOS's own logs hold what servers print (their arguments, tokens): no tool reads or writes them.
   const logs = path.relative(place.root, path.join(place.workspaceDir, 'logs'));
   rules = { ...rules, files: { ...rules.files, deny: [...(rules.files?.deny ?? []), logs.startsWith('..') ? path.join(place.workspaceDir, 'logs') : logs] } };
+  // Walks of the disk that do not depend on each other start at once: the config's imports, the
+  // confinement programs on PATH (each a walk of PATH), and the roots (in Policy.build). The
+  // programs are looked for only when a program may ever start (an exec allow or ask entry).
+  const guards = projectGuards({ configFile: place.configFile, workspaceDir: place.workspaceDir });
+  const launches = rules.confine !== false && (rules.exec?.length || rules.execAsk?.length);
+  const found = launches ? Promise.all(CONFINERS.map((name) => resolveExecutable(name, root))) : undefined;
   let policy: Policy;
   try {
-    policy = await Policy.build(rules, {
-      root, scope: 'global', warn: (m) => warnings.push(m),
-      guards: await projectGuards({ configFile: place.configFile, workspaceDir: place.workspaceDir }),
-    });
+    policy = await Policy.build(rules, { root, scope: 'global', warn: (m) => warnings.push(m), guards: await guards });
   } catch (error) {
     const field = (error as { field?: string }).field ?? 'files';
     throw sandboxError('ORYX_E_SANDBOX_ROOT', `sandbox(): option ${field} ${(error as Error).message}`, { cause: error, data: { field } });
@@ -61,15 +66,13 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
     if (programs) warnings.push('confine: false — programs on the exec allow-list run with your full rights; only the decision to start them is checked');
     return { policy, tools, warnings };
   }
-  const find = async (name: string) => {
-    const found = await resolveExecutable(name, root);
-    const writable = found && write.find((w) => isWithin(found, w.path));
-    if (writable) warnings.push(`${name} (${found}) is inside the write root ${writable.source}, so it is not used: an agent could replace it`);
-    return writable ? undefined : found;
-  };
-  tools.bwrap = await find('bwrap');
-  tools.socat = await find('socat');
-  tools.prlimit = await find('prlimit');
+  const paths = await found;
+  for (const [i, name] of CONFINERS.entries()) {
+    const at = paths?.[i];
+    const writable = at && write.find((w) => isWithin(at, w.path));
+    if (writable) warnings.push(`${name} (${at}) is inside the write root ${writable.source}, so it is not used: an agent could replace it`);
+    tools[name] = writable ? undefined : at;
+  }
   if (!programs) return { policy, tools, warnings };
   if (process.platform !== 'linux') {
     warnings.push(`programs can only be confined on Linux; on ${process.platform} every program start is refused until sandbox({ confine: false }) is set`);

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { isOryxError, type SandboxAction, type SandboxDecision } from '@oryxos/kernel';
 import { scripted, testKernel, type TestAgent, type TestKernel } from '@oryxos/kernel/testing';
 import tools from '@oryxos/plugin-tools';
-import sandbox, { type SandboxOptions } from '../src/index.ts';
+import sandbox, { sandboxWarnings, type SandboxOptions } from '../src/index.ts';
 import { makeFixture, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -302,6 +302,29 @@ test('setup warns about risky or dead entries', async () => {
     assert.not.match(w, /node runs whatever/);
   } finally {
     await t.close();
+  }
+});
+
+test('bwrap inside a write root is not used and is warned about, when a program may start; with no exec entry it is not looked for', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-confiners-'));
+  const bin = path.join(dir, 'bin');
+  await mkdir(bin);
+  await writeFile(path.join(bin, 'bwrap'), '#!/bin/sh\nexit 0\n');
+  await chmod(path.join(bin, 'bwrap'), 0o755);
+  const saved = process.env.PATH;
+  process.env.PATH = `${bin}${path.delimiter}${saved}`;
+  try {
+    const place = { root: dir, workspaceDir: path.join(dir, '.oryxos') };
+    const files = { read: ['.'], write: ['.'] };
+    const programs = await sandboxWarnings({ files, exec: { allow: [{ command: 'git', args: ['status'] }] } }, place);
+    assert.ok(programs.some((w) => /^bwrap \(.*\) is inside the write root \., so it is not used/.test(w)), programs.join('\n'));
+    const asked = await sandboxWarnings({ files, exec: { ask: ['git'] } }, place);
+    assert.ok(asked.some((w) => /^bwrap \(/.test(w)), 'an exec.ask entry may start a program too');
+    const none = await sandboxWarnings({ files }, place);
+    assert.not.ok(none.some((w) => /bwrap|socat|prlimit/.test(w)), `no program may start, so none is looked for: ${none.join('; ')}`);
+  } finally {
+    process.env.PATH = saved;
+    await rm(dir, { recursive: true, force: true });
   }
 });
 

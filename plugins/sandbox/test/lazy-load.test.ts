@@ -1,0 +1,94 @@
+// What the sandbox costs a command: `oryx agents` and `oryx tools` load its entry (options
+// checked, the policy built and its warnings printed) but not the code that decides and confines,
+// which loads on the first decision. Through the built CLI (build first), with every module the
+// process loads traced.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempProject, testKernel, writeAgents } from '@oryxos/kernel/testing';
+import type { Plugin } from '@oryxos/kernel';
+import sandbox from '../src/index.ts';
+
+const TRACE = path.resolve('test/fixtures/trace-imports.mjs');
+/** What only the deciding code defines: the allow-list sandbox and the bubblewrap arguments. */
+const DECIDING = /\bclass AllowListSandbox\b|\bfunction bwrapArgs\b/;
+
+async function project(): Promise<string> {
+  const dir = await tempProject('sandbox-lazy-');
+  writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import { scripted } from '@oryxos/kernel/testing';
+import sandbox from '@oryxos/plugin-sandbox';
+import tools from '@oryxos/plugin-tools';
+export default defineConfig({ plugins: [
+  scripted([{ toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'notes.txt' } }] }, (req) => ({ text: 'model got: ' + req.messages.at(-1).content })]),
+  sandbox({ files: { read: ['.'], write: ['not-yet'] } }),
+  tools({ include: ['read_file'] }),
+] });
+`);
+  writeFileSync(path.join(dir, 'notes.txt'), 'lazy notes\n');
+  await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['read_file'] } });
+  return dir;
+}
+
+/** Runs the built CLI with its imports traced: what it printed, and the sandbox files it loaded with their text. */
+function traced(dir: string, args: string[]) {
+  const file = path.join(dir, `loaded-${args[0]}.txt`);
+  const run = spawnSync(process.execPath, ['--import', TRACE, path.resolve('bin/run.js'), ...args], {
+    cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
+  });
+  const loaded = readFileSync(file, 'utf8').split('\n').filter((u) => /plugins\/sandbox\/(dist|src)\//.test(u));
+  return { run, loaded: loaded.map((u) => ({ url: u, text: readFileSync(fileURLToPath(u), 'utf8') })) };
+}
+
+test('oryx agents and oryx tools load the sandbox\'s entry and build its policy, but not the code that decides; oryx run loads it', async () => {
+  const dir = await project();
+  try {
+    for (const command of ['agents', 'tools']) {
+      const { run, loaded } = traced(dir, [command]);
+      assert.is(run.status, 0, run.stderr);
+      assert.match(run.stdout, command === 'agents' ? /^assistant\s/m : /^read_file\s/m);
+      assert.match(run.stderr, /warning: sandbox: files\.write\.0 \("not-yet"\) does not exist yet/, 'the policy is built at start, its warnings printed');
+      assert.ok(loaded.length > 0, 'the sandbox plugin was loaded');
+      assert.equal(loaded.filter((m) => DECIDING.test(m.text)).map((m) => m.url), [], `${command} loaded no deciding code`);
+    }
+    // The run decides (read_file is checked by the sandbox): the same detection finds the code loaded.
+    const { run, loaded } = traced(dir, ['run', 'go']);
+    assert.is(run.status, 0, run.stderr);
+    assert.match(run.stdout, /model got: .*lazy notes/s);
+    assert.equal(run.stderr.match(/does not exist yet/g)?.length, 1, 'the warning is printed once, at start');
+    assert.ok(loaded.some((m) => DECIDING.test(m.text)), 'a run that decides loads the deciding code');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a control file a plugin protects in init, before the first decision, is protected once the sandbox loads', async () => {
+  const dir = await tempProject('sandbox-protect-');
+  await mkdir(path.join(dir, 'state'), { recursive: true });
+  const owner: Plugin = {
+    name: 'owner', version: '0.0.0', kernel: '^1',
+    setup(ctx) {
+      ctx.hooks.init.tapPromise(async () => { ctx.service('sandbox').protect?.('state/own.json', 'the owner plugin reads it at start'); });
+    },
+  };
+  const t = await testKernel({ dir, plugins: [sandbox({ files: { read: ['.'], write: ['.'] } }), owner] });
+  try {
+    const box = t.kernel.service('sandbox');
+    const denied = await box.enforce({ kind: 'file', op: 'write', path: 'state/own.json' });
+    assert.equal(denied.allow, false);
+    assert.match(denied.allow ? '' : denied.reason, /protected control file \(the owner plugin reads it at start\)/);
+    box.protect?.('state/later.json', 'protected after the first decision');
+    const later = await box.enforce({ kind: 'file', op: 'write', path: 'state/later.json' });
+    assert.match(later.allow ? '' : later.reason, /protected after the first decision/);
+    assert.equal(await box.enforce({ kind: 'file', op: 'write', path: 'state/other.json' }), { allow: true });
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
