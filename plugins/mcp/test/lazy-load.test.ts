@@ -2,12 +2,12 @@
 // the code that connects servers; with servers declared, it loads that code (not the SDK)
 // and `oryx tools` reports them without starting any. Real `oryx` processes on the built
 // packages, every resolved module URL traced (test/fixtures/trace-imports.mjs).
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = /plugins\/mcp\/dist\/index\.js$/;
@@ -17,7 +17,6 @@ const sdk = /node_modules\/@modelcontextprotocol\//;
 /** Runs `oryx ...args` in a project with the mcp plugin and this servers file; returns its output and the modules it loaded. */
 async function oryx(serversFile: string, args: string[]) {
   const dir = await tempProject('mcp-lazy-');
-  const trace = path.join(dir, 'loaded.txt');
   try {
     writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
@@ -26,10 +25,7 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
 `);
     await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: [] } });
     writeFileSync(path.join(dir, '.oryxos', 'mcp_servers.yaml'), serversFile);
-    const r = spawnSync(process.execPath, ['--import', path.join(root, 'test/fixtures/trace-imports.mjs'), path.join(root, 'bin/run.js'), ...args], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: trace },
-    });
-    return { ...r, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+    return oryxTrace(dir, args);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

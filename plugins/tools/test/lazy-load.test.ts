@@ -1,12 +1,12 @@
 // A command that only lists tools loads the plugin's entry (names, descriptions, schemas) but
 // not the code that runs them; the first call of a tool loads it. Real `oryx` processes on the
 // built packages, every resolved module URL traced (test/fixtures/trace-imports.mjs).
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = /plugins\/tools\/dist\/index\.js$/;
@@ -15,7 +15,6 @@ const runtime = /plugins\/tools\/dist\/chunks\/runtime-[^/]+\.js$/;
 /** Runs `oryx ...args` in a project with the tools plugin; returns its output and the modules it loaded. */
 async function oryx(args: string[]) {
   const dir = await tempProject('tools-lazy-');
-  const trace = path.join(dir, 'loaded.txt');
   try {
     writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
@@ -25,10 +24,7 @@ export default defineConfig({
 });
 `);
     await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['current_time', 'read_file'] } });
-    const r = spawnSync(process.execPath, ['--import', path.join(root, 'test/fixtures/trace-imports.mjs'), path.join(root, 'bin/run.js'), ...args], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: trace },
-    });
-    return { ...r, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+    return oryxTrace(dir, args);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
