@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { matchesToolPattern } from '@oryxos/kernel';
 
 /** Model APIs accept `[a-zA-Z0-9_-]{1,64}` as tool names. */
@@ -14,7 +13,8 @@ const MAX_NAME = 64;
 export function exposedName(server: string, tool: string): string {
   const name = `${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   if (name.length <= MAX_NAME) return name;
-  const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8);
+  // node:crypto loads on first use, not with the plugin: a read command (`oryx agents`) never needs it.
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256').update(tool).digest('hex').slice(0, 8);
   return `${name.slice(0, MAX_NAME - 9)}_${hash}`;
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -182,7 +181,8 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       ctx.hooks.init.tapPromise({ stage: STAGE.DEFAULT }, async () => {
         if (ctx.serviceOwner('sessions') !== 'kernel') return;
         ephemeral = true;
-        store.sessionsDir = path.join(tmpdir(), `oryx-memory-sessions-${process.pid}-${randomBytes(4).toString('hex')}`);
+        // node:crypto loads on first use, not with the plugin: a read command (`oryx agents`) never needs it.
+        store.sessionsDir = path.join(tmpdir(), `oryx-memory-sessions-${process.pid}-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`);
       });
       ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async () => {
         if (ephemeral || sweeping || Date.now() - lastSweep < SWEEP_INTERVAL_MS) return;

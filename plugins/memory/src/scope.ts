@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { OryxError } from '@oryxos/kernel';
 import type { AgentDefinition } from '@oryxos/kernel';
 
@@ -61,7 +60,8 @@ const SAFE = /^[a-z0-9][a-z0-9_.@+-]{0,99}$/;
 export function fileSafeName(id: string): string {
   if (SAFE.test(id)) return id;
   const slug = id.normalize('NFKC').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
-  return `${slug}~${createHash('sha256').update(id).digest('hex').slice(0, 24)}`;
+  // node:crypto loads on first use, not with the plugin: a read command (`oryx agents`) never needs it.
+  return `${slug}~${process.getBuiltinModule('node:crypto').createHash('sha256').update(id).digest('hex').slice(0, 24)}`;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { OryxError } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 
@@ -15,7 +14,8 @@ import { webError } from './errors.ts';
 export function safeEqual(given: string, expected: string): boolean {
   const a = Buffer.from(given, 'utf8');
   const b = bytesOf(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  // node:crypto loads on first use, not with the plugin: a read command (`oryx agents`) never needs it.
+  return a.length === b.length && process.getBuiltinModule('node:crypto').timingSafeEqual(a, b);
 }
 
 /** The expected token's bytes, kept: they are the same on every request (until rotated). */

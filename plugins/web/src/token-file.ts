@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { webError } from './errors.ts';
@@ -20,7 +19,8 @@ export interface TokenFileResult {
 
 /** 32 random bytes (256 bits), base64url: safe in a URL fragment and a header. */
 export function newToken(): string {
-  return randomBytes(32).toString('base64url');
+  // node:crypto loads on first use, not with the plugin: a read command (`oryx agents`) never needs it.
+  return process.getBuiltinModule('node:crypto').randomBytes(32).toString('base64url');
 }
 
 /**
@@ -38,7 +38,7 @@ export async function loadTokenFile(file: string, options: { rotate?: boolean } 
     if (existing !== undefined) return { token: existing, created: false, tightened: await tighten(file) };
   }
   const token = newToken();
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${file}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}.tmp`;
   try {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
