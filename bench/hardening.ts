@@ -11,7 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compileToolSchema } from '@oryxos/kernel';
-import { createRedactor } from '@oryxos/plugin-audit';
+import { createRedactor } from '@oryxos/plugin-audit/trail';
 import { occurrences } from '../plugins/tools/src/run/edit-file.ts';
 import { healthDuring, hostileProject } from '../test/hostile-project.ts';
 

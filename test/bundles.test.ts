@@ -5,8 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createRedactor as builtRedactor } from '@oryxos/plugin-audit';
-import { createRedactor as sourceRedactor } from '../plugins/audit/src/index.ts';
+import { createRedactor as builtRedactor } from '@oryxos/plugin-audit/trail';
+import { createRedactor as sourceRedactor } from '../plugins/audit/src/trail.ts';
 
 // Real-looking credentials, built here so no scanner mistakes this file for a leak.
 const secrets = [

@@ -4,9 +4,8 @@
  * connections to `sandbox_events`, secrets redacted first.
  *
  * This entry holds the plugin: importing it to configure it compiles only the factory, its
- * options and the tables' migrations. The recorder loads with the first row, the queries and
- * the redactor exported here with their first call; `@oryxos/plugin-audit/trail` exports
- * them (and the row helpers) directly.
+ * options and the tables' migrations; the recorder loads with the first row. The queries, the
+ * redactor and the row helpers are `@oryxos/plugin-audit/trail`'s.
  *
  * @example
  * import sqlite from '@oryxos/plugin-sqlite';
@@ -17,7 +16,6 @@ export { default, default as audit } from './plugin.ts';
 export { ERROR_CODES, type AuditErrorCode } from './errors.ts';
 export { resolveOptions, type AuditOptions } from './options.ts';
 export { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
-export { listLlmCalls, getLlmCall, listToolInvocations, approvalsOf, listSandboxEvents, summarize, sessionTrace, createRedactor } from './lazy-exports.ts';
 export type { Redactor, RedactOption } from './redact.ts';
 export type { AuditRecorder } from './recorder.ts';
 export type { PromptReportRow, ToolCallApproval, AuditFilter, LlmCallRow, ToolInvocationRow, SandboxEventRow, SessionSummary } from './queries.ts';

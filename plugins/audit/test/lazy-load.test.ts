@@ -8,8 +8,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempProject, writeAgents } from '@oryxos/kernel/testing';
 import { tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
-import { createRedactor } from '../src/index.ts';
-import { createRedactor as redactorNow } from '../src/redact.ts';
 
 function oryx(dir: string, args: string[]) {
   const r = tracedOryx(dir, args, 'plugins/audit/dist');
@@ -52,16 +50,6 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'audited a
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test('the entry\'s createRedactor, which loads its code on first use, redacts as the redactor itself, one text or several', async () => {
-  const options = { redact: [/corp-[0-9a-f]{8}/, 'hunter2'] };
-  const texts = ['DB_PASSWORD=hunter2hunter2 and corp-0123abcd', `key sk-proj-${'Ab3dEf6hIj9kLm2nOp5qRs8t'.repeat(2)} end`, 'nothing secret'];
-  const lazy = createRedactor(options);
-  const now = redactorNow(options);
-  assert.equal(await lazy.all!(texts), await now.all!(texts));
-  assert.equal(await Promise.all(texts.map((t) => lazy(t))), await Promise.all(texts.map((t) => now(t))));
-  assert.is(await lazy(texts[0]!), 'DB_PASSWORD=[REDACTED] and [REDACTED]');
 });
 
 test.run();
