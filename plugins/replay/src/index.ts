@@ -1,9 +1,6 @@
 /**
  * @oryxos/plugin-replay: record model traffic to a cassette, replay it without network.
  *
- * The cassette's parser and matcher load with the first model call; programs that read
- * cassettes themselves import them from `@oryxos/plugin-replay/cassette`.
- *
  * @example
  * import replay from '@oryxos/plugin-replay';
  * export default defineConfig({ defaultProvider: 'replay', plugins: [replay({ cassette: 'demo' })] });
@@ -11,4 +8,6 @@
 export { default, default as replay } from './replay.ts';
 export type { ReplayOptions } from './options.ts';
 export { ERROR_CODES } from './errors.ts';
-export type { CassetteEntry, KeyMessage, RecordedResponse } from './cassette.ts';
+export {
+  conversationKey, parseCassette, type CassetteEntry, type KeyMessage, type RecordedResponse,
+} from './cassette.ts';

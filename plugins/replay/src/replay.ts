@@ -1,6 +1,6 @@
 import { OryxError, pluginPackage, type Plugin } from '@oryxos/kernel';
-import { lazyReplayProvider } from './lazy-provider.ts';
 import { cassettePath, validateOptions, type ReplayOptions } from './options.ts';
+import { recordProvider, replayProvider } from './provider.ts';
 
 /**
  * Record and replay model traffic. In `record` mode it registers a provider that forwards to
@@ -28,20 +28,18 @@ export default function replay(options: ReplayOptions): Plugin {
     ...pluginPackage(import.meta.url),
     name: pluginName,
     options: opts,
-    async setup(ctx) {
+    setup(ctx) {
       const settings = {
         name: opts.name, cassette: opts.cassette, file: cassettePath(opts.cassette, ctx.config),
         target: opts.target, defaultModel: opts.defaultModel,
       };
       if (opts.mode === 'replay') {
-        // The cassette's code loads with the first model call (lazy-provider.ts).
-        const provider = lazyReplayProvider(settings);
+        const provider = replayProvider(settings);
         ctx.registerProvider(provider);
         ctx.hooks.init.tapPromise(() => provider.preload());
         return;
       }
       const target = opts.target!;
-      const { recordProvider } = await import('./provider.ts');
       ctx.registerProvider(recordProvider({ ...settings, target }, ctx));
       // Providers are all registered once every setup has run: check the target then.
       ctx.hooks.init.tapPromise(async () => {
