@@ -4,11 +4,13 @@
 // their imports of the packages OryxOS provides to plugins resolve to this installation's
 // copies (host-modules.js), so a process holds one kernel and one @oclif/core. The hooks go in
 // before oclif loads anything, since it may import a plugin's commands while it starts.
-import { existsSync, readFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import path from 'node:path';
-import vm from 'node:vm';
+// Node's modules without ES module facades (see scripts/bundle-builtins.mjs).
+const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
+const Module = process.getBuiltinModule('node:module');
+const { createRequire } = Module;
+const { homedir } = process.getBuiltinModule('node:os');
+const path = process.getBuiltinModule('node:path');
+const vm = process.getBuiltinModule('node:vm');
 
 primeOclifCore();
 const { execute, settings } = await import('@oclif/core');
@@ -21,8 +23,7 @@ const { oclif } = JSON.parse(readFileSync(new URL('../package.json', import.meta
 const dataHome = process.env.XDG_DATA_HOME || (process.platform === 'win32' && process.env.LOCALAPPDATA) || path.join(process.env.HOME || homedir(), '.local', 'share');
 const plugins = path.join(process.env.ORYX_DATA_DIR || path.join(dataHome, oclif.dirname), 'package.json');
 if (existsSync(plugins) && JSON.parse(readFileSync(plugins, 'utf8')).oclif?.plugins?.length) {
-  const { register } = await import('node:module');
-  register('./host-modules.js', import.meta.url);
+  Module.register('./host-modules.js', import.meta.url);
   globalThis[Symbol.for('oryxos.hostModules')] = true; // `oryx plugins install` registers them otherwise
 }
 // Plugins run as built JavaScript: oclif must not try to transpile a linked plugin's TypeScript

@@ -4,7 +4,7 @@
 // file is ~250 CommonJS modules (its own, semver's, minimatch's…): most of what `oryx --help`
 // costs over a bare node start went on resolving and reading them, not on running them.
 //
-// The code is the installed package's, with two start-up patches that keep what it does
+// The code is the installed package's, with start-up patches that keep what it does
 // (scripts/oclif-patches.mjs); each module's `__dirname`/`__filename` point
 // at its original place in node_modules (found when the CLI starts), so what oclif reads next to
 // itself (its package.json) is what it read before. Every subpath the package exports
@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PACKAGE_NAME, PATCHES, idOrder } from './oclif-patches.mjs';
+import { PACKAGE_NAME, PATCHES, atLeast, idOrder } from './oclif-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'plugins', 'cli', 'dist', 'oclif-core.cjs');
@@ -44,7 +44,8 @@ const banner = `// @oclif/core ${pkg.version} and its dependencies in one file, 
   + "var __oclifCoreRoot = globalThis[Symbol.for('oryxos.oclifCoreRoot')];\n"
   + "var __oryxosImport = globalThis[Symbol.for('oryxos.import')] ?? ((url) => import(url));\n"
   + `var __oryxosPackageName = ${PACKAGE_NAME};\n`
-  + `var __oryxosIdOrder = ${idOrder.toString()};\n`;
+  + `var __oryxosIdOrder = ${idOrder.toString()};\n`
+  + `var __oryxosAtLeast = ${atLeast.toString()};\n`;
 
 await build({
   stdin: { contents: entry, resolveDir: coreRoot, sourcefile: 'oclif-core-entry.js', loader: 'js' },

@@ -15,6 +15,7 @@
 // second copy of a module by a deep path.
 // Usage: node scripts/bundle-packages.mjs [package folder …]   (default: every package)
 import { build, transform } from 'esbuild';
+import { builtinsWithoutImport } from './bundle-builtins.mjs';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -87,7 +88,8 @@ const externals = {
 // Inlined CommonJS that requires Node's own modules (tapable: `util`) goes through esbuild's
 // `__require`, which needs a `require` in scope: an ES module has none, so one is made (on the
 // first line, so the source map's lines stay right).
-const REQUIRE = "import { createRequire as __oryxosCreateRequire } from 'node:module'; const require = __oryxosCreateRequire(import.meta.url); ";
+const REQUIRE = "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url); ";
+
 
 for (const folder of packages) {
   const dir = path.join(root, folder);
@@ -117,9 +119,10 @@ for (const folder of packages) {
   const outputs = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
   for (const out of outputs) {
     if (!out.endsWith('.js')) continue;
-    const text = readFileSync(out, 'utf8');
+    const original = readFileSync(out, 'utf8');
+    const text = builtinsWithoutImport(original);
     const needsRequire = text.includes('Dynamic require of "');
-    if (!needsRequire && !text.includes('@@oryxos-module-url:')) continue;
+    if (!needsRequire && text === original && !text.includes('@@oryxos-module-url:')) continue;
     writeFileSync(out, (needsRequire ? REQUIRE : '') + text.replace(/"@@oryxos-module-url:([^"@]+)@@"/g, (_, file) => {
       const rel = path.relative(path.dirname(out), path.join(dir, file)).split(path.sep).join('/');
       return `new URL(${JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`)}, import.meta.url).href`;

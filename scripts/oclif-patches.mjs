@@ -1,7 +1,7 @@
 // What scripts/bundle-oclif.mjs changes in @oclif/core while it bundles it (and what the
 // changed lines call, defined once at the top of the bundle). test/bundles.test.ts checks them.
-// Three costs every `oryx` command paid while oclif loads its plugins (~20 ms of a ~240 ms
-// `oryx agents`), removed without changing a result. The build fails when a text is no longer
+// Costs every `oryx` command paid while oclif loads (~25 ms of a ~240 ms `oryx agents`),
+// removed without changing a result. The build fails when a text is no longer
 // there (another @oclif/core): then look again rather than ship without.
 // - Which dependencies are core plugins: oclif matches every root dependency against every
 //   `oclif.plugins` entry with minimatch, compiling the pattern each time (21 × 11 here,
@@ -14,6 +14,14 @@
 //   once while it starts, so they queue behind each other (~3 ms of `oryx agents`, measured). A
 //   synchronous read of a file of a few KB costs a few µs; the function stays async, so a
 //   missing file is still a rejected promise.
+// - The check of Node's version against oclif's `engines` (`>=18.0.0`) when its index loads:
+//   semver's module builds its ~40 regexes and a Range for one comparison (~3 ms). A range of
+//   the form `>=X[.Y[.Z]]` against a plain version is three numbers compared; any other range
+//   still goes to semver.
+// - Two Node modules required when oclif loads and used only on rare paths: `node:perf_hooks`
+//   (~1 ms; oclif's timings, off unless asked for: the global `performance` is the same object)
+//   and `node:child_process` (~1 ms; a PowerShell query on Windows under WSL). Each is required
+//   on first use instead.
 export const PATCHES = [
   {
     file: 'lib/config/plugin-loader.js',
@@ -30,6 +38,21 @@ export const PATCHES = [
     from: "const contents = await (0, promises_1.readFile)(path, 'utf8');",
     to: "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');",
   },
+  {
+    file: 'lib/index.js',
+    from: "const semver = require('semver');",
+    to: "const semver = { satisfies: (version, range) => __oryxosAtLeast(version, range, () => require('semver')) };",
+  },
+  {
+    file: 'lib/performance.js',
+    from: 'const node_perf_hooks_1 = require("node:perf_hooks");',
+    to: 'const node_perf_hooks_1 = { performance: globalThis.performance, get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; } };',
+  },
+  {
+    file: 'lib/util/os.js',
+    from: 'const node_child_process_1 = require("node:child_process");',
+    to: 'const node_child_process_1 = { get execSync() { return require("node:child_process").execSync; } };',
+  },
 ];
 
 /** A pattern in `oclif.plugins` that is a plain package name: it contains no glob, so it matches exactly itself. */
@@ -42,4 +65,20 @@ export function idOrder(a, b) {
   const x = a.replaceAll(':', '/');
   const y = b.replaceAll(':', '/');
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * `semver.satisfies(version, range)` for Node's version against an `engines` range (see PATCHES):
+ * `>=X`, `>=X.Y` or `>=X.Y.Z` against `X.Y.Z` without semver; anything else asks `semver()`.
+ */
+export function atLeast(version, range, semver) {
+  const floor = /^\s*>=\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(range);
+  const have = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  if (!floor || !have) return semver().satisfies(version, range);
+  for (let i = 1; i <= 3; i++) {
+    const a = Number(have[i]);
+    const b = Number(floor[i] ?? 0);
+    if (a !== b) return a > b;
+  }
+  return true;
 }

@@ -1,6 +1,7 @@
 // The build bundles each package's dist/ (scripts/bundle-packages.mjs): the built packages must
 // behave as their sources, and hold no per-file module a deep import could load a second time.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -35,10 +36,31 @@ test('a built package holds its entry files and chunks, no per-file module of it
   assert.ok(js.some((f) => f.startsWith(`chunks${path.sep}`)), 'the code the entries share is in chunks/');
 });
 
-// scripts/bundle-oclif.mjs patches three lines of @oclif/core (scripts/oclif-patches.mjs); the
+test("Node's modules are taken with process.getBuiltinModule, not imported (no ES module facades)", async () => {
+  const { builtinsWithoutImport } = (await import(pathToFileURL(path.resolve('scripts/bundle-builtins.mjs')).href)) as { builtinsWithoutImport(text: string): string };
+  const text = 'import path from "node:path";\nimport {\n  readFile as readFile2,\n  stat\n} from "node:fs/promises";\nimport { shape } from "@oryxos/kernel";\nconst s = \'import x from "node:os";\';\nimport c from "crypto";\n';
+  assert.is(builtinsWithoutImport(text), 'const path = process.getBuiltinModule("node:path");\nconst {\n  readFile: readFile2,\n  stat\n} = process.getBuiltinModule("node:fs/promises");\nimport { shape } from "@oryxos/kernel";\nconst s = \'import x from "node:os";\';\nconst c = process.getBuiltinModule("crypto");\n');
+  // Every built module: no static import of a built-in is left.
+  const built = ['kernel/dist', ...['kits', 'plugins'].flatMap((d) => readdirSync(d).map((p) => `${d}/${p}/dist`))];
+  let files = 0;
+  for (const dist of built) {
+    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.js') || file.startsWith('console')) continue;
+      files++;
+      assert.not.match(readFileSync(path.join(dist, file), 'utf8'), /^import\s[^;]*?from\s*"(node:)?(fs|path|os|url|module|crypto|net|util|child_process|events|stream)(\/[a-z]+)?"/m, `${dist}/${file}`);
+    }
+  }
+  assert.ok(files > 40, `${files} files checked`);
+});
+
+// scripts/bundle-oclif.mjs patches six lines of @oclif/core (scripts/oclif-patches.mjs); the
 // help test checks that `oryx` says the same with and without them, these check the pieces.
 const patches = pathToFileURL(path.resolve('scripts/oclif-patches.mjs')).href;
-const { idOrder, PACKAGE_NAME } = (await import(patches)) as { idOrder(a: string, b: string): number; PACKAGE_NAME: RegExp };
+const { atLeast, idOrder, PACKAGE_NAME } = (await import(patches)) as {
+  atLeast(version: string, range: string, semver: () => { satisfies(v: string, r: string): boolean }): boolean;
+  idOrder(a: string, b: string): number;
+  PACKAGE_NAME: RegExp;
+};
 
 test('command ids sort as localeCompare sorts them, without ICU for the usual ids', () => {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789:-';
@@ -61,6 +83,28 @@ test('a plain package name in oclif.plugins matches only itself; a glob still go
   assert.ok(bundle.includes('__oryxosPackageName.test(w) ? p === w : (0, minimatch_1.minimatch)(p, w)'), 'the built @oclif/core holds the first patch');
   assert.ok(bundle.includes('.sort((a, b) => __oryxosIdOrder(a.id, b.id))'), 'and the second');
   assert.ok(bundle.includes('const contents = (0, node_fs_1.readFileSync)(path, "utf8");'), 'and the third');
+  assert.ok(bundle.includes('satisfies: (version, range) => __oryxosAtLeast(version, range, () => require_semver'), 'and the fourth');
+  assert.match(bundle, /node_perf_hooks_1 = \{ performance: globalThis\.performance, get PerformanceObserver\(\) \{\s+return require\("node:perf_hooks"\)/, 'and the fifth');
+  assert.match(bundle, /node_child_process_1 = \{ get execSync\(\) \{\s+return require\("node:child_process"\)\.execSync;/, 'and the sixth');
+});
+
+test("Node's version against an engines floor: as semver answers, without semver for >=X.Y.Z", () => {
+  const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, r: string): boolean };
+  let asked = 0;
+  const lazy = () => { asked++; return semver; };
+  let seed = 11;
+  const n = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 4 + 18;
+  for (let i = 0; i < 20_000; i++) {
+    const version = `${n()}.${n() - 18}.${n() - 18}`;
+    const range = ['>=', '>= ', ' >='][i % 3] + [`${n()}`, `${n()}.${n() - 18}`, `${n()}.${n() - 18}.${n() - 18}`][i % 3];
+    assert.is(atLeast(version, range, lazy), semver.satisfies(version, range), `${version} against ${range}`);
+  }
+  assert.is(asked, 0, 'no semver for these');
+  // Prereleases, other operators and unions are semver's.
+  for (const [version, range] of [['18.0.0-rc.1', '>=18.0.0'], ['20.19.0', '^20.19'], ['16.0.0', '>=14 <18 || >=20'], ['20.1.0', '>=20.x']]) {
+    assert.is(atLeast(version, range, lazy), semver.satisfies(version, range), `${version} against ${range}`);
+  }
+  assert.is(asked, 4);
 });
 
 test.run();

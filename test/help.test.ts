@@ -1,7 +1,7 @@
 // `oryx --help` must stay fast: it reads command metadata from oclif manifests and loads no
 // plugin code and no heavy library (timing itself lives in bench/, not in a test).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -56,6 +56,46 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /hi/);
     assert.ok(readFileSync(file, 'utf8').split('\n').some(loopCode), 'a run loads the loop');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a read command loads none of Node\'s crypto, with the model providers, the scheduler and the quickstart\'s plugins on', async () => {
+  const dir = await tempProject('read-crypto-');
+  const file = path.join(dir, 'modules.txt');
+  try {
+    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import openai from '@oryxos/plugin-openai';
+import ollama from '@oryxos/plugin-ollama';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '@oryxos/plugin-audit';
+import memory from '@oryxos/plugin-memory';
+import sandbox from '@oryxos/plugin-sandbox';
+import tools from '@oryxos/plugin-tools';
+import mcp from '@oryxos/plugin-mcp';
+import web from '@oryxos/plugin-web';
+import scheduler from '@oryxos/plugin-scheduler';
+export default defineConfig({ plugins: [
+  openai({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', defaultModel: 'm' }), ollama({ host: 'http://127.0.0.1:9' }),
+  sqlite(), audit(), memory(), sandbox({ files: { read: ['.'] } }), tools(), mcp(), web(),
+  scheduler({ tasks: [{ name: 'daily', agent: 'assistant', message: 'hi', cron: '0 8 * * *' }] }),
+] });
+`);
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { provider: 'openai' } });
+    // What Node loaded of its own modules, written when the process exits.
+    const probe = path.join(dir, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));\n`);
+    // The first command that writes compiles the config into the cache (the model is unreachable: no matter).
+    spawnSync(process.execPath, [path.resolve('bin/run.js'), 'run', 'hi'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.ok(readdirSync(path.join(dir, '.oryxos', 'cache')).some((f) => f.startsWith('config-')), 'the config was compiled');
+    for (const command of ['agents', 'tools']) {
+      const r = spawnSync(process.execPath, ['-r', probe, path.resolve('bin/run.js'), command], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      assert.is(r.status, 0, r.stderr);
+      const loaded = readFileSync(file, 'utf8').split('\n');
+      assert.ok(loaded.includes('NativeModule fs'), 'the probe saw the module list');
+      assert.equal(loaded.filter((m) => /^NativeModule (internal\/)?crypto\b/.test(m)), [], `oryx ${command} loads no crypto`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

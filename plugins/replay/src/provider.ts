@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -68,7 +67,8 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
     const entry = findEntry(entries, keys);
     if (!entry) throw diverged(entries, conversation, keys);
     const calls = (entry.response.toolCalls ?? []).map((c) => ({
-      id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+      // The global Web Crypto: node:crypto would load with the plugin, on every command (~3 ms).
+      id: `call_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`,
       name: c.name,
       args: c.args ?? {},
       ...(c.argsError !== undefined ? { argsError: c.argsError } : {}),

@@ -68,7 +68,11 @@ interface Held {
  * await engine.stop({ graceMs: 10_000 });
  */
 export class SchedulerEngine {
-  readonly owner = newOwnerId();
+  private ownerId?: string;
+  /** Who claims this engine's executions, made when first asked for: a read command never needs one. */
+  get owner(): string {
+    return (this.ownerId ??= newOwnerId());
+  }
   private state: 'stopped' | 'starting' | 'started' | 'stopping' = 'stopped';
   private bree?: Bree;
   private jobSeq = 0;
@@ -94,8 +98,8 @@ export class SchedulerEngine {
   private claiming = 0;
 
   constructor(private readonly kernel: PluginContext, private readonly store: TaskStore, private readonly options: EngineOptions) {
-    const live = liveness({ self: this.owner, held: this.ownsLive, leaseMs: options.leaseMs });
-    this.isLive = (row) => live(row, Date.now());
+    let live: ((row: ActiveRow, now: number) => boolean) | undefined;
+    this.isLive = (row) => (live ??= liveness({ self: this.owner, held: this.ownsLive, leaseMs: options.leaseMs }))(row, Date.now());
   }
 
   get started(): boolean { return this.state === 'started' || this.state === 'starting'; }

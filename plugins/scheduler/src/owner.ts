@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ActiveRow } from './queries.ts';
 import { processAlive } from '@oryxos/plugin-kit';
 
 /** `host:pid:instance`: who claimed an execution. One process may run several schedulers (tests do). */
 export function newOwnerId(): string {
-  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  return `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
 }
 
 function parseOwner(owner: string): { host: string; pid: number } | undefined {
