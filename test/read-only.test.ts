@@ -6,7 +6,10 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
+import Libsql from 'libsql';
+import { runOryx, scripted, tempProject, testKernel, writeAgents } from '@oryxos/kernel/testing';
+import sqlite from '@oryxos/plugin-sqlite';
+import audit from '@oryxos/plugin-audit';
 
 const READS = [
   ['agents'], ['sessions'], ['tools'], ['audit', 'llm'], ['audit', 'tools'], ['audit', 'sandbox'], ['audit', 'summary'],
@@ -74,6 +77,59 @@ test('with a database, read commands see its rows and add no file; a run is what
     assert.equal(Object.keys(await snapshot(dir)).sort(), before, 'no file added or removed');
     const sessions = JSON.parse((await runOryx(['sessions', '--json'], { cwd: dir })).stdout);
     assert.equal(sessions.items.map((s: { id: string }) => s.id), [sessionId]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a read command that queries no database never opens it: agents and tools list over a newer one, sessions refuses it', async () => {
+  const dir = await project();
+  try {
+    // Written by "the future": schema version 99.
+    const file = path.join(dir, '.oryxos', 'oryx.db');
+    const future = new Libsql(file);
+    future.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 'sessions', 'x'), (99, 'future', 'x');`);
+    future.close();
+    const before = await snapshot(dir);
+    const agents = await runOryx(['agents'], { cwd: dir });
+    assert.is(agents.code, 0, agents.stderr);
+    assert.match(agents.stdout, /^assistant\s/m);
+    const tools = await runOryx(['tools'], { cwd: dir });
+    assert.is(tools.code, 0, tools.stderr);
+    const sessions = await runOryx(['sessions'], { cwd: dir });
+    assert.is(sessions.code, 1);
+    assert.match(sessions.stderr, 'ORYX_E_SQLITE_SCHEMA_NEWER');
+    assert.match(sessions.stderr, 'schema version 99');
+    assert.equal(await snapshot(dir), before, 'the database is untouched');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a read-only kernel migrates at its first query, its own tables then those the other plugins asked for at init', async () => {
+  const dir = await tempProject('read-only-open-');
+  const tables = () => {
+    const db = new Libsql(path.join(dir, '.oryxos', 'oryx.db'));
+    try {
+      return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  };
+  try {
+    // A database written without the audit plugin: no audit tables.
+    await (await testKernel({ plugins: [scripted([]), sqlite()], dir })).close({ keep: true });
+    assert.ok(tables().includes('sessions') && !tables().includes('llm_calls'));
+    const t = await testKernel({ plugins: [scripted([]), sqlite(), audit()], dir, readOnly: true });
+    try {
+      assert.not.ok(tables().includes('llm_calls'), 'nothing applied at start');
+      assert.equal((await t.kernel.service('sessions').list()).items, []);
+      assert.ok(tables().includes('llm_calls') && tables().includes('tool_invocations'), 'the audit migrations ran with the first query');
+      assert.equal(await t.kernel.service('database').query('SELECT COUNT(*) AS n FROM llm_calls'), [{ n: 0 }]);
+    } finally {
+      await t.close({ keep: true });
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -56,6 +56,10 @@ export default function audit(options: AuditOptions = {}): Plugin {
       ctx.hooks.init.tapPromise(async () => {
         const db = ctx.service('database');
         await db.migrate(OWNER, MIGRATIONS);
+        // A read-only command checks and prunes nothing at start: sqlite opens its database at
+        // the first query (migrating it then), and a command that never queries never opens it.
+        // A query of a table that is not there names the table.
+        if (ctx.readOnly) return;
         await checkSchema(db);
         if (opts.retentionDays !== undefined) {
           const removed = await pruneOlderThan(db, opts.retentionDays);

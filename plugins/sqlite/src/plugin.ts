@@ -33,7 +33,8 @@ export interface SqliteDatabaseService extends Database {
 /**
  * Durable sessions and the shared SQL database. Provides the `sessions` and `database`
  * services; opens the database in setup (refusing a newer schema before writing anything),
- * applies migrations at `init`, closes it on `close`.
+ * applies migrations at `init`, closes it on `close`. A read-only kernel (`oryx sessions`,
+ * `oryx agents`) opens it, and migrates, at its first use instead.
  *
  * @example
  * // oryx.config.ts
@@ -66,15 +67,68 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         if (scratch) control.recorded = await readRecorded(configured, { driver: driverFor(configured), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
       }
       let db: OpenDatabase | undefined;
+      // A read-only kernel opens the database at its first use: a command that never touches it
+      // (`oryx agents`, `oryx tools`) does not load the driver nor open the file (~7 ms), and a
+      // locked, damaged or newer database does not stop it. The migrations asked for at `init`
+      // (this plugin's, then the other plugins' in the order they asked) run at that first use,
+      // before it. Any other kernel opens it in setup, as always.
+      const lazy = ctx.readOnly && !control;
+      let opening: Promise<OpenDatabase> | undefined;
+      const asked: [owner: string, migrations: readonly Migration[]][] = [];
+      let closed = false;
+      const open = async (): Promise<OpenDatabase> => {
+        const opened = await openDatabase(target, { driver: driverFor(target), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
+        try {
+          assertKnownVersion(await schemaVersion(opened), opened.url);
+        } catch (error) {
+          await opened.close();
+          throw error;
+        }
+        return opened;
+      };
+      const ready = (): Promise<OpenDatabase> => (opening ??= (async () => {
+        if (closed) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
+        const opened = await open();
+        db = opened;
+        try {
+          await enableWal(opened);
+          for (const [owner, migrations] of [[OWNER, MIGRATIONS] as const, ...asked]) await migrateOwner(owner, migrations);
+        } catch (error) {
+          // Every later use fails the same way, as the command would have at start.
+          db = undefined;
+          await opened.close();
+          throw error;
+        }
+        return opened;
+      })());
+      // What the store and the services hold before then: each call opens first.
+      const unopened: OpenDatabase = {
+        driver: driverFor(target),
+        dialect: 'sqlite',
+        get url() { return target.kind === 'file' ? `file:${target.path}` : target.url; },
+        execute: async (sql, params) => (await ready()).execute(sql, params),
+        query: async (sql, params) => (await ready()).query(sql, params),
+        transaction: async (fn) => (await ready()).transaction(fn),
+        defer: (sql, params, onError) => { ready().then((d) => d.defer(sql, params, onError), (error) => onError?.(error)); },
+        close: async () => {},
+      };
       const current = (): OpenDatabase => {
-        if (!db) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
-        return db;
+        if (db) return db;
+        if (lazy && !closed) return unopened;
+        throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
       };
       const store = storeForKernel(ctx, current, opts, 'sqlite');
       const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner);
+      // Unopened (lazy): remembered for the first use, and nothing applied yet.
+      const migrateNow = (owner: string, migrations: readonly Migration[]): Promise<number[]> => {
+        if (db || !lazy) return migrateOwner(owner, migrations);
+        if (opening) return opening.then(() => migrateOwner(owner, migrations));
+        asked.push([owner, migrations]);
+        return Promise.resolve([]);
+      };
       const migrateAny = control
         ? reportingMigrate(control, migrateOwner, async (owner) => (control.mode === 'plan' ? control.recorded?.[owner] ?? 0 : schemaVersion(current(), owner)))
-        : migrateOwner;
+        : migrateNow;
       // A proxy rather than the handle, so a service user that kept it sees CLOSED, not a crash.
       const service: SqliteDatabaseService = {
         get url() { return current().url; },
@@ -85,7 +139,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         migrate: migrateAny,
         check: (checkOptions) => checkIntegrity(current(), checkOptions),
         defer: (sql, params, onError) => {
-          if (db) db.defer(sql, params, onError);
+          if (db || (lazy && !closed)) current().defer(sql, params, onError);
           else onError?.(sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open'));
         },
       };
@@ -95,6 +149,8 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       attachApprovals(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
+        closed = true;
+        await opening?.catch(() => {});
         const open = db;
         if (!open) return;
         await store.close().catch(() => {});
@@ -102,14 +158,8 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         await open.close();
       });
 
-      const opened = await openDatabase(target, { driver: driverFor(target), authToken: opts.authToken, busyTimeoutMs: opts.busyTimeoutMs });
-      try {
-        assertKnownVersion(await schemaVersion(opened), opened.url);
-      } catch (error) {
-        await opened.close();
-        throw error;
-      }
-      db = opened;
+      if (lazy) return;
+      db = await open();
 
       // First of all init taps: other plugins' init taps may already query the database.
       ctx.hooks.init.tapPromise({ stage: STAGE.GUARD }, async () => {
