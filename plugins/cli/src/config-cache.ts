@@ -1,7 +1,7 @@
 /**
  * Running `oryx.config.ts` fast: the file is compiled once per content (jiti's TypeScript
- * transform) into a module kept in the project's cache folder, named by a hash of the source,
- * the file's path and what the installation offers its bare imports. Its package imports then
+ * transform) into a module kept in the project's cache folder, named by a hash of the source
+ * and the file's path. Its package imports then
  * load through Node's own ESM loader, as any program's would, instead of being recompiled by
  * jiti on every start (most of what an `oryx agents` cost). Relative imports — the project's own
  * TypeScript — still go through jiti.
@@ -11,13 +11,21 @@ import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** Bumped when the shape of a compiled module changes, so older cache files are not used. */
-const FORMAT = 1;
+/**
+ * Bumped when the shape of a compiled module changes, so older cache files are not used. 2: the
+ * key no longer holds the aliases (the compiled code never did; they are looked up per import).
+ */
+const FORMAT = 2;
 
 /** What this needs of a jiti instance. */
 export interface ConfigCompiler {
   transform(options: { source: string; filename: string; ts: boolean; async: boolean }): string;
   import(id: string): Promise<unknown>;
+}
+
+/** Where a bare import the project cannot resolve goes ({@link ImportAliases}). */
+export interface Aliases {
+  get(id: string): string | undefined;
 }
 
 interface Compiled {
@@ -29,17 +37,17 @@ interface Compiled {
 /**
  * The config's default export (or its exports when it has none), compiled into `cacheDir` on
  * first use; undefined when it cannot be (a file that does not parse, a folder that cannot be
- * written, or `write: false` and not compiled yet): then jiti runs it as before. `alias` maps the bare imports the project cannot
- * resolve to the installation's files (`importAliases`).
+ * written, or `write: false` and not compiled yet): then jiti runs it as before. `aliases` maps
+ * the bare imports the project cannot resolve to the installation's files.
  *
  * @example
  * await importConfigCached('/proj/oryx.config.ts', aliases, '/proj/node_modules/.cache/oryxos-config', () => createJiti(url))
  */
 export async function importConfigCached(
-  file: string, alias: Record<string, string>, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
+  file: string, aliases: Aliases, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
 ): Promise<{ config: unknown } | undefined> {
   const source = await readFile(file, 'utf8');
-  const key = cacheKey(JSON.stringify([FORMAT, file, source, alias]));
+  const key = cacheKey(JSON.stringify([FORMAT, file, source]));
   const compiled = path.join(cacheDir, `config-${key}.mjs`);
   if (!(await usable(compiled))) {
     // A read-only command compiles nothing into the cache: jiti runs the file as it is.
@@ -54,7 +62,7 @@ export async function importConfigCached(
   }
   const mod = await import(pathToFileURL(compiled).href) as Compiled;
   const module = { exports: {} as Record<string, unknown> };
-  await mod.default(module.exports, module, createRequire(file), file, path.dirname(file), importer(file, alias, mod, jiti));
+  await mod.default(module.exports, module, createRequire(file), file, path.dirname(file), importer(file, aliases, mod, jiti));
   return { config: 'default' in module.exports ? module.exports.default : module.exports };
 }
 
@@ -86,16 +94,17 @@ export function cacheKey(text: string): string {
  * installation's), anything else through jiti. A package comes back as its namespace marked
  * `__esModule`, the shape the compiled code's interop helpers expect of an ES module.
  */
-function importer(file: string, alias: Record<string, string>, mod: Compiled, jiti: () => Promise<ConfigCompiler>) {
+function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Promise<ConfigCompiler>) {
   const bare = (id: string) => !/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(id);
   const require = createRequire(file);
   return async (id: string): Promise<unknown> => {
     let url: string | undefined;
     if (builtinModules.includes(id.replace(/^node:/, ''))) return { ...(await import(id) as Record<string, unknown>), __esModule: true };
-    // An alias exists only for a package the project does not have (importAliases looked), so
-    // Node's lookup from the project would fail (and build its error) before the alias is used.
+    // An alias exists only for a package the project does not have, so Node's lookup from the
+    // project would fail (and build its error) before the alias is used.
     if (bare(id)) {
-      try { url = alias[id] ? pathToFileURL(alias[id]).href : mod.resolve(id); } catch { url = undefined; }
+      const aliased = aliases.get(id);
+      try { url = aliased ? pathToFileURL(aliased).href : mod.resolve(id); } catch { url = undefined; }
     }
     if (!url || /\.[cm]?tsx?$/.test(url)) return (await jiti()).import(url ? fileURLToPath(url) : path.resolve(path.dirname(file), id));
     return { ...(await loadModule(require, url)), __esModule: true };

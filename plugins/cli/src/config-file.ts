@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OryxError, asConfigError, errorMessage, isOryxError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
 import { importConfigCached } from './config-cache.ts';
-import { importAliases } from './config-imports.ts';
+import { ImportAliases } from './config-imports.ts';
 
 /** The names a config file may have, in the order they are looked for in one folder. */
 export const CONFIG_FILE_NAMES = ['oryx.config.ts', 'oryx.config.mts', 'oryx.config.js', 'oryx.config.mjs'] as const;
@@ -74,7 +74,7 @@ export async function assertConfigIsYours(file: string, uid = process.getuid?.()
 /**
  * Runs a config file (TypeScript or JavaScript): compiled once per content into the project's
  * cache folder ({@link importConfigCached}), else through jiti. A bare import the project cannot
- * resolve is looked up in `resolveFrom`, in order ({@link importAliases}).
+ * resolve is looked up in `resolveFrom`, in order ({@link ImportAliases}).
  */
 async function importConfig(file: string, resolveFrom: readonly string[], readOnly = false): Promise<unknown> {
   const dir = path.dirname(file);
@@ -82,13 +82,13 @@ async function importConfig(file: string, resolveFrom: readonly string[], readOn
   // sandbox protects), never to a shared temp folder where another user could plant a file.
   const cacheDir = await exists(path.join(dir, 'node_modules')) ? path.join(dir, 'node_modules', '.cache', 'oryxos-config')
     : await exists(path.join(dir, '.oryxos')) ? path.join(dir, '.oryxos', 'cache') : undefined;
-  const alias = await importAliases(dir, resolveFrom);
+  const aliases = new ImportAliases(dir, resolveFrom);
   let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
   const compiler = async () => {
     const { createJiti } = await import('jiti');
-    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias });
+    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias: await aliases.all() });
   };
-  const cached = cacheDir ? await importConfigCached(file, alias, cacheDir, compiler, { write: !readOnly }) : undefined;
+  const cached = cacheDir ? await importConfigCached(file, aliases, cacheDir, compiler, { write: !readOnly }) : undefined;
   return cached ? cached.config : (await compiler()).import(file, { default: true });
 }
 

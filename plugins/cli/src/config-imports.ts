@@ -45,7 +45,7 @@ export function packageEntries(dir: string): { name: string; entries: Record<str
 export function findPackage(name: string, dir: string): string | undefined {
   for (let d = dir; ; d = path.dirname(d)) {
     const candidate = path.join(d, 'node_modules', name);
-    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync.native(candidate);
     if (path.dirname(d) === d) return undefined;
   }
 }
@@ -81,4 +81,58 @@ export async function importAliases(configDir: string, sources: readonly string[
     }
   }
   return alias;
+}
+
+/**
+ * {@link importAliases} one import at a time: what `get(id)` answers is what the whole map holds
+ * for `id`, but only the package `id` names is looked for (a few file checks), where the map
+ * reads the package.json of every dependency of every source (~3 ms of every command).
+ *
+ * @example
+ * const aliases = new ImportAliases('/home/me/proj', ['/usr/lib/node_modules/@oryxos/cli']);
+ * aliases.get('@oryxos/kernel'); // '/usr/lib/node_modules/@oryxos/cli/node_modules/@oryxos/kernel/dist/index.js'
+ * aliases.get('left-pad');       // undefined: the project has it, or no source offers it
+ */
+export class ImportAliases {
+  private readonly packages = new Map<string, Record<string, string> | undefined>();
+  private readonly manifests = new Map<string, { name?: string; dependencies?: Record<string, string> } | undefined>();
+
+  constructor(readonly configDir: string, readonly sources: readonly string[]) {}
+
+  /** The installation's file for the bare import `id`, when the project cannot resolve its package. */
+  get(id: string): string | undefined {
+    const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!;
+    if (!this.packages.has(name)) this.packages.set(name, this.lookup(name));
+    return this.packages.get(name)?.[id];
+  }
+
+  /** Every alias at once (jiti's option): {@link importAliases}. */
+  all(): Promise<Record<string, string>> {
+    return importAliases(this.configDir, this.sources);
+  }
+
+  private lookup(name: string): Record<string, string> | undefined {
+    if (findPackage(name, this.configDir)) return undefined; // the project has its own copy
+    for (const source of this.sources) {
+      const manifest = this.manifest(source);
+      const dir = manifest?.name === name ? source : manifest?.dependencies?.[name] !== undefined ? findPackage(name, source) : undefined;
+      if (!dir) continue;
+      try {
+        const found = packageEntries(dir);
+        if (found.name === name) return found.entries;
+      } catch {
+        // an unreadable package.json: the next source may have it
+      }
+    }
+    return undefined;
+  }
+
+  private manifest(source: string) {
+    if (!this.manifests.has(source)) {
+      let pkg: { name?: string; dependencies?: Record<string, string> } | undefined;
+      try { pkg = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')); } catch { pkg = undefined; }
+      this.manifests.set(source, pkg);
+    }
+    return this.manifests.get(source);
+  }
 }

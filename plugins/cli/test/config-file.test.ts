@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveConfig, type OryxError } from '@oryxos/kernel';
 import { tempProject } from '@oryxos/kernel/testing';
-import { assertConfigIsYours, findConfigFile, loadConfig } from '../src/index.ts';
+import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig } from '../src/index.ts';
 import { cacheKey } from '../src/config-cache.ts';
 
 let dir: string;
@@ -197,6 +197,42 @@ test('a config owned by another user is refused and does not run', async () => {
     assert.match(e.message, /it is owned by another user/);
   }
   assert.not.ok(existsSync(marker), 'the config ran');
+});
+
+test('ImportAliases answers each import as the whole map of importAliases does, first source first, the project\'s own copy winning', async () => {
+  const outside = await mkdtemp(path.join(tmpdir(), 'oryx-aliases-'));
+  try {
+    // A second source (a plugins folder): one package of its own, and a kernel the first source also offers.
+    const data = path.join(outside, 'data');
+    const dep = async (name: string, json: Record<string, unknown>) => {
+      await mkdir(path.join(data, 'node_modules', name, 'lib'), { recursive: true });
+      await writeFile(path.join(data, 'node_modules', name, 'package.json'), JSON.stringify({ name, version: '1.0.0', ...json }));
+      await writeFile(path.join(data, 'node_modules', name, 'lib', 'x.js'), '');
+    };
+    await mkdir(data, { recursive: true });
+    await writeFile(path.join(data, 'package.json'), JSON.stringify({ dependencies: { 'extra-plugin': '1.0.0', '@oryxos/kernel': '1.0.0' } }));
+    await dep('extra-plugin', { exports: { '.': './lib/x.js', './sub': { import: './lib/x.js' }, './missing': './lib/none.js' } });
+    await dep('@oryxos/kernel', { main: 'lib/x.js' });
+    const project = path.join(outside, 'project');
+    await mkdir(project);
+    const sources = [path.resolve('.'), data];
+    const map = await importAliases(project, sources);
+    const aliases = new ImportAliases(project, sources);
+    const ids = [...Object.keys(map), 'extra-plugin/missing', 'left-pad', '@oryxos/nope', '@oryxos/kernel/nope'];
+    assert.ok(Object.keys(map).length > 20, 'the installation offers its packages');
+    assert.ok(map['extra-plugin/sub'], 'and the second source its own');
+    assert.not.ok(map['@oryxos/kernel']!.startsWith(data), 'the first source wins');
+    for (const id of ids) assert.is(aliases.get(id), map[id], id);
+    // A project with a copy of its own: no alias for that package.
+    await mkdir(path.join(project, 'node_modules', 'extra-plugin'), { recursive: true });
+    await writeFile(path.join(project, 'node_modules', 'extra-plugin', 'package.json'), '{"name":"extra-plugin"}');
+    const own = new ImportAliases(project, sources);
+    assert.is(own.get('extra-plugin'), undefined);
+    assert.is((await importAliases(project, sources))['extra-plugin'], undefined);
+    assert.is(own.get('@oryxos/kernel'), map['@oryxos/kernel']);
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
 });
 
 test.run();
