@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PACKAGE_NAME, PATCHES, atLeast, idOrder } from './oclif-patches.mjs';
+import { PACKAGE_NAME, PATCHES, atLeast, idOrder, packageJson } from './oclif-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'plugins', 'cli', 'dist', 'oclif-core.cjs');
@@ -45,7 +45,8 @@ const banner = `// @oclif/core ${pkg.version} and its dependencies in one file, 
   + "var __oryxosImport = globalThis[Symbol.for('oryxos.import')] ?? ((url) => import(url));\n"
   + `var __oryxosPackageName = ${PACKAGE_NAME};\n`
   + `var __oryxosIdOrder = ${idOrder.toString()};\n`
-  + `var __oryxosAtLeast = ${atLeast.toString()};\n`;
+  + `var __oryxosAtLeast = ${atLeast.toString()};\n`
+  + `var __oryxosPackageJson = ${packageJson.toString()};\n`;
 
 await build({
   stdin: { contents: entry, resolveDir: coreRoot, sourcefile: 'oclif-core-entry.js', loader: 'js' },

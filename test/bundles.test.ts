@@ -1,6 +1,6 @@
 // The build bundles each package's dist/ (scripts/bundle-packages.mjs): the built packages must
 // behave as their sources, and hold no per-file module a deep import could load a second time.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,10 +53,11 @@ test("Node's modules are taken with process.getBuiltinModule, not imported (no E
   assert.ok(files > 40, `${files} files checked`);
 });
 
-// scripts/bundle-oclif.mjs patches six lines of @oclif/core (scripts/oclif-patches.mjs); the
+// scripts/bundle-oclif.mjs patches seven lines of @oclif/core (scripts/oclif-patches.mjs); the
 // help test checks that `oryx` says the same with and without them, these check the pieces.
 const patches = pathToFileURL(path.resolve('scripts/oclif-patches.mjs')).href;
-const { atLeast, idOrder, PACKAGE_NAME } = (await import(patches)) as {
+const { atLeast, idOrder, packageJson, PACKAGE_NAME } = (await import(patches)) as {
+  packageJson(name: string, root: string): string | undefined;
   atLeast(version: string, range: string, semver: () => { satisfies(v: string, r: string): boolean }): boolean;
   idOrder(a: string, b: string): number;
   PACKAGE_NAME: RegExp;
@@ -86,6 +87,20 @@ test('a plain package name in oclif.plugins matches only itself; a glob still go
   assert.ok(bundle.includes('satisfies: (version, range) => __oryxosAtLeast(version, range, () => require_semver'), 'and the fourth');
   assert.match(bundle, /node_perf_hooks_1 = \{ performance: globalThis\.performance, get PerformanceObserver\(\) \{\s+return require\("node:perf_hooks"\)/, 'and the fifth');
   assert.match(bundle, /node_child_process_1 = \{ get execSync\(\) \{\s+return require\("node:child_process"\)\.execSync;/, 'and the sixth');
+  assert.ok(bundle.includes('pkgPath = __oryxosPackageJson(name, root) ?? require.resolve(name, { paths: [root] });'), 'and the seventh');
+});
+
+test('each plugin of oclif.plugins is found where require.resolve and the walk up to its package.json find it', () => {
+  const root = path.resolve('.');
+  const { oclif } = JSON.parse(readFileSync('package.json', 'utf8')) as { oclif: { plugins: string[] } };
+  const require = createRequire(path.join(root, 'package.json'));
+  for (const name of oclif.plugins) {
+    let dir = path.dirname(require.resolve(name, { paths: [root] }));
+    while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+    assert.is(packageJson(name, root), path.join(dir, 'package.json'), name);
+  }
+  assert.ok(oclif.plugins.length > 10);
+  assert.is(packageJson('@oryxos/no-such-plugin', root), undefined);
 });
 
 test("Node's version against an engines floor: as semver answers, without semver for >=X.Y.Z", () => {
