@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { approvalRef, errorMessage, type Approval, type RunResult } from '@oryxos/kernel';
 import { resolveApproval } from './approval-id.ts';
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Logger } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { webError } from '../errors.ts';
 import '../index.ts';
 import { schedulerOf } from '../task-routes.ts';

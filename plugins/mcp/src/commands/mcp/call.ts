@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError, errorMessage, type ToolResult } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { quietMcpLogger } from '../../cli-logger.ts';
 
 export default class McpCall extends OryxCommand {

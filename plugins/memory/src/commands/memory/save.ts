@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import type { MemoryEntry } from '@oryxos/kernel';
-import { OryxCommand, readStdin } from '@oryxos/plugin-cli';
+import { OryxCommand, readStdin } from '@oryxos/plugin-cli/command';
 import { displayPath, scopedStore, storeFor, targetOf, userFlag } from '../../cli.ts';
 
 export default class MemorySave extends OryxCommand {

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { notifierOf } from '../../cli.ts';
 import type { SendResult } from '../../notifier.ts';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli/command';
 import { copyDatabase, openByUrl, type CopyReport } from '../../copy.ts';
 
 export default class DbCopy extends OryxCommand {

@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli/command';
 import { withMigrationControl, type MigrationControl } from '@oryxos/plugin-sqlite';
 
 export default class DbMigrate extends OryxCommand {

@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli/command';
 import { withMigrationControl, type MigrationControl } from '@oryxos/plugin-sqlite';
 
 /** One owner's schema state, as `oryx db status --json` reports it. */

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Logger } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { schedulerOf } from '../../cli.ts';
 
 export default class ScheduleStart extends OryxCommand {

@@ -1,4 +1,4 @@
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { APPROVAL_ID } from '../../decide-command.ts';
 import { resolveApproval } from '../../approval-id.ts';
 

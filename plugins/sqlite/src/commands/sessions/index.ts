@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Page, SessionInfo } from '@oryxos/kernel';
-import { OryxCommand, table } from '@oryxos/plugin-cli';
+import { OryxCommand, table } from '@oryxos/plugin-cli/command';
 
 export default class Sessions extends OryxCommand {
   static override readOnly = true;
