@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { oryxTrace } from './fixtures/trace-oryx.ts';
 
 test('oryx --help lists commands from every plugin without importing plugin code', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-trace-'));
@@ -63,7 +64,6 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
 
 test('a plugin\'s command loads the CLI\'s command kit, not the whole CLI package', async () => {
   const dir = await tempProject('read-kit-');
-  const file = path.join(dir, 'loaded.txt');
   try {
     writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
 import { scripted } from '@oryxos/kernel/testing';
@@ -71,13 +71,10 @@ import sqlite from '@oryxos/plugin-sqlite';
 export default defineConfig({ plugins: [scripted([{ text: 'hi' }]), sqlite()] });
 `);
     await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
-    const r = spawnSync(process.execPath, ['--import', path.resolve('test/fixtures/trace-imports.mjs'), path.resolve('bin/run.js'), 'sessions'], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
-    });
+    const r = oryxTrace(dir, ['sessions']);
     assert.is(r.status, 0, r.stderr);
-    const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    assert.ok(loaded.some((u) => /plugins\/cli\/dist\/command-kit\.js$/.test(u)), 'the kit');
-    assert.equal(loaded.filter((u) => /plugins\/cli\/dist\/index\.js$/.test(u)), [], 'not the index');
+    assert.ok(r.loaded.some((u) => /plugins\/cli\/dist\/command-kit\.js$/.test(u)), 'the kit');
+    assert.equal(r.loaded.filter((u) => /plugins\/cli\/dist\/index\.js$/.test(u)), [], 'not the index');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
