@@ -89,16 +89,16 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       const ready = (): Promise<OpenDatabase> => (opening ??= (async () => {
         if (closed) throw sqliteError('ORYX_E_SQLITE_CLOSED', 'The sqlite database is not open');
         const opened = await open();
-        db = opened;
         try {
           await enableWal(opened);
-          for (const [owner, migrations] of [[OWNER, MIGRATIONS] as const, ...asked]) await migrateOwner(owner, migrations);
+          for (const [owner, migrations] of [[OWNER, MIGRATIONS] as const, ...asked]) await migrate(opened, migrations, owner);
         } catch (error) {
           // Every later use fails the same way, as the command would have at start.
-          db = undefined;
           await opened.close();
           throw error;
         }
+        // Only now: a use that comes while the migrations run waits for them too.
+        db = opened;
         return opened;
       })());
       // What the store and the services hold before then: each call opens first.
