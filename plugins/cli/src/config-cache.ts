@@ -115,7 +115,8 @@ function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Pro
  * The namespace of the ES module at `url`, loaded synchronously where Node can (`require` of an
  * ES module, Node ≥ 20.19): the plugins and everything they import then load in one pass,
  * without a round trip through the event loop for each file (~6 ms of an `oryx agents`).
- * `import()` as before for a module with top-level `await`, a CommonJS file (whose namespace
+ * `import()` as before for a module with top-level `await` (or in a cycle `require` cannot
+ * enter), a CommonJS file (whose namespace
  * `import()` builds), a Node with require(esm) off, and a process with module hooks, which
  * `require` would pass by: the plugin-install hooks (bin/run.js), or a Node started with
  * `--import`/`--loader` (tsx, a tracer). Node keeps one instance of a module for both ways.
@@ -127,7 +128,7 @@ async function loadModule(require: NodeJS.Require, url: string): Promise<Record<
       loaded = require(fileURLToPath(url));
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code !== 'ERR_REQUIRE_ASYNC_MODULE' && code !== 'ERR_REQUIRE_ESM') throw error;
+      if (code !== 'ERR_REQUIRE_ASYNC_MODULE' && code !== 'ERR_REQUIRE_ESM' && code !== 'ERR_REQUIRE_CYCLE_MODULE') throw error;
     }
     if (Object.prototype.toString.call(loaded) === '[object Module]') return loaded as Record<string, unknown>;
   }
