@@ -1,10 +1,9 @@
 /**
  * Running `oryx.config.ts` fast: the file is compiled once per content (jiti's TypeScript
  * transform) into a module kept in the project's cache folder, named by a hash of the source
- * and the file's path. Its package imports then
- * load through Node's own ESM loader, as any program's would, instead of being recompiled by
- * jiti on every start (most of what an `oryx agents` cost). Relative imports — the project's own
- * TypeScript — still go through jiti.
+ * and the file's path. Its package imports then load through Node's own loader, as any
+ * program's would, instead of being recompiled by jiti on every start (most of what an `oryx
+ * agents` cost). Relative imports — the project's own TypeScript — still go through jiti.
  */
 import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
@@ -116,10 +115,10 @@ function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Pro
  * ES module, Node ≥ 20.19): the plugins and everything they import then load in one pass,
  * without a round trip through the event loop for each file (~6 ms of an `oryx agents`).
  * `import()` as before for a module with top-level `await` (or in a cycle `require` cannot
- * enter), a CommonJS file (whose namespace
- * `import()` builds), a Node with require(esm) off, and a process with module hooks, which
- * `require` would pass by: the plugin-install hooks (bin/run.js), or a Node started with
- * `--import`/`--loader` (tsx, a tracer). Node keeps one instance of a module for both ways.
+ * enter), a CommonJS file (whose namespace `import()` builds), a Node with require(esm) off,
+ * and a process with module hooks, which `require` would pass by: the plugin-install hooks
+ * (bin/run.js), or a Node started with `--import`/`--loader` (tsx, a tracer). Node keeps one
+ * instance of a module for both ways.
  */
 async function loadModule(require: NodeJS.Require, url: string): Promise<Record<string, unknown>> {
   if (url.startsWith('file:') && !hooked()) {
