@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { auditError } from '../../errors.ts';
 import { getLlmCall, listLlmCalls, promptReportOf, type LlmCallRow, type PromptReportRow } from '../../queries.ts';
-import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class AuditLlm extends OryxCommand {
   static override readOnly = true;

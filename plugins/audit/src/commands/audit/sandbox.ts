@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { listSandboxEvents, type SandboxEventRow } from '../../queries.ts';
-import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class AuditSandbox extends OryxCommand {
   static override readOnly = true;

@@ -1,7 +1,6 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 import { filterFlags, shortTime } from '../../flags.ts';
 import { summarize, type SessionSummary } from '../../queries.ts';
-import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class AuditSummary extends OryxCommand {
   static override readOnly = true;

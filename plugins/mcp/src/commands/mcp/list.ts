@@ -1,7 +1,6 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpServerStatus } from '../../server.ts';
-import { listJson, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class McpList extends OryxCommand {
   static override readOnly = true;

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpToolInfo } from '../../server.ts';
-import { listJson, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class McpTools extends OryxCommand {
   static override readOnly = true;

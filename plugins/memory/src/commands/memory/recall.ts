@@ -1,9 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import type { MemoryEntry } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';
-import { listJson, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class MemoryRecall extends OryxCommand {
   static override readOnly = true;

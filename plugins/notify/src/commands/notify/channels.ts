@@ -1,7 +1,6 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import type { ChannelInfo } from '../../channel.ts';
 import { notifierOf } from '../../cli.ts';
-import { listJson, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class NotifyChannels extends OryxCommand {
   static override readOnly = true;

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
-import { camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class ScheduleHistory extends OryxCommand {
   static override readOnly = true;

@@ -1,7 +1,6 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
-import { listJson, type ListJson } from '@oryxos/plugin-cli/command';
 
 export default class ScheduleList extends OryxCommand {
   static override readOnly = true;

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand, camelKeys, type CamelKeys } from '@oryxos/plugin-cli/command';
 import { describeExecution, schedulerOf } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
-import { camelKeys, type CamelKeys } from '@oryxos/plugin-cli/command';
 
 export default class ScheduleRun extends OryxCommand {
   static override summary = 'Run a task now, recorded like a scheduled run (and its result mailed to its channel).';
