@@ -95,7 +95,8 @@ export function cacheKey(text: string): string {
  */
 function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Promise<ConfigCompiler>) {
   const bare = (id: string) => !/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(id);
-  const require = createRequire(file);
+  // `require` where Node can and no module hooks would be passed by (see loadModule).
+  const require = hooked() ? undefined : createRequire(file);
   return async (id: string): Promise<unknown> => {
     let url: string | undefined;
     if (builtinModules.includes(id.replace(/^node:/, ''))) return { ...(await import(id) as Record<string, unknown>), __esModule: true };
@@ -120,8 +121,8 @@ function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Pro
  * (bin/run.js), or a Node started with `--import`/`--loader` (tsx, a tracer). Node keeps one
  * instance of a module for both ways.
  */
-async function loadModule(require: NodeJS.Require, url: string): Promise<Record<string, unknown>> {
-  if (url.startsWith('file:') && !hooked()) {
+async function loadModule(require: NodeJS.Require | undefined, url: string): Promise<Record<string, unknown>> {
+  if (require && url.startsWith('file:')) {
     let loaded: unknown;
     try {
       loaded = require(fileURLToPath(url));

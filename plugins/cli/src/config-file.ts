@@ -86,7 +86,7 @@ async function importConfig(file: string, resolveFrom: readonly string[], readOn
   let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
   const compiler = async () => {
     const { createJiti } = await import('jiti');
-    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias: await aliases.all() });
+    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias: aliases.all() });
   };
   const cached = cacheDir ? await importConfigCached(file, aliases, cacheDir, compiler, { write: !readOnly }) : undefined;
   return cached ? cached.config : (await compiler()).import(file, { default: true });

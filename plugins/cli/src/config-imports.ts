@@ -50,13 +50,6 @@ export function findPackage(name: string, dir: string): string | undefined {
   }
 }
 
-/** The packages a folder with a package.json depends on (its `dependencies`), as they resolve from it. */
-function dependenciesOf(dir: string): string[] {
-  let pkg: { dependencies?: Record<string, string> };
-  try { pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')); } catch { return []; }
-  return Object.keys(pkg.dependencies ?? {}).map((name) => findPackage(name, dir)).filter((d): d is string => d !== undefined);
-}
-
 /**
  * jiti aliases for the config in `configDir`: each import path of a package that the project
  * cannot resolve but one of `sources` offers, first source first. A source is a package folder:
@@ -67,26 +60,13 @@ function dependenciesOf(dir: string): string[] {
  * // { '@oryxos/kernel': '/usr/lib/node_modules/@oryxos/cli/node_modules/@oryxos/kernel/dist/index.js', … }
  */
 export async function importAliases(configDir: string, sources: readonly string[]): Promise<Record<string, string>> {
-  const alias: Record<string, string> = {};
-  const taken = new Set<string>();
-  for (const source of sources) {
-    const own = existsSync(path.join(source, 'package.json')) ? [source] : [];
-    for (const dir of [...own, ...dependenciesOf(source)]) {
-      let found: { name: string; entries: Record<string, string> };
-      try { found = packageEntries(dir); } catch { continue; }
-      if (!found.name || taken.has(found.name)) continue;
-      taken.add(found.name);
-      if (findPackage(found.name, configDir)) continue; // the project has its own copy
-      Object.assign(alias, found.entries);
-    }
-  }
-  return alias;
+  return new ImportAliases(configDir, sources).all();
 }
 
 /**
- * {@link importAliases} one import at a time: what `get(id)` answers is what the whole map holds
- * for `id`, but only the package `id` names is looked for (a few file checks), where the map
- * reads the package.json of every dependency of every source (~3 ms of every command).
+ * The aliases of {@link importAliases}, one import at a time: `get(id)` looks for the package
+ * `id` names only (a few file checks), where the whole map reads the package.json of every
+ * dependency of every source (~3 ms, which every command paid).
  *
  * @example
  * const aliases = new ImportAliases('/home/me/proj', ['/usr/lib/node_modules/@oryxos/cli']);
@@ -102,13 +82,26 @@ export class ImportAliases {
   /** The installation's file for the bare import `id`, when the project cannot resolve its package. */
   get(id: string): string | undefined {
     const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]!;
-    if (!this.packages.has(name)) this.packages.set(name, this.lookup(name));
-    return this.packages.get(name)?.[id];
+    return this.entries(name)?.[id];
   }
 
-  /** Every alias at once (jiti's option): {@link importAliases}. */
-  all(): Promise<Record<string, string>> {
-    return importAliases(this.configDir, this.sources);
+  /** The import paths of package `name` and their files, from the first source that has it; none when the project has its own. */
+  private entries(name: string): Record<string, string> | undefined {
+    if (!this.packages.has(name)) this.packages.set(name, this.lookup(name));
+    return this.packages.get(name);
+  }
+
+  /** Every alias at once (jiti's option): each package a source is or depends on. */
+  all(): Record<string, string> {
+    const names = new Set<string>();
+    for (const source of this.sources) {
+      const manifest = this.manifest(source);
+      if (manifest?.name) names.add(manifest.name);
+      for (const name of Object.keys(manifest?.dependencies ?? {})) names.add(name);
+    }
+    const alias: Record<string, string> = {};
+    for (const name of names) Object.assign(alias, this.entries(name));
+    return alias;
   }
 
   private lookup(name: string): Record<string, string> | undefined {
