@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { oryxTrace } from './fixtures/trace-oryx.ts';
+import { oryxTrace, traceProject } from './fixtures/trace-oryx.ts';
 
 test('oryx --help lists commands from every plugin without importing plugin code', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-trace-'));
@@ -30,47 +29,37 @@ test('oryx --help lists commands from every plugin without importing plugin code
 });
 
 test('a read command loads no web server even when the web plugin is on, nor the kernel\'s loop', async () => {
-  const dir = await tempProject('read-trace-');
-  const file = path.join(dir, 'loaded.txt');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('read-trace-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import web from '@oryxos/plugin-web';
 export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web()] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
-    const r = spawnSync(process.execPath, ['--import', path.resolve('test/fixtures/trace-imports.mjs'), path.resolve('bin/run.js'), 'agents'], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
-    });
+`, { assistant: {} });
+  try {
+    const r = oryxTrace(dir, ['agents']);
     assert.is(r.status, 0, r.stderr);
     assert.match(r.stdout, /^assistant\s/m, 'the agent is listed');
-    const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const { loaded } = r;
     assert.ok(loaded.some((u) => /plugins\/web\/(dist|src)\/index\./.test(u)), 'the web plugin itself was loaded');
     assert.equal(loaded.filter((u) => /node_modules\/(hono|@hono)\/|plugins\/web\/(dist|src)\/(chunks\/)?server[.-]/.test(u)), []);
     // Nor the kernel's loop: it loads with the first run (kernel/src/run-parts.ts), as this run shows.
     const loopCode = (u: string) => /kernel\/(dist\/chunks\/run-parts-[\w-]+\.js|src\/run-parts\.ts)$/.test(u);
     assert.equal(loaded.filter(loopCode), [], 'no loop code for a read command');
-    writeFileSync(file, '');
-    const run = spawnSync(process.execPath, ['--import', path.resolve('test/fixtures/trace-imports.mjs'), path.resolve('bin/run.js'), 'run', 'hello'], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
-    });
+    const run = oryxTrace(dir, ['run', 'hello']);
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /hi/);
-    assert.ok(readFileSync(file, 'utf8').split('\n').some(loopCode), 'a run loads the loop');
+    assert.ok(run.loaded.some(loopCode), 'a run loads the loop');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('a plugin\'s command loads the CLI\'s command kit, not the whole CLI package', async () => {
-  const dir = await tempProject('read-kit-');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('read-kit-', `import { defineConfig } from '@oryxos/kernel';
 import { scripted } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 export default defineConfig({ plugins: [scripted([{ text: 'hi' }]), sqlite()] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
+`, { assistant: {} });
+  try {
     const r = oryxTrace(dir, ['sessions']);
     assert.is(r.status, 0, r.stderr);
     assert.ok(r.loaded.some((u) => /plugins\/cli\/dist\/command-kit\.js$/.test(u)), 'the kit');
@@ -81,10 +70,7 @@ export default defineConfig({ plugins: [scripted([{ text: 'hi' }]), sqlite()] })
 });
 
 test('a read command loads none of Node\'s crypto, with the model providers, the scheduler and the quickstart\'s plugins on', async () => {
-  const dir = await tempProject('read-crypto-');
-  const file = path.join(dir, 'modules.txt');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('read-crypto-', `import { defineConfig } from '@oryxos/kernel';
 import openai from '@oryxos/plugin-openai';
 import ollama from '@oryxos/plugin-ollama';
 import sqlite from '@oryxos/plugin-sqlite';
@@ -100,8 +86,9 @@ export default defineConfig({ plugins: [
   sqlite(), audit(), memory(), sandbox({ files: { read: ['.'] } }), tools(), mcp(), web(),
   scheduler({ tasks: [{ name: 'daily', agent: 'assistant', message: 'hi', cron: '0 8 * * *' }] }),
 ] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: { provider: 'openai' } });
+`, { assistant: { provider: 'openai' } });
+  const file = path.join(dir, 'modules.txt');
+  try {
     // What Node loaded of its own modules, written when the process exits.
     const probe = path.join(dir, 'probe.cjs');
     writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));\n`);

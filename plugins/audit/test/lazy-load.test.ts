@@ -2,12 +2,11 @@
 // tools` and `oryx sessions` load its entry (the factory, its options, the tables' migrations,
 // checked at init as before) but not the code that writes or reads rows, which loads with the
 // first row. The CLI runs from the build (dist), as users run it.
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
+import { traceProject, tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
 
 function oryx(dir: string, args: string[]) {
   const r = tracedOryx(dir, args, 'plugins/audit/dist');
@@ -20,15 +19,13 @@ const RECORDER = 'INSERT INTO llm_calls';
 const QUERIES = 'SELECT * FROM llm_calls';
 
 test('read commands load the audit plugin\'s entry but not its recorder or queries; a run and `oryx audit llm` load them', async () => {
-  const dir = await tempProject('audit-lazy-');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('audit-lazy-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '@oryxos/plugin-audit';
 export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'audited answer' }]), sqlite(), audit()] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: {} });
+`, { assistant: {} });
+  try {
 
     // A run first, so the read commands find a database with the audit tables (init checks them).
     const run = oryx(dir, ['run', 'hello']);

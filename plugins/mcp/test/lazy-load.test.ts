@@ -2,12 +2,11 @@
 // the code that connects servers; with servers declared, it loads that code (not the SDK)
 // and `oryx tools` reports them without starting any. Real `oryx` processes on the built
 // packages, every resolved module URL traced (test/fixtures/trace-imports.mjs).
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
+import { oryxTrace, traceProject } from '../../../test/fixtures/trace-oryx.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = /plugins\/mcp\/dist\/index\.js$/;
@@ -16,15 +15,12 @@ const sdk = /node_modules\/@modelcontextprotocol\//;
 
 /** Runs `oryx ...args` in a project with the mcp plugin and this servers file; returns its output and the modules it loaded. */
 async function oryx(serversFile: string, args: string[]) {
-  const dir = await tempProject('mcp-lazy-');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('mcp-lazy-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import mcp from '@oryxos/plugin-mcp';
 export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), mcp()] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: [] } });
-    writeFileSync(path.join(dir, '.oryxos', 'mcp_servers.yaml'), serversFile);
+`, { assistant: { tools: [] } }, { '.oryxos/mcp_servers.yaml': serversFile });
+  try {
     return oryxTrace(dir, args);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -2,12 +2,11 @@
 // tools` load its entry (the factory, the tools' schemas, the `memory` service's stand-in) but
 // not the store, the parser or the prompt section, which load on first use. The CLI runs from
 // the build (dist), as users run it.
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
+import { traceProject, tracedOryx, type LoadedFile } from '../../../test/fixtures/trace-oryx.ts';
 import { recallMemoryTool, saveMemoryTool, type MemoryToolStore, type RunMemoryOf } from '../src/tools.ts';
 
 /** `oryx …` in the project: its output and the memory plugin's files it loaded. */
@@ -22,14 +21,12 @@ const WORK = ['function parseMemory(', 'function memoryPrompt(', 'function check
 const working = (files: LoadedFile[]) => files.filter((f) => WORK.some((w) => f.text.includes(w))).map((f) => f.url);
 
 test('oryx agents and oryx tools load the memory plugin\'s entry but not its store or prompt code; a run loads them', async () => {
-  const dir = await tempProject('memory-lazy-');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('memory-lazy-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import memory from '@oryxos/plugin-memory';
 export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'noted' }]), memory()] });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['save_memory', 'recall_memory'] } });
+`, { assistant: { tools: ['save_memory', 'recall_memory'] } });
+  try {
 
     const agents = oryx(dir, ['agents']);
     assert.match(agents.stdout, /^assistant\s/m);

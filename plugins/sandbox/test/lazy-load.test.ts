@@ -2,24 +2,21 @@
 // checked, the policy built and its warnings printed) but not the code that decides and confines,
 // which loads on the first decision. Through the built CLI (build first), with every module the
 // process loads traced.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, testKernel, writeAgents } from '@oryxos/kernel/testing';
+import { tempProject, testKernel } from '@oryxos/kernel/testing';
+import { traceProject, tracedOryx } from '../../../test/fixtures/trace-oryx.ts';
 import type { Plugin } from '@oryxos/kernel';
 import sandbox from '../src/index.ts';
 
-const TRACE = path.resolve('test/fixtures/trace-imports.mjs');
 /** What only the deciding code defines: the allow-list sandbox and the bubblewrap arguments. */
 const DECIDING = /\bclass AllowListSandbox\b|\bfunction bwrapArgs\b/;
 
-async function project(): Promise<string> {
-  const dir = await tempProject('sandbox-lazy-');
-  writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+function project(): Promise<string> {
+  return traceProject('sandbox-lazy-', `import { defineConfig } from '@oryxos/kernel';
 import { scripted } from '@oryxos/kernel/testing';
 import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
@@ -28,27 +25,18 @@ export default defineConfig({ plugins: [
   sandbox({ files: { read: ['.'], write: ['not-yet'] } }),
   tools({ include: ['read_file'] }),
 ] });
-`);
-  writeFileSync(path.join(dir, 'notes.txt'), 'lazy notes\n');
-  await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['read_file'] } });
-  return dir;
+`, { assistant: { tools: ['read_file'] } }, { 'notes.txt': 'lazy notes\n' });
 }
 
 /** Runs the built CLI with its imports traced: what it printed, and the sandbox files it loaded with their text. */
-function traced(dir: string, args: string[]) {
-  const file = path.join(dir, `loaded-${args[0]}.txt`);
-  const run = spawnSync(process.execPath, ['--import', TRACE, path.resolve('bin/run.js'), ...args], {
-    cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
-  });
-  const loaded = readFileSync(file, 'utf8').split('\n').filter((u) => /plugins\/sandbox\/(dist|src)\//.test(u));
-  return { run, loaded: loaded.map((u) => ({ url: u, text: readFileSync(fileURLToPath(u), 'utf8') })) };
-}
+const traced = (dir: string, args: string[]) => tracedOryx(dir, args, 'plugins/sandbox/dist');
 
 test('oryx agents and oryx tools load the sandbox\'s entry and build its policy, but not the code that decides; oryx run loads it', async () => {
   const dir = await project();
   try {
     for (const command of ['agents', 'tools']) {
-      const { run, loaded } = traced(dir, [command]);
+      const run = traced(dir, [command]);
+      const loaded = run.files;
       assert.is(run.status, 0, run.stderr);
       assert.match(run.stdout, command === 'agents' ? /^assistant\s/m : /^read_file\s/m);
       assert.match(run.stderr, /warning: sandbox: files\.write\.0 \("not-yet"\) does not exist yet/, 'the policy is built at start, its warnings printed');
@@ -56,7 +44,8 @@ test('oryx agents and oryx tools load the sandbox\'s entry and build its policy,
       assert.equal(loaded.filter((m) => DECIDING.test(m.text)).map((m) => m.url), [], `${command} loaded no deciding code`);
     }
     // The run decides (read_file is checked by the sandbox): the same detection finds the code loaded.
-    const { run, loaded } = traced(dir, ['run', 'go']);
+    const run = traced(dir, ['run', 'go']);
+    const loaded = run.files;
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /model got: .*lazy notes/s);
     assert.equal(run.stderr.match(/does not exist yet/g)?.length, 1, 'the warning is printed once, at start');

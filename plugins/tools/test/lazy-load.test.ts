@@ -1,12 +1,11 @@
 // A command that only lists tools loads the plugin's entry (names, descriptions, schemas) but
 // not the code that runs them; the first call of a tool loads it. Real `oryx` processes on the
 // built packages, every resolved module URL traced (test/fixtures/trace-imports.mjs).
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
+import { oryxTrace, traceProject } from '../../../test/fixtures/trace-oryx.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = /plugins\/tools\/dist\/index\.js$/;
@@ -14,16 +13,14 @@ const runtime = /plugins\/tools\/dist\/chunks\/runtime-[^/]+\.js$/;
 
 /** Runs `oryx ...args` in a project with the tools plugin; returns its output and the modules it loaded. */
 async function oryx(args: string[]) {
-  const dir = await tempProject('tools-lazy-');
-  try {
-    writeFileSync(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+  const dir = await traceProject('tools-lazy-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import tools from '@oryxos/plugin-tools';
 export default defineConfig({
   plugins: [allowAll(), scripted([{ toolCalls: [{ name: 'current_time', args: { timezone: 'UTC' } }] }, (req) => ({ text: String(req.messages.at(-1)!.content) })]), tools()],
 });
-`);
-    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['current_time', 'read_file'] } });
+`, { assistant: { tools: ['current_time', 'read_file'] } });
+  try {
     return oryxTrace(dir, args);
   } finally {
     rmSync(dir, { recursive: true, force: true });
