@@ -51,7 +51,15 @@ function primeOclifCore() {
   }
   if (!existsSync(bundle)) return;
   globalThis[Symbol.for('oryxos.oclifCoreRoot')] = core;
-  globalThis[Symbol.for('oryxos.import')] = (url) => import(url); // the file's import(url), see scripts/bundle-oclif.mjs
+  // How the file imports (scripts/bundle-oclif.mjs): its commands and hooks with `require` where
+  // Node can (@oryxos/plugin-cli/module-loader), loaded with the first; else this file's import().
+  let loader;
+  globalThis[Symbol.for('oryxos.import')] = (url) => {
+    if (loader === undefined) {
+      try { loader = require('@oryxos/plugin-cli/module-loader'); } catch { loader = null; }
+    }
+    return loader ? loader.loadModule(url) : import(url);
+  };
   const { version, modules } = loadBundle(require, bundle);
   if (version !== JSON.parse(readFileSync(path.join(core, 'package.json'), 'utf8')).version) return;
   for (const [file, load] of Object.entries(modules)) {

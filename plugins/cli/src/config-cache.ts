@@ -9,6 +9,7 @@ import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadModule, moduleHooks } from './module-loader.ts';
 
 /**
  * Bumped when the shape of a compiled module changes, so older cache files are not used. 2: the
@@ -96,7 +97,7 @@ export function cacheKey(text: string): string {
 function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Promise<ConfigCompiler>) {
   const bare = (id: string) => !/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(id);
   // `require` where Node can and no module hooks would be passed by (see loadModule).
-  const require = hooked() ? undefined : createRequire(file);
+  const sync = !moduleHooks();
   return async (id: string): Promise<unknown> => {
     let url: string | undefined;
     if (builtinModules.includes(id.replace(/^node:/, ''))) return { ...(await import(id) as Record<string, unknown>), __esModule: true };
@@ -107,38 +108,8 @@ function importer(file: string, aliases: Aliases, mod: Compiled, jiti: () => Pro
       try { url = aliased ? pathToFileURL(aliased).href : mod.resolve(id); } catch { url = undefined; }
     }
     if (!url || /\.[cm]?tsx?$/.test(url)) return (await jiti()).import(url ? fileURLToPath(url) : path.resolve(path.dirname(file), id));
-    return { ...(await loadModule(require, url)), __esModule: true };
+    return { ...(await loadModule(url, sync)), __esModule: true };
   };
-}
-
-/**
- * The namespace of the ES module at `url`, loaded synchronously where Node can (`require` of an
- * ES module, Node ≥ 20.19): the plugins and everything they import then load in one pass,
- * without a round trip through the event loop for each file (~6 ms of an `oryx agents`).
- * `import()` as before for a module with top-level `await` (or in a cycle `require` cannot
- * enter), a CommonJS file (whose namespace `import()` builds), a Node with require(esm) off,
- * and a process with module hooks, which `require` would pass by: the plugin-install hooks
- * (bin/run.js), or a Node started with `--import`/`--loader` (tsx, a tracer). Node keeps one
- * instance of a module for both ways.
- */
-async function loadModule(require: NodeJS.Require | undefined, url: string): Promise<Record<string, unknown>> {
-  if (require && url.startsWith('file:')) {
-    let loaded: unknown;
-    try {
-      loaded = require(fileURLToPath(url));
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== 'ERR_REQUIRE_ASYNC_MODULE' && code !== 'ERR_REQUIRE_ESM' && code !== 'ERR_REQUIRE_CYCLE_MODULE') throw error;
-    }
-    if (Object.prototype.toString.call(loaded) === '[object Module]') return loaded as Record<string, unknown>;
-  }
-  return await import(url) as Record<string, unknown>;
-}
-
-/** Whether module hooks may be registered in this process (see loadModule). */
-function hooked(): boolean {
-  if ((globalThis as Record<symbol, unknown>)[Symbol.for('oryxos.hostModules')]) return true;
-  return /--(import|loader|experimental-loader)\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 }
 
 /** A cache file this user wrote and nobody else may change (like the config itself). */
