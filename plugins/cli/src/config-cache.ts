@@ -36,9 +36,9 @@ interface Compiled {
 
 /**
  * The config's default export (or its exports when it has none), compiled into `cacheDir` on
- * first use; undefined when it cannot be (a file that does not parse, a folder that cannot be
- * written, or `write: false` and not compiled yet): then jiti runs it as before. `aliases` maps
- * the bare imports the project cannot resolve to the installation's files.
+ * first use ({@link compileConfig}); undefined when it cannot be (a file that does not parse, a
+ * folder that cannot be written, or `write: false` and not compiled yet): then jiti runs it as
+ * before. `aliases` maps the bare imports the project cannot resolve to the installation's files.
  *
  * @example
  * await importConfigCached('/proj/oryx.config.ts', aliases, '/proj/node_modules/.cache/oryxos-config', () => createJiti(url))
@@ -46,24 +46,36 @@ interface Compiled {
 export async function importConfigCached(
   file: string, aliases: Aliases, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
 ): Promise<{ config: unknown } | undefined> {
-  const source = await readFile(file, 'utf8');
-  const key = cacheKey(JSON.stringify([FORMAT, file, source]));
-  const compiled = path.join(cacheDir, `config-${key}.mjs`);
-  if (!(await usable(compiled))) {
-    // A read-only command compiles nothing into the cache: jiti runs the file as it is.
-    if (options.write === false) return undefined;
-    const code = (await jiti()).transform({ source, filename: file, ts: true, async: true });
-    // A file that does not parse: jiti's own import reports it (line, column) as before.
-    if (code.includes('__JITI_ERROR__')) return undefined;
-    const stored = await store(compiled, `// ${path.basename(file)}, compiled by oryx (jiti): a cache, safe to delete\n`
-      + 'export const resolve = (id) => import.meta.resolve(id);\n'
-      + `export default async function (exports, module, require, __filename, __dirname, jitiImport) {\n${code}\n}\n`);
-    if (!stored) return undefined;
-  }
+  const compiled = await compileConfig(file, cacheDir, jiti, options);
+  if (!compiled) return undefined;
   const mod = await import(pathToFileURL(compiled).href) as Compiled;
   const module = { exports: {} as Record<string, unknown> };
   await mod.default(module.exports, module, createRequire(file), file, path.dirname(file), importer(file, aliases, mod, jiti));
   return { config: 'default' in module.exports ? module.exports.default : module.exports };
+}
+
+/**
+ * The compiled module of the config `file` in `cacheDir`, compiled and stored there first when it
+ * is not yet: its path, or undefined when the file does not parse (jiti's own import then reports
+ * it, line and column), the folder cannot be written, or `write: false` and it is not there (a
+ * read-only command compiles nothing into the cache). Runs nothing of the config.
+ *
+ * @example
+ * await compileConfig('/proj/oryx.config.ts', '/proj/.oryxos/cache', () => createJiti(url)); // '/proj/.oryxos/cache/config-3f0c….mjs'
+ */
+export async function compileConfig(
+  file: string, cacheDir: string, jiti: () => Promise<ConfigCompiler>, options: { write?: boolean } = {},
+): Promise<string | undefined> {
+  const source = await readFile(file, 'utf8');
+  const compiled = path.join(cacheDir, `config-${cacheKey(JSON.stringify([FORMAT, file, source]))}.mjs`);
+  if (await usable(compiled)) return compiled;
+  if (options.write === false) return undefined;
+  const code = (await jiti()).transform({ source, filename: file, ts: true, async: true });
+  if (code.includes('__JITI_ERROR__')) return undefined;
+  const stored = await store(compiled, `// ${path.basename(file)}, compiled by oryx (jiti): a cache, safe to delete\n`
+    + 'export const resolve = (id) => import.meta.resolve(id);\n'
+    + `export default async function (exports, module, require, __filename, __dirname, jitiImport) {\n${code}\n}\n`);
+  return stored ? compiled : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OryxError, asConfigError, errorMessage, isOryxError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
-import { importConfigCached } from './config-cache.ts';
+import { compileConfig, importConfigCached } from './config-cache.ts';
 import { ImportAliases } from './config-imports.ts';
 
 /** The names a config file may have, in the order they are looked for in one folder. */
@@ -72,24 +72,50 @@ export async function assertConfigIsYours(file: string, uid = process.getuid?.()
 }
 
 /**
+ * Where the compiled config of a project in `dir` is kept: next to the project's dependencies,
+ * else in its workspace (folders the sandbox protects), never in a shared temp folder where
+ * another user could plant a file; undefined when the project has neither.
+ */
+async function cacheDirFor(dir: string): Promise<string | undefined> {
+  return await exists(path.join(dir, 'node_modules')) ? path.join(dir, 'node_modules', '.cache', 'oryxos-config')
+    : await exists(path.join(dir, '.oryxos')) ? path.join(dir, '.oryxos', 'cache') : undefined;
+}
+
+/** A jiti for `file`, made at the first call with the options `options()` gives then (loading jiti costs ~100 ms). */
+function jitiFor(file: string, options: () => { fsCache: string | false; alias?: Record<string, string> }) {
+  let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
+  return async () => {
+    const { createJiti } = await import('jiti');
+    return jiti ??= createJiti(pathToFileURL(file).href, { interopDefault: true, ...options() });
+  };
+}
+
+/**
  * Runs a config file (TypeScript or JavaScript): compiled once per content into the project's
  * cache folder ({@link importConfigCached}), else through jiti. A bare import the project cannot
  * resolve is looked up in `resolveFrom`, in order ({@link ImportAliases}).
  */
 async function importConfig(file: string, resolveFrom: readonly string[], readOnly = false): Promise<unknown> {
   const dir = path.dirname(file);
-  // The cache goes next to the project's dependencies, else into its workspace (folders the
-  // sandbox protects), never to a shared temp folder where another user could plant a file.
-  const cacheDir = await exists(path.join(dir, 'node_modules')) ? path.join(dir, 'node_modules', '.cache', 'oryxos-config')
-    : await exists(path.join(dir, '.oryxos')) ? path.join(dir, '.oryxos', 'cache') : undefined;
+  const cacheDir = await cacheDirFor(dir);
   const aliases = new ImportAliases(dir, resolveFrom);
-  let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
-  const compiler = async () => {
-    const { createJiti } = await import('jiti');
-    return jiti ??= createJiti(pathToFileURL(file).href, { fsCache: (!readOnly && cacheDir) || false, interopDefault: true, alias: aliases.all() });
-  };
+  const compiler = jitiFor(file, () => ({ fsCache: (!readOnly && cacheDir) || false, alias: aliases.all() }));
   const cached = cacheDir ? await importConfigCached(file, aliases, cacheDir, compiler, { write: !readOnly }) : undefined;
   return cached ? cached.config : (await compiler()).import(file, { default: true });
+}
+
+/**
+ * Compiles the config `file` into its project's cache without running it, so that the commands
+ * after it start from the cache, the read-only ones (`oryx agents`, `tools`, `doctor`) too, which
+ * never write it. `oryx init` calls it for the config it writes. False when it could not (no
+ * cache folder, a file that does not parse, a folder that cannot be written).
+ *
+ * @example
+ * await precompileConfig('/home/me/proj/oryx.config.ts'); // true
+ */
+export async function precompileConfig(file: string): Promise<boolean> {
+  const cacheDir = await cacheDirFor(path.dirname(file));
+  return !!cacheDir && (await compileConfig(file, cacheDir, jitiFor(file, () => ({ fsCache: false })))) !== undefined;
 }
 
 /** Where {@link loadConfig} looks and what it may import from. */

@@ -7,7 +7,7 @@
  */
 export { OryxCommand, defaultPlugins, readStdin, DEFAULT_PLUGIN_PACKAGES, type BaseFlags } from './command.ts';
 export { table } from './format.ts';
-export { loadConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from './config-file.ts';
+export { loadConfig, precompileConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from './config-file.ts';
 export { ImportAliases, importAliases, packageEntries, findPackage } from './config-imports.ts';
 export { installedPackages, pluginSources, versions, type InstalledPackage } from './installation.ts';
 export { scaffold } from './scaffold.ts';

@@ -1,11 +1,12 @@
 // End to end through the built CLI (npm test builds first): oryx init, then oryx run with a
 // scripted provider declared in the project's oryx.config.ts.
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
+import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
 
 let dir: string;
 const oryx = (args: string[], options: { input?: string; env?: Record<string, string | undefined> } = {}) => runOryx(args, { cwd: dir, ...options });
@@ -64,6 +65,18 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
   assert.is(forced.code, 0, forced.stderr);
   assert.is(JSON.parse(forced.stdout).provider, 'openai');
   assert.match(await readFile(path.join(dir, 'oryx.config.ts'), 'utf8'), "import openai from '@oryxos/plugin-openai'");
+});
+
+test('oryx init compiles the config it writes: a read command after it starts from the cache, without jiti, and writes nothing', async () => {
+  assert.is((await oryx(['init'], { env: { OPENAI_API_KEY: undefined } })).code, 0);
+  const cache = path.join(dir, '.oryxos', 'cache');
+  const compiled = (await readdir(cache)).filter((f) => /^config-[0-9a-f]{32}\.mjs$/.test(f));
+  assert.is(compiled.length, 1, 'one compiled config');
+  const agents = oryxTrace(dir, ['agents']);
+  assert.is(agents.status, 0, agents.stderr);
+  assert.match(agents.stdout, /^assistant\s/m);
+  assert.not.ok(agents.loaded.some((url) => /\/jiti\//.test(url)), 'jiti was not loaded');
+  assert.equal(await readdir(cache), compiled, 'the read command added nothing to the cache');
 });
 
 test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without a key, and says which and why', async () => {

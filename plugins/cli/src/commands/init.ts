@@ -5,6 +5,7 @@ import { Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/kernel';
 import { ERROR_CODES } from '../errors.ts';
 import { OryxCommand } from '../command.ts';
+import { precompileConfig } from '../config-file.ts';
 import { pickProvider, scaffold } from '../scaffold.ts';
 
 export default class Init extends OryxCommand {
@@ -34,6 +35,10 @@ export default class Init extends OryxCommand {
       await mkdir(path.dirname(path.join(root, file)), { recursive: true });
       await writeFile(path.join(root, file), content);
     }
+    // Compiled now, so a read command run next (`oryx agents`, `doctor`), which never writes the
+    // cache, does not compile it again each time until a run does. Best effort: the config is
+    // compiled by the first command that needs it otherwise.
+    await precompileConfig(path.join(root, 'oryx.config.ts')).catch(() => false);
     if (!this.jsonEnabled()) {
       this.log(`Created ${Object.keys(files).length} files in ${root}:`);
       for (const f of Object.keys(files)) this.log(`  ${f}`);
