@@ -90,7 +90,6 @@ const externals = {
 // first line, so the source map's lines stay right).
 const REQUIRE = "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url); ";
 
-
 for (const folder of packages) {
   const dir = path.join(root, folder);
   const src = path.join(dir, 'src');

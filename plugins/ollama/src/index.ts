@@ -8,4 +8,5 @@
 export { default, default as ollama } from './ollama.ts';
 export type { OllamaOptions } from './options.ts';
 export { ERROR_CODES, LLM_HINTS } from './errors.ts';
-export { stableCallId, toolArguments, toOllamaMessages, toOllamaTools, fromResponse } from './mapping.ts';
+export { toolArguments, toOllamaMessages, toOllamaTools, fromResponse } from './mapping.ts';
+export { stableCallId } from '@oryxos/provider-kit';

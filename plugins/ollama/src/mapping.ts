@@ -1,22 +1,8 @@
 import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/kernel';
+import { stableCallId } from '@oryxos/provider-kit';
 import type { ChatRequest as WireRequest, ChatResponse as WireResponse, Message as WireMessage, Tool as WireTool, ToolCall as WireToolCall } from 'ollama';
 
 const RAW_LIMIT = 500;
-
-/**
- * Ollama tool calls carry no id: this one is derived from the conversation so far and the
- * call's position, so the same conversation always gives the same ids (replays, tests),
- * and two calls of one response never share one.
- *
- * @example
- * stableCallId(request.messages, 0, 'read_file', { path: 'a.txt' }) // 'call_3f9c…'
- */
-export function stableCallId(messages: Message[], index: number, name: string, args: unknown): string {
-  const last = messages.at(-1);
-  const seed = JSON.stringify([messages.length, last?.role, last?.content, index, name, args]);
-  // node:crypto when a call needs an id, not with the plugin on every command (~3 ms).
-  return `call_${process.getBuiltinModule('node:crypto').createHash('sha256').update(seed).digest('hex').slice(0, 24)}`;
-}
 
 /**
  * Arguments as Ollama sent them: normally an object already; a string is parsed as JSON.

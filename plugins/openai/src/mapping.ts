@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/kernel';
+import { stableCallId } from '@oryxos/provider-kit';
 import type {
   ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool,
 } from 'openai/resources/chat/completions';
@@ -28,14 +29,6 @@ export function parseToolArguments(raw: string | undefined | null): { args: Reco
     return { args: {}, argsError: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}; raw: ${shown}` };
   }
   return { args: value as Record<string, unknown> };
-}
-
-/** An id for a tool call the server sent without one: the same conversation gives the same id. */
-export function stableCallId(messages: Message[], index: number, name: string, args: string): string {
-  const last = messages.at(-1);
-  const seed = JSON.stringify([messages.length, last?.role, last?.content, index, name, args]);
-  // node:crypto when a call needs an id, not with the plugin on every command (~3 ms).
-  return `call_${process.getBuiltinModule('node:crypto').createHash('sha256').update(seed).digest('hex').slice(0, 24)}`;
 }
 
 /** Kernel messages to chat-completions messages: tool calls and results stay structured. */
