@@ -1,29 +1,8 @@
-/**
- * The one message schema every part of OryxOS speaks: providers map it to and from their
- * wire format, the session store persists it, the loop builds prompts from it. Tool calls
- * and results travel as structured messages matched by id, never flattened into text.
- */
-export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+import type { ChatRequest, JsonSchema, Message, Provider, ToolCall, ToolSpec, Usage, AssistantMessage, ChatResponse } from '@oryxos/provider-spec';
 
-export interface SystemMessage { role: 'system'; content: string }
-export interface UserMessage { role: 'user'; content: string }
-export interface AssistantMessage { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-export interface ToolMessage {
-  role: 'tool';
-  toolCallId: string;
-  name: string;
-  content: string;
-  isError?: boolean;
-}
-
-/** A call the model asked for. `argsError` is set when the provider could not parse the arguments. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-  /** The raw argument text when it was not valid JSON; the executor returns an error result. */
-  argsError?: string;
-}
+// The provider specification (messages, requests, responses, stream events) is its own package;
+// re-exported here for plugins written against the kernel alone.
+export type * from '@oryxos/provider-spec';
 
 /** What a tool returns. A string returned by `execute` is shorthand for `{content, isError: false}`. */
 export interface ToolResult {
@@ -37,11 +16,7 @@ export interface ToolResult {
   fullChars?: number;
 }
 
-export type JsonSchema = Record<string, unknown>;
 export type ToolSource = 'builtin' | 'mcp' | 'plugin';
-
-/** What the model is told about a tool. */
-export interface ToolSpec { name: string; description: string; inputSchema: JsonSchema }
 
 /** A tool registered by a plugin. */
 export interface Tool extends ToolSpec {
@@ -96,53 +71,13 @@ export interface ToolContext {
   service<K extends keyof Services>(name: K): Services[K];
 }
 
-export interface Usage { inputTokens: number; outputTokens: number }
-
-export interface ChatRequest {
-  model: string;
-  messages: Message[];
-  tools: ToolSpec[];
-  /** The run's signal; from the kernel's loop a getter (read it from the request, a spread copy has none). */
-  signal?: AbortSignal;
-}
-
-export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | (string & {});
-
-export interface ChatResponse {
-  message: AssistantMessage;
-  usage: Usage;
-  finishReason: FinishReason;
-  model: string;
-}
-
 /** Events of a streamed model call: text deltas, assembled tool calls, then the whole response. */
-export type StreamEvent =
-  | { type: 'text'; delta: string }
-  | { type: 'tool_call'; call: ToolCall }
-  | { type: 'done'; response: ChatResponse };
-
 /** How the kernel retries a failed model call (only errors marked `retryable`). */
-export interface RetryPolicy {
-  /** Retries after the first attempt. Default 2. */
-  maxRetries?: number;
-  /** First backoff; doubles each retry, with full jitter. Default 500 ms. */
-  baseDelayMs?: number;
-  /** Cap for one wait, `retry-after` included. Default 30 s. */
-  maxDelayMs?: number;
-}
-
 /**
  * An LLM provider, registered under an explicit name that agents refer to.
  * Failures are thrown as OryxError with `retryable` set for rate limits, 5xx, timeouts and
  * resets, so the kernel can retry and audit each attempt.
  */
-export interface Provider {
-  name: string;
-  defaultModel?: string;
-  retry?: RetryPolicy;
-  chat(request: ChatRequest): Promise<ChatResponse>;
-  stream?(request: ChatRequest): AsyncIterable<StreamEvent>;
-}
 
 // ---------------------------------------------------------------------------------------
 // Agents

@@ -15,7 +15,7 @@ import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   Kernel, OryxError, resolveConfig,
-  type AgentService, type ChatRequest, type ChatResponse, type Logger, type Plugin, type Provider, type Sandbox, type StreamEvent, type Tool, type ToolCall, type Usage,
+  type AgentService, type ChatRequest, type ChatResponse, type Logger, type Plugin, type Provider, type Sandbox, type StreamEvent, type Tool, type ToolCall, type Usage, type FinishReason,
 } from '@oryxos/kernel';
 
 /** One scripted model turn. */
@@ -66,7 +66,7 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
         inputTokens: step.usage?.inputTokens ?? Math.ceil((request.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(request.tools).length) / 4),
         outputTokens: step.usage?.outputTokens ?? Math.max(1, Math.ceil((step.text ?? '').length / 4)),
       },
-      finishReason: step.finishReason ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
+      finishReason: (step.finishReason as FinishReason | undefined) ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
       model: request.model,
     };
   };

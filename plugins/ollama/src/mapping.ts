@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/kernel';
-import { stableCallId } from '@oryxos/provider-kit';
+import { normalizeFinishReason, stableCallId } from '@oryxos/provider-kit';
 import type { ChatRequest as WireRequest, ChatResponse as WireResponse, Message as WireMessage, Tool as WireTool, ToolCall as WireToolCall } from 'ollama';
 
 const RAW_LIMIT = 500;
@@ -72,8 +72,7 @@ export function toToolCalls(request: ChatRequest, calls: WireToolCall[], offset 
 }
 
 export function mapFinishReason(reason: string | undefined, hasToolCalls: boolean): FinishReason {
-  if (hasToolCalls && (!reason || reason === 'stop')) return 'tool_calls';
-  return reason || 'stop';
+  return normalizeFinishReason(reason, hasToolCalls).finishReason;
 }
 
 /** The usage and finish fields of a final Ollama message. */

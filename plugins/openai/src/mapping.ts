@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/kernel';
-import { stableCallId } from '@oryxos/provider-kit';
+import { normalizeFinishReason, stableCallId } from '@oryxos/provider-kit';
 import type {
   ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool,
 } from 'openai/resources/chat/completions';
@@ -69,9 +69,7 @@ export function toRequestBody(request: ChatRequest): ChatCompletionCreateParamsN
 
 /** Normalises a finish reason; a response that carries tool calls finishes with `tool_calls`. */
 export function mapFinishReason(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
-  if (reason === 'function_call') return 'tool_calls';
-  if (hasToolCalls && (!reason || reason === 'stop')) return 'tool_calls';
-  return reason ?? 'stop';
+  return normalizeFinishReason(reason, hasToolCalls).finishReason;
 }
 
 /** Builds a ToolCall from the wire parts, filling a stable id when the server sent none. */

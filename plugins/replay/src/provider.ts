@@ -2,7 +2,7 @@ import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   OryxError, errorMessage,
-  type ChatRequest, type ChatResponse, type PluginContext, type Provider, type StreamEvent,
+  type ChatRequest, type ChatResponse, type PluginContext, type Provider, type StreamEvent, type FinishReason,
 } from '@oryxos/kernel';
 import {
   conversationKey, describe, divergence, findEntry, messageKey, parseCassette, recordResponse,
@@ -76,7 +76,7 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
     return {
       message: { role: 'assistant', content: entry.response.content ?? '', ...(calls.length ? { toolCalls: calls } : {}) },
       usage: { inputTokens: entry.response.usage?.inputTokens ?? 0, outputTokens: entry.response.usage?.outputTokens ?? 0 },
-      finishReason: entry.response.finishReason ?? (calls.length ? 'tool_calls' : 'stop'),
+      finishReason: (entry.response.finishReason as FinishReason | undefined) ?? (calls.length ? 'tool_calls' : 'stop'),
       model: entry.model ?? request.model,
     };
   };
