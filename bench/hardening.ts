@@ -10,7 +10,7 @@
 // schema compile, and the audit redaction of one 8 KiB row.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compileToolSchema } from '@oryxos/kernel';
+import { compileToolSchema } from '@oryxos/schema-kit';
 import { createRedactor } from '@oryxos/plugin-audit/trail';
 import { occurrences } from '../plugins/tools/src/run/edit-file.ts';
 import { healthDuring, hostileProject } from '../test/hostile-project.ts';

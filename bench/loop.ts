@@ -2,7 +2,8 @@
 // trivial tool on the in-memory session store, so what is measured is the loop itself:
 // prompt build, hooks, executor, commits. Run: node --import tsx bench/loop.ts [steps]
 import { testKernel } from '@oryxos/kernel/testing';
-import type { Plugin, Provider } from '@oryxos/kernel';
+import type { Plugin } from '@oryxos/kernel';
+import type { Provider } from '@oryxos/provider-spec';
 
 const steps = Number(process.argv[2] ?? 1_000);
 let calls = 0;

@@ -9,7 +9,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Message, Plugin, Tool } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
+import type { Plugin, Tool } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import audit from '@oryxos/plugin-audit';
 import postgres, { MIGRATIONS, migrate, openPostgres } from '@oryxos/plugin-postgres';

@@ -5,7 +5,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Kernel, resolveConfig, type ChatRequest, type Provider } from '@oryxos/kernel';
+import { Kernel, resolveConfig } from '@oryxos/kernel';
+import type { ChatRequest, Provider } from '@oryxos/provider-spec';
 import openai, { ChunkAssembler } from '../plugins/openai/src/index.ts';
 import ollama from '../plugins/ollama/src/index.ts';
 import replay from '../plugins/replay/src/index.ts';

@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SandboxAction } from '@oryxos/kernel';
+import type { SandboxAction } from '@oryxos/contracts';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';

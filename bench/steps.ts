@@ -17,7 +17,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { shape, type Database, type Plugin, type Provider, type Tool } from '@oryxos/kernel';
+import { shape } from '@oryxos/schema-kit';
+import type { Database } from '@oryxos/contracts';
+import type { Plugin, Tool } from '@oryxos/kernel';
+import type { Provider } from '@oryxos/provider-spec';
 import { allowAll, testKernel } from '@oryxos/kernel/testing';
 
 const mode = process.argv[2] ?? 'memory';

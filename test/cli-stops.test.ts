@@ -19,7 +19,8 @@ test.before.each(async () => {
   // One scripted model whose behaviour the message picks; markers tell the test when a call is under way.
   await writeFile(path.join(dir, 'oryx.config.ts'), `import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defineConfig, OryxError } from '@oryxos/kernel';
+import { defineConfig } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { scripted, toolsPlugin, echoTool } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 const mark = (name) => writeFileSync(path.join(process.cwd(), name), '');

@@ -1,21 +1,5 @@
-import { deadline, type Deadline } from './deadlines.ts';
-import type { AgentSettings, BudgetLimit, BudgetUsed, Usage } from './types.ts';
-
-/** A limit of the run budget that was reached: which, its value, and one line saying so. */
-export interface BudgetStop {
-  reason: 'limit' | 'budget';
-  limit: BudgetLimit;
-  value: number;
-  notice: string;
-}
-
-/** Thrown by the model call when the run's retry budget is used up (the provider keeps failing). */
-export class BudgetExceeded extends Error {
-  constructor(readonly stop: BudgetStop, options?: { cause?: unknown }) {
-    super(stop.notice, options);
-    this.name = 'BudgetExceeded';
-  }
-}
+import type { AgentSettings, BudgetLimit, BudgetUsed, Stop } from './types.ts';
+import type { Usage } from '@oryxos/provider-spec';
 
 const WHAT: Record<BudgetLimit, string> = {
   max_iterations: 'model calls',
@@ -26,91 +10,79 @@ const WHAT: Record<BudgetLimit, string> = {
 };
 
 /** The stop for a limit, worded once for the CLI, the REST API and the final call's note. */
-export function budgetStop(limit: BudgetLimit, value: number): BudgetStop {
-  return {
-    reason: limit === 'max_iterations' ? 'limit' : 'budget',
-    limit, value,
-    notice: `stopped at ${limit} (${value} ${WHAT[limit]})`,
-  };
+export function budgetStop(limit: BudgetLimit, value: number): Stop {
+  return { reason: limit === 'max_iterations' ? 'limit' : 'budget', limit: { name: limit, value }, notice: `stopped at ${limit} (${value} ${WHAT[limit]})` };
+}
+
+/** Thrown when a limit of the budget is reached in the middle of a step (the retries of a failing provider). */
+export class BudgetExceeded extends Error {
+  constructor(readonly stop: Stop, options?: { cause?: unknown }) {
+    super(stop.notice, options);
+    this.name = 'BudgetExceeded';
+  }
 }
 
 /**
- * One run's budget: model calls, tool calls, tokens, wall clock and retries, all drawn from
- * one place so a retry storm, a slow tool or a sub-agent cannot exceed it. The wall clock is
- * a deadline: {@link signal} fires (and {@link onTimeUp} is told) when `max_duration_ms` is up,
- * aborting whatever is in flight.
+ * Makes `controller` abort when `signal` does, with its reason; returns how to stop following.
+ * A listener removed when the run ends, rather than `AbortSignal.any`: on Node 20 a combined
+ * signal lives as long as its sources, so one per run would grow a long-lived server.
+ */
+export function follow(signal: AbortSignal | undefined, controller: AbortController): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) { controller.abort(signal.reason); return () => {}; }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
+
+/**
+ * One run's budget: model calls, tool calls, tokens, wall clock and retries, drawn from one
+ * place so a retry storm, a slow tool or a sub-agent cannot exceed it. `signal` fires when
+ * `max_duration_ms` is up (its reason a {@link BudgetExceeded}), or when the parent's does.
  *
  * A sub-agent's budget has its parent's as `parent`: every token, tool call and retry it takes
- * is taken from both, each limit is checked on both, and the parent's deadline is its own too.
- * Model calls (`max_iterations`) count per run: a sub-agent has its own.
+ * is taken from both and each limit is checked on both. Model calls count per run.
  */
 export class RunBudget {
   private readonly started = performance.now();
-  private readonly limit: Deadline;
-  /** Why this budget's own time is up, once it is. */
-  private expired?: BudgetExceeded;
-  private expiry?: AbortController;
-  private made?: AbortSignal;
-  /** Told once the time is up, this budget's or a parent's: the runs and calls in flight. */
-  private readonly watchers = new Set<() => void>();
-  private readonly unwatchParent?: () => void;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unfollow: () => void;
+  /** Set when this run's own deadline fired (not a parent's). */
+  private ownDeadline = false;
   private tokens = 0;
   private toolCalls = 0;
   private retries = 0;
 
   constructor(readonly settings: Pick<AgentSettings, BudgetLimit>, private readonly parent?: RunBudget) {
     const ms = settings.max_duration_ms;
-    this.limit = deadline(ms, () => this.expire(new BudgetExceeded(budgetStop('max_duration_ms', ms))), { keepAlive: false });
-    if (parent) this.unwatchParent = parent.onTimeUp(() => this.timeUp());
+    // Node's timers cap at 2^31-1 ms (about 24.8 days).
+    this.timer = setTimeout(() => {
+      this.ownDeadline = true;
+      this.controller.abort(new BudgetExceeded(budgetStop('max_duration_ms', ms)));
+    }, Math.min(ms, 2 ** 31 - 1));
+    this.timer.unref();
+    this.unfollow = follow(parent?.signal, this.controller);
   }
 
-  /**
-   * Fires when `max_duration_ms` (its own or a parent's) is up; its reason is a
-   * {@link BudgetExceeded}. Made when first read: an AbortSignal costs several µs on Node 20,
-   * and a run whose provider and tools never ask for one needs none ({@link onTimeUp}).
-   */
-  get signal(): AbortSignal {
-    if (!this.made) {
-      this.expiry = new AbortController();
-      if (this.expired) this.expiry.abort(this.expired);
-      this.made = this.parent ? AbortSignal.any([this.expiry.signal, this.parent.signal]) : this.expiry.signal;
-    }
-    return this.made;
+  get signal(): AbortSignal { return this.controller.signal; }
+
+  /** The deadline's stop, once the time is up (this run's or a parent's). */
+  get timeout(): Stop | undefined {
+    const reason = this.signal.reason;
+    if (!this.signal.aborted || !(reason instanceof BudgetExceeded)) return undefined;
+    return this.ownDeadline ? reason.stop : inherited(reason.stop);
   }
 
-  /** True once `max_duration_ms` (its own or a parent's) is up. */
-  get timedOut(): boolean { return this.expired !== undefined || (this.parent?.timedOut ?? false); }
-
-  /** Calls `fn` when the time is up (this budget's or a parent's); returns how to stop that. */
-  onTimeUp(fn: () => void): () => void {
-    this.watchers.add(fn);
-    return () => { this.watchers.delete(fn); };
-  }
-
-  private expire(reason: BudgetExceeded): void {
-    this.expired = reason;
-    this.expiry?.abort(reason);
-    this.timeUp();
-  }
-
-  private timeUp(): void {
-    for (const fn of [...this.watchers]) fn();
-  }
-
-  /** The deadline's stop: this run's, or the parent's when that came first. */
-  get timeout(): BudgetStop {
-    return this.parent?.timedOut ? inherited(this.parent.timeout) : budgetStop('max_duration_ms', this.settings.max_duration_ms);
-  }
-
-  /** Before a model call: the limit already reached (iterations, tokens, tool calls, its own or a parent's), if any. */
-  check(iterations: number): BudgetStop | undefined {
-    if (this.timedOut) return this.timeout;
+  /** Before a model call: the limit already reached, if any. */
+  check(iterations: number): Stop | undefined {
+    if (this.timeout) return this.timeout;
     if (iterations >= this.settings.max_iterations) return budgetStop('max_iterations', this.settings.max_iterations);
     return this.spent();
   }
 
   /** The shared limits (tokens, tool calls) reached here or in a parent. */
-  private spent(): BudgetStop | undefined {
+  private spent(): Stop | undefined {
     const s = this.settings;
     if (this.tokens >= s.max_tokens) return budgetStop('max_tokens', s.max_tokens);
     if (this.toolCalls >= s.max_tool_calls) return budgetStop('max_tool_calls', s.max_tool_calls);
@@ -123,21 +95,21 @@ export class RunBudget {
     this.parent?.addUsage(usage);
   }
 
-  /** Takes one tool call from the budget (and every parent's); when none is left, takes nothing and returns the limit. */
-  takeToolCall(): BudgetStop | undefined {
-    if (this.toolCalls >= this.settings.max_tool_calls) return budgetStop('max_tool_calls', this.settings.max_tool_calls);
-    const up = this.parent?.takeToolCall();
-    if (up) return inherited(up);
-    this.toolCalls++;
-    return undefined;
+  /** Takes one tool call (from every parent too); when none is left, takes nothing and returns the limit. */
+  takeToolCall(): Stop | undefined {
+    return this.take('toolCalls', 'max_tool_calls');
   }
 
-  /** Takes one model call retry from the budget (and every parent's); when none is left, takes nothing and returns the limit. */
-  takeRetry(): BudgetStop | undefined {
-    if (this.retries >= this.settings.max_llm_retries) return budgetStop('max_llm_retries', this.settings.max_llm_retries);
-    const up = this.parent?.takeRetry();
+  /** Takes one model call retry (from every parent too); when none is left, takes nothing and returns the limit. */
+  takeRetry(): Stop | undefined {
+    return this.take('retries', 'max_llm_retries');
+  }
+
+  private take(counter: 'toolCalls' | 'retries', limit: 'max_tool_calls' | 'max_llm_retries'): Stop | undefined {
+    if (this[counter] >= this.settings[limit]) return budgetStop(limit, this.settings[limit]);
+    const up = counter === 'toolCalls' ? this.parent?.takeToolCall() : this.parent?.takeRetry();
     if (up) return inherited(up);
-    this.retries++;
+    this[counter]++;
     return undefined;
   }
 
@@ -146,15 +118,15 @@ export class RunBudget {
     return { tokens: this.tokens, toolCalls: this.toolCalls, retries: this.retries, ms: Math.round(performance.now() - this.started) };
   }
 
-  /** Stops the deadline timer; call when the run has ended. */
+  /** Stops the deadline timer and stops following the parent; call when the run has ended. */
   dispose(): void {
-    this.limit.cancel();
-    this.unwatchParent?.();
+    clearTimeout(this.timer);
+    this.unfollow();
   }
 }
 
 /** A parent's limit as a sub-agent reports it. */
-function inherited(stop: BudgetStop): BudgetStop {
+function inherited(stop: Stop): Stop {
   return stop.notice.endsWith(PARENT) ? stop : { ...stop, notice: stop.notice + PARENT };
 }
 const PARENT = ' (the calling agent\'s budget)';

@@ -1,10 +1,11 @@
-import type { AgentLoader } from './agents.ts';
+import type { Services } from '@oryxos/contracts';
+import { OryxError, type Provider } from '@oryxos/provider-spec';
 import type { HostInfo } from './kernel.ts';
 import type { ResolvedConfig } from './config.ts';
 import type { HookName, Hooks } from './hooks.ts';
+import type { HookTap } from './plugin.ts';
 import type { Secrets } from './secrets.ts';
-import type { AgentService } from './service.ts';
-import type { AgentDefinition, Provider, Services, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
+import type { AgentDefinition, Answer, Door, Question, RunContext, RunInput, RunResult, StopRule, Tool, ToolProvider, ToolSourceStatus } from './types.ts';
 
 /** A log line sink; the CLI prints warnings, tests collect them. */
 export interface Logger {
@@ -13,27 +14,41 @@ export interface Logger {
   warn(message: string): void;
 }
 
-type TapFn<H> = H extends { tapPromise(options: never, fn: infer F): void } ? F : never;
-
 /**
- * A hook as a plugin sees it: it can only tap, and its taps carry the plugin's name (in every
- * error a tap throws) and run in {@link STAGE} order.
+ * A hook as a plugin sees it: it can only tap, and only during setup; its taps carry the
+ * plugin's name (in every error a tap throws) and run in `STAGE` order.
  *
  * @example
  * ctx.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, info) => result);
  */
-export interface PluginHook<H> {
-  tapPromise(fn: TapFn<H>): void;
-  tapPromise(options: { stage?: number }, fn: TapFn<H>): void;
+export interface PluginHook<K extends HookName> {
+  tapPromise(fn: HookTap<K>): void;
+  tapPromise(options: { stage?: number }, fn: HookTap<K>): void;
 }
 
 /** Every kernel hook, tap-only, as {@link PluginContext.hooks} gives them. */
-export type PluginHooks = { readonly [K in HookName]: PluginHook<Hooks[K]> };
+export type PluginHooks = { readonly [K in HookName]: PluginHook<K> };
+
+/** How plugins (doors) run agents: the kernel's one run service, without its internals. */
+export interface Runs {
+  process(input: RunInput): Promise<RunResult>;
+  continue(runId: string, options?: Pick<RunInput, 'signal' | 'stream' | 'onEvent'>): Promise<RunResult>;
+  isRunning(sessionId: string): boolean;
+  abortSession(sessionId: string, reason?: unknown): Promise<number>;
+}
+
+/** The agents of the workspace, read-only. */
+export interface Agents {
+  readonly agentsDir: string;
+  names(): Promise<string[]>;
+  list(): Promise<AgentDefinition[]>;
+  load(name: string): Promise<AgentDefinition>;
+}
 
 /**
  * What a plugin's `setup` receives: its own name, options and logger, the hooks to tap, the
- * registries to fill, the services of other plugins, and what the doors (web, scheduler) need
- * to run agents. Starting or closing the kernel is not in it.
+ * registries to fill, the services of other plugins, and what a door needs to run agents.
+ * Starting or closing the kernel is not in it.
  *
  * @example
  * setup(ctx) {
@@ -44,30 +59,21 @@ export type PluginHooks = { readonly [K in HookName]: PluginHook<Hooks[K]> };
 export interface PluginContext<Options = unknown> {
   /** The plugin's name: its taps, tools and services are recorded under it. */
   readonly name: string;
-  /** The plugin's own options ({@link Plugin.options}). */
+  /** The plugin's own options (`Plugin.options`). */
   readonly options: Options;
   /** The resolved config: `root` (the folder of oryx.config.ts), `workspaceDir`, `file`. */
   readonly config: ResolvedConfig;
   /** The kernel's logger, each line prefixed with the plugin's name, secrets masked. */
   readonly log: Logger;
   readonly hooks: PluginHooks;
-  /** Agents from `<workspace>/agents/<name>/AGENT.md`. */
-  readonly agents: AgentLoader;
-  /** The kernel's one AgentService: how a door (REST, scheduler) runs agents. */
-  readonly runs: AgentService;
+  readonly agents: Agents;
+  /** How a door runs agents and continues suspended runs. */
+  readonly runs: Runs;
   /** Values masked as `***` in everything OryxOS writes: register what you load from the environment. */
   readonly secrets: Secrets;
-  /**
-   * True when the command only reads (`oryx sessions`, `oryx audit …`): the plugin must create
-   * no file. The sqlite plugin opens no database file that is not there, the MCP plugin writes
-   * no server log.
-   */
+  /** True when the command only reads (`oryx sessions`, `oryx audit …`): the plugin must create no file. */
   readonly readOnly: boolean;
-  /**
-   * True when the host serves requests (`oryx web`, a program embedding the kernel, the default);
-   * false when it runs a command and exits (`oryx run`, `oryx chat`, every read). A plugin that
-   * only serves (the web plugin) sets nothing up then, and loads nothing.
-   */
+  /** True when the host serves requests (`oryx web`, `oryx serve`, an embedding program); false for a command that runs and exits. */
   readonly serving: boolean;
   /** The kernel's version. */
   readonly version: string;
@@ -77,8 +83,12 @@ export interface PluginContext<Options = unknown> {
   readonly plugins: { name: string; version: string }[];
   registerProvider(provider: Provider): void;
   registerTool(tool: Tool): void;
-  /** Tools discovered at run time (MCP servers). */
+  /** Tools found at run time (MCP servers, sub-agents). */
   registerToolProvider(source: ToolProvider): void;
+  /** A rule that can end a run short of an answer. */
+  registerStopRule(rule: StopRule): void;
+  /** A way in (a channel, a server); the host starts it with the others. */
+  registerDoor(door: Door): void;
   /** Offers a service to other plugins; it must be listed in the plugin's `provides`. */
   provide<K extends keyof Services>(name: K, value: Services[K]): void;
   /** Another plugin's service; throws ORYX_E_SERVICE_MISSING naming what to enable. */
@@ -91,18 +101,25 @@ export interface PluginContext<Options = unknown> {
   provider(name: string): Provider;
   /** The provider an agent uses: its `provider:`, else the config default, else the only one. */
   providerFor(agent: AgentDefinition): Provider;
-  /** Every registered tool, static and discovered. */
-  allTools(agent: AgentDefinition, signal?: AbortSignal): Promise<Tool[]>;
-  /** The tools an agent's `tools:` allow-list lets it use. */
-  toolsFor(agent: AgentDefinition, signal?: AbortSignal): Promise<Tool[]>;
+  /** Every registered tool, static and found, unfiltered. */
+  allTools(agent: AgentDefinition): Promise<Tool[]>;
+  /** The tools an agent's `tools:` allow-list lets it use (in a run: `run` given). */
+  toolsFor(agent: AgentDefinition, run?: RunContext): Promise<Tool[]>;
   /** Health of every tool source (MCP servers). */
   toolSourceStatus(): Promise<(ToolSourceStatus & { provider: string })[]>;
+  /** Asks the person behind the run's door; undefined when nobody can answer now. */
+  askPerson(run: RunContext, question: Question): Promise<Answer | undefined>;
 }
 
-/** The kernel's hooks for one plugin: tap-only, every tap named after the plugin. */
-export function pluginHooks(hooks: Hooks, name: string): PluginHooks {
+/** The kernel's hooks for one plugin: tap-only, every tap named after the plugin, refused once the kernel has started. */
+export function pluginHooks(hooks: Hooks, name: string, started: () => boolean): PluginHooks {
   const entries = Object.entries(hooks).map(([key, hook]) => [key, Object.freeze({
     tapPromise(first: unknown, second?: unknown) {
+      if (started()) {
+        throw new OryxError('ORYX_E_REGISTRY_FROZEN', `Plugin "${name}" tapped hook "${key}" after the kernel started`, {
+          hint: 'Tap hooks in setup(), not later: once the kernel has started its hooks are fixed.',
+        });
+      }
       const [options, fn] = second === undefined ? [{}, first] : [first, second];
       (hook as { tapPromise(options: object, fn: unknown): void }).tapPromise({ ...(options as object), name }, fn);
     },

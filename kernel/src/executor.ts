@@ -1,77 +1,78 @@
-import { ApprovalPending, askFirst, asksByRule } from './approval.ts';
-import { errorMessage, isOryxError } from './errors.ts';
-import { tapped, type ToolResultInfo } from './hooks.ts';
+import type { ApprovalAsk, SandboxAction, SuspendedCall } from '@oryxos/contracts';
+import { errorMessage, isOryxError, type ToolCall, type ToolMessage } from '@oryxos/provider-spec';
+import { argsHash } from '@oryxos/schema-kit';
+import { cutText } from './history.ts';
+import type { Suspend, ToolCallInfo, ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
-import { cutText } from './prompt.ts';
-import { runAborted } from './run-state.ts';
 import { abortedWhy, ToolCallScope } from './tool-call.ts';
 import { checkToolArgs } from './tool-schema.ts';
-import type { Approval, ApprovalAsk, RunContext, Tool, ToolCall, ToolMessage, ToolResult } from './types.ts';
+import type { RunContext, Tool, ToolResult } from './types.ts';
 
-/**
- * What running one call gave: its result and message, or `waiting` when it waits for a
- * person (`approval`: the one stored for it; absent for a call held back because another call
- * of the response is waiting). A waiting call has no result and is not seen by `afterTool`.
- */
-export type CallOutcome = { message: ToolMessage; result: ToolResult } | { waiting: true; approval?: Approval };
+/** What running one call gave: its result and message, or `suspended` (no result: the run stops). */
+export type CallOutcome = { message: ToolMessage; result: ToolResult } | { suspended: SuspendedCall };
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
+/** How the executor tells the loop that a call is making progress. */
+export type ProgressSink = (call: ToolCall, update: { message?: string; progress?: number; total?: number }) => void;
+
 /**
- * Runs one tool call: look up → parse check → validate → `beforeTool` → sandbox → execute
- * (with a time limit) → output cap and secrets masked → `afterTool` → a structured tool
- * message. Nothing escapes: every failure, a throwing hook tap included, becomes an `isError`
- * result the model sees and `afterTool` (the audit) records.
+ * Runs one tool call: look up → parse check → validate → sandbox (declared actions) →
+ * `beforeTool` (a guard may answer or suspend) → a start mark when the tool is not idempotent →
+ * execute within its time → secrets masked and output capped → `afterTool` → a structured tool
+ * message. Nothing escapes: every failure, a throwing tap included, becomes an `isError` result
+ * the model sees and `afterTool` (the audit) records.
  */
 export class ToolExecutor {
-  constructor(private readonly kernel: Kernel) {}
+  constructor(private readonly kernel: Kernel, private readonly onProgress: ProgressSink = () => {}) {}
 
   /**
-   * `index` is the call's place in the model's response: calls past `max_tool_calls_per_step`
-   * do not run. `instead` is a result the kernel gives the call without running it (loop
-   * detection, the run budget, a denied approval); it is recorded by `afterTool` like any other.
+   * `instead` is a result the kernel gives the call without running it (a stop rule's warning,
+   * the run budget, an interrupted call); it is recorded by `afterTool` like any other.
    */
-  async execute(call: ToolCall, run: RunContext, tools: Map<string, Tool>, index = 0, instead?: ToolResult): Promise<CallOutcome> {
-    const { afterTool } = this.kernel.hooks;
-    // The duration is for afterTool's taps (the audit); without any, the clock is not read.
-    const started = tapped(afterTool) ? performance.now() : 0;
+  async execute(call: ToolCall, run: RunContext, tools: ReadonlyMap<string, Tool>, instead?: ToolResult): Promise<CallOutcome> {
+    const started = performance.now();
     const tool = tools.get(call.name);
-    const { max_tool_calls_per_step: maxCalls, max_tool_output_chars: maxChars } = run.agent.settings;
+    const info: ToolCallInfo = { run, call, tool, asks: [], approved: [], headers: {} };
     let result: ToolResult;
     try {
-      result = instead ?? (index < maxCalls ? await this.run(call, run, tool, tools) : fail(index === maxCalls
-        ? `Not run: at most ${maxCalls} tool calls of one response run (max_tool_calls_per_step); this one and the rest were skipped. Call again in your next step what is still needed.`
-        : 'Not run (over max_tool_calls_per_step).'));
-      if (typeof result?.content !== 'string') result = fail(`${call.name} returned no text result`);
+      const outcome = instead ?? await this.run(info, tools);
+      if ('suspend' in outcome) return { suspended: { ...outcome.suspend, toolCallId: call.id, tool: call.name } };
+      result = outcome;
     } catch (error) {
-      if (error instanceof ApprovalPending) return { waiting: true, ...(error.approval ? { approval: error.approval } : {}) };
       result = fail(`${call.name} failed: ${errorMessage(error)}`);
     }
-    // What the model sees is what is stored and audited: secrets masked, then cut to the cap.
-    const content = this.kernel.secrets.mask(result.content);
-    result = content.length > maxChars
-      ? { ...result, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
-      : { ...result, content };
-    if (tapped(afterTool)) {
-      const info: ToolResultInfo = {
-        run, call, tool, status: result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok', durationMs: Math.round(performance.now() - started),
-      };
-      try {
-        result = await afterTool.promise(result, info);
-      } catch (error) {
-        // The tap that threw may have come before the audit: record the failure as the result.
-        result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
-        await afterTool.promise(result, { ...info, status: 'error' })
-          .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
-      }
-    }
-    return {
-      result,
-      message: { role: 'tool', toolCallId: call.id, name: call.name, content: result.content, ...(result.isError ? { isError: true } : {}) },
-    };
+    return this.finish(info, result, started);
   }
 
-  private async run(call: ToolCall, run: RunContext, tool: Tool | undefined, tools: Map<string, Tool>): Promise<ToolResult> {
+  /** Masks, caps and audits a result, and makes its message. */
+  private async finish(info: ToolCallInfo, given: ToolResult, started: number): Promise<CallOutcome> {
+    const { call, run } = info;
+    const maxChars = run.agent.settings.max_tool_output_chars;
+    // What the model sees is what is stored and audited: secrets masked, then cut to the cap.
+    const content = this.kernel.secrets.mask(given.content);
+    let result: ToolResult = content.length > maxChars
+      ? { ...given, content: cutText(content, maxChars, 'over max_tool_output_chars'), fullChars: content.length }
+      : { ...given, content };
+    const status = result.denied !== undefined ? 'denied' : result.isError ? 'error' : 'ok';
+    const done: ToolResultInfo = { ...info, status, durationMs: Math.round(performance.now() - started) };
+    try {
+      result = await this.kernel.hooks.afterTool.promise(result, done);
+    } catch (error) {
+      // The tap that threw may have come before the audit: record the failure as the result.
+      result = fail(`${call.name}: the result was lost: ${errorMessage(error)}`);
+      await this.kernel.hooks.afterTool.promise(result, { ...done, status: 'error' })
+        .catch((again) => this.kernel.log.warn(`afterTool failed twice for ${call.name}: ${errorMessage(again)}`));
+    }
+    const message: ToolMessage = {
+      role: 'tool', toolCallId: call.id, name: call.name, content: result.content,
+      ...(result.isError ? { isError: true } : {}), ...(result.parts?.length ? { parts: result.parts } : {}),
+    };
+    return { result, message };
+  }
+
+  private async run(info: ToolCallInfo, tools: ReadonlyMap<string, Tool>): Promise<ToolResult | Suspend> {
+    const { call, run, tool } = info;
     if (!tool) {
       const names = [...tools.keys()];
       return fail(`Unknown tool "${call.name}". ${names.length ? `Available tools: ${names.join(', ')}.` : 'This agent has no tools.'}`);
@@ -79,60 +80,66 @@ export class ToolExecutor {
     if (call.argsError !== undefined) {
       return fail(`The arguments for ${call.name} were not valid JSON (${call.argsError}). Call it again with a JSON object that matches its schema.`);
     }
-    // A tool's own validate is synchronous: no await (a microtask per call) on that path.
-    const problem = tool.validate ? tool.validate(call.args) : await checkToolArgs(tool, call.args);
+    const problem = await checkToolArgs(tool, call.args);
     if (problem) return fail(`Invalid arguments for ${call.name}: ${problem}. Fix them and call again.`);
+    if (run.signal.aborted) return fail(`Not run: ${abortedWhy(run.signal)}`);
 
-    if (runAborted(run)) return fail(`Not run: ${abortedWhy(run.signal)}`);
-    if (tapped(this.kernel.hooks.beforeTool)) {
-      const bail = await this.kernel.hooks.beforeTool.promise({ run, call, tool });
-      if (bail) return bail;
-    }
-
-    const { kernel } = this;
-    const ctx = new ToolCallScope(kernel, run, call);
+    const ctx = new ToolCallScope(this.kernel, run, call, info.approved, info.headers, (update) => this.onProgress(call, update));
     try {
-      // Each declared action passes the sandbox; those that ask wait for a person (or a rule
-      // asks), who decides before anything happens. A resumed call holds its approval already.
-      const asks: ApprovalAsk[] = [];
-      const actions = tool.actions ? await tool.actions(call.args, ctx) : undefined;
-      for (const action of actions ?? []) {
-        try {
-          await ctx.enforce(action);
-        } catch (error) {
-          if (!isOryxError(error) || error.code !== 'ORYX_E_SANDBOX_ASK') throw error;
-          asks.push({ action, reason: String(error.data?.reason) });
-        }
+      // Each declared action passes the sandbox; those that ask need a person, whom a
+      // `beforeTool` guard (the approvals plugin) asks before anything happens.
+      const actions = tool.actions ? await tool.actions(call.args, ctx) : [];
+      const sandbox = this.kernel.service('sandbox');
+      for (const action of actions) {
+        const decision = await sandbox.enforce(action, { run, agent: run.agent, toolCallId: call.id, origin: `tool ${call.name}` });
+        if (decision.allow) continue;
+        if (!decision.ask) return denial(decision.reason);
+        info.asks.push({ action, reason: decision.reason });
       }
-      if (asks.length || asksByRule(run, tool)) {
-        const refused = await askFirst(kernel, run, call, tool, asks);
-        if (refused) return refused;
-        for (const { action } of asks) await ctx.enforce(action!);
+      const bail = await this.kernel.hooks.beforeTool.promise(info);
+      if (bail) return bail;
+      const waiting = unapproved(info.asks, info.approved);
+      if (waiting.length) {
+        return denial(`${waiting.map((a) => a.reason).join('; ')}; nobody could approve it (enable the approvals plugin to ask a person)`);
       }
+      if (!tool.idempotent) await this.markStarted(run, call);
       const out = await ctx.execute(tool, tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
-      return typeof out === 'string' ? { content: out, isError: false } : out;
+      if (typeof out === 'string') return { content: out, isError: false };
+      return out && typeof out.content === 'string' ? out : fail(`${call.name} returned no text result`);
     } catch (error) {
-      if (error instanceof ApprovalPending) throw error;
       if (isOryxError(error) && (error.code === 'ORYX_E_SANDBOX_DENIED' || error.code === 'ORYX_E_SANDBOX_ASK')) {
         const reason = String(error.data?.reason ?? error.message);
         const midway = error.code === 'ORYX_E_SANDBOX_ASK'
           ? '; a person can only be asked before a call starts, and this action came up while it ran' : '';
-        return { content: `Denied by the sandbox: ${reason}${midway}`, isError: true, denied: reason };
+        return denial(`${reason}${midway}`);
       }
       if (isOryxError(error) && (error.code === 'ORYX_E_TOOL_TIMEOUT' || error.code === 'ORYX_E_RUN_ABORTED')) {
         return { content: error.message, isError: true, retryable: error.retryable };
       }
-      return {
-        content: `${call.name} failed: ${errorMessage(error)}`,
-        isError: true,
-        retryable: isOryxError(error) ? error.retryable : false,
-      };
+      return { content: `${call.name} failed: ${errorMessage(error)}`, isError: true, retryable: isOryxError(error) ? error.retryable : false };
     } finally {
       ctx.end();
     }
   }
+
+  /** Commits that the call is about to run: after a crash it is never run a second time. */
+  private async markStarted(run: RunContext, call: ToolCall): Promise<void> {
+    await this.kernel.service('sessions').markStarted({
+      runId: run.runId, sessionId: run.sessionId, toolCallId: call.id, tool: call.name, argsHash: argsHash(call.args), startedAt: new Date().toISOString(),
+    });
+  }
 }
 
-function fail(content: string): ToolResult {
+/** The asks no tap approved (same kind and target as an approved action). */
+function unapproved(asks: ApprovalAsk[], approved: SandboxAction[]): ApprovalAsk[] {
+  return asks.filter((a) => !a.action || !approved.some((b) => JSON.stringify(b) === JSON.stringify(a.action)));
+}
+
+/** The result of a call that was refused (the sandbox, or a person). */
+export function denial(reason: string): ToolResult {
+  return { content: `Denied by the sandbox: ${reason}`, isError: true, denied: reason };
+}
+
+export function fail(content: string): ToolResult {
   return { content, isError: true, retryable: false };
 }

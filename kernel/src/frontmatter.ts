@@ -4,8 +4,7 @@
  * `---coffee`, …) is refused rather than evaluated, because some frontmatter parsers run it
  * as code, and YAML is read on the core schema with no custom or library-specific tags.
  */
-import { OryxError, errorMessage } from './errors.ts';
-import { parsePlainYaml } from './plain-yaml.ts';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
 
 /** A Markdown file split into its frontmatter data and its body. */
 export interface Frontmatter {
@@ -51,9 +50,6 @@ export function assertMarkdownData(text: string, file: string): void {
   }
 }
 
-/** The YAML parser, loaded on first use and then kept: a dynamic import on every agent load costs a module resolution each time. */
-let yaml: Promise<typeof import('yaml')> | undefined;
-
 /**
  * Splits a Markdown file into YAML frontmatter and body. The YAML is parsed on the core
  * schema: plain mappings, lists, strings, numbers, booleans and null; an explicit tag other
@@ -65,19 +61,6 @@ let yaml: Promise<typeof import('yaml')> | undefined;
  * // data = { description: 'x' }, content = 'Body'
  */
 export async function parseFrontmatter(raw: string, file: string): Promise<Frontmatter> {
-  // Agent files are read on every run (cached as text); the YAML of an unchanged one is parsed
-  // once. Callers get their own copy of the data, so what they do with it changes nothing here.
-  const last = parsed.get(file);
-  if (last?.raw === raw) return { ...last.result, data: structuredClone(last.result.data) };
-  const result = await parse(raw, file);
-  parsed.set(file, { raw, result: { ...result, data: structuredClone(result.data) } });
-  return result;
-}
-
-/** The last parse of each file, by its exact text. */
-const parsed = new Map<string, { raw: string; result: Frontmatter }>();
-
-async function parse(raw: string, file: string): Promise<Frontmatter> {
   const text = raw.replace(/^\uFEFF/, '');
   assertMarkdownData(text, file);
   const open = OPENING.exec(text);
@@ -89,10 +72,7 @@ async function parse(raw: string, file: string): Promise<Frontmatter> {
   }
   const source = rest.slice(0, close.index);
   const content = rest.slice(close.index + close[0].length).replace(/^\r?\n/, '');
-  // Most frontmatter is plain key: value lines, read without loading the YAML parser at all.
-  const plain = parsePlainYaml(source);
-  if (plain) return { data: plain, content, present: true };
-  const { parseDocument } = await (yaml ??= import('yaml'));
+  const { parseDocument } = await import('yaml');
   let doc;
   try {
     doc = parseDocument(source, { schema: 'core', resolveKnownTags: false, customTags: [], merge: false, uniqueKeys: true });

@@ -1,31 +1,22 @@
-/// <reference path="./tapable-lib.d.ts" />
-import type * as Tapable from 'tapable';
-// The three hook classes the kernel uses, each from its own file: tapable's index would bring all
-// fourteen (~22 KB more for every start to compile). Typed as tapable's own (tapable-lib.d.ts).
-import AsyncSeriesBailHookFile from 'tapable/lib/AsyncSeriesBailHook.js';
-import AsyncSeriesHookFile from 'tapable/lib/AsyncSeriesHook.js';
-import AsyncSeriesWaterfallHookFile from 'tapable/lib/AsyncSeriesWaterfallHook.js';
-import { OryxError, errorMessage, isOryxError } from './errors.ts';
-import type {
-  ApprovalAsk, BudgetLimit, ChatRequest, ChatResponse, Prompt, PromptReport, RunContext, RunResult, Tool, ToolCall, ToolResult, Message,
-} from './types.ts';
-
-const AsyncSeriesBailHook: typeof Tapable.AsyncSeriesBailHook = AsyncSeriesBailHookFile;
-const AsyncSeriesHook: typeof Tapable.AsyncSeriesHook = AsyncSeriesHookFile;
-const AsyncSeriesWaterfallHook: typeof Tapable.AsyncSeriesWaterfallHook = AsyncSeriesWaterfallHookFile;
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import type { ApprovalAsk, SandboxAction, SuspendedCall } from '@oryxos/contracts';
+import { OryxError, errorMessage, isOryxError, type ChatRequest, type ChatResponse, type Message } from '@oryxos/provider-spec';
+import type { Prompt, PromptReport, RunContext, RunResult, Stop, Tool, ToolResult } from './types.ts';
+import type { ToolCall } from '@oryxos/provider-spec';
 
 /**
  * Stages order taps on one hook, whatever order plugins were set up in: guards (sandbox,
- * approval) run first, rewriting taps in the middle, observers (audit) last.
+ * approvals) run first, rewriting taps in the middle, observers (audit, tracing) last.
  */
 export const STAGE = Object.freeze({ GUARD: -100, EARLY: -50, DEFAULT: 0, LATE: 50, OBSERVE: 100 });
 
-/** One model call attempt, as `afterLLM` and `llmError` see it. */
+/** One model call attempt, as `beforeLLM`, `afterLLM` and `llmError` see it. */
 export interface LLMCallInfo {
   run: RunContext;
   request: ChatRequest;
   /** 1 for the first try, 2 for the first retry… */
   attempt: number;
+  /** Since the attempt started (0 in `beforeLLM`). */
   latencyMs: number;
   /** What the prompt held and what was cut to fit (sections and sizes), for the audit. */
   prompt?: PromptReport;
@@ -35,44 +26,35 @@ export interface LLMCallInfo {
 export interface ToolCallInfo {
   run: RunContext;
   call: ToolCall;
-  /** Undefined for an unknown tool. */
+  /** Undefined for an unknown tool (`beforeTool` is not called for those; `afterTool` is). */
   tool?: Tool;
+  /** The call's declared sandbox actions that the sandbox answered `ask` for: they need a person. */
+  asks: ApprovalAsk[];
+  /** Actions a tap approved for this call (a person's approval): the sandbox allows them where they would ask. */
+  approved: SandboxAction[];
+  /** Headers the call sends with any HTTP request it makes (a tracing plugin's `traceparent`). */
+  headers: Record<string, string>;
 }
 
-/** One finished tool call, as `afterTool` sees it (failures and denials too). */
+/** One finished tool call, as `afterTool` sees it (failures, denials and interrupted calls too). */
 export interface ToolResultInfo extends ToolCallInfo {
   status: 'ok' | 'error' | 'denied';
   durationMs: number;
 }
 
-/** A tool call that needs a person's approval, as `onApproval` sees it: what asks, and why. */
-export interface ApprovalInfo {
-  run: RunContext;
-  call: ToolCall;
-  tool: Tool;
-  asks: ApprovalAsk[];
-}
-
 /**
- * A decision made in this process: `approve` this call, `always` approve this tool for the rest
- * of the run, or `deny` it (the model gets the reason). `by` is who decided, for the audit.
+ * What a `beforeTool` tap returns to suspend the run at this call: it gets no result, the run
+ * stops with stop reason `suspended` after the calls already running, and
+ * `runs.continue(runId)` runs the call again once what it waits for is there. `by` is the
+ * suspending plugin's name.
  */
-export interface ApprovalAnswer {
-  decision: 'approve' | 'always' | 'deny';
-  by: string;
-  reason?: string;
-}
+export interface Suspend { suspend: Omit<SuspendedCall, 'toolCallId' | 'tool'> }
 
-/** The run stops short of an answer: `max_iterations`, another budget limit, or a loop. */
-export interface LimitInfo {
+/** The run stops short of an answer: `max_iterations`, another budget limit, or a stop rule. */
+export interface LimitInfo extends Stop {
   run: RunContext;
   /** The last response the model gave (it still asked for tools). */
-  last: ChatResponse;
-  reason: 'limit' | 'budget' | 'loop';
-  /** One line saying why (`stopped at max_iterations (10 model calls)`). */
-  notice: string;
-  /** The limit reached, for `limit` and `budget`. */
-  limit?: { name: BudgetLimit; value: number };
+  last?: ChatResponse;
 }
 
 /** Turns about to leave the prompt (window or token budget), oldest first. */
@@ -90,34 +72,33 @@ export interface TrimInfo {
  */
 export function createHooks() {
   const hooks = {
-    // ReAct phases
-    /** Add or rewrite prompt parts (memory, skills, clock). Rebuilt every iteration. */
-    beforePrompt: new AsyncSeriesWaterfallHook<[Prompt, RunContext]>(['prompt', 'run']),
+    // a run
+    /** A run starts (its record, a trace span); a tap that throws refuses the run before anything is written. */
+    runStart: new AsyncSeriesHook<[RunContext]>(['run']),
+    /** Add to or rewrite the step's prompt (memory, policy notes). Called before every model call. */
+    prepareStep: new AsyncSeriesWaterfallHook<[Prompt, RunContext]>(['prompt', 'run']),
+    /** A model call attempt starts; a tap may add `request.headers` (trace context). */
+    beforeLLM: new AsyncSeriesHook<[LLMCallInfo]>(['info']),
     /** Sees every model response (audit, policy); may rewrite it. */
     afterLLM: new AsyncSeriesWaterfallHook<[ChatResponse, LLMCallInfo]>(['response', 'info']),
     /** Sees every failed model attempt, retried or final (audit). */
     llmError: new AsyncSeriesHook<[OryxError, LLMCallInfo & { willRetry: boolean }]>(['error', 'info']),
-    /** A tap that returns a result replaces execution (denial, approval refused, cache). */
-    beforeTool: new AsyncSeriesBailHook<[ToolCallInfo], ToolResult | undefined>(['info']),
-    /**
-     * A tool call needs a person's approval: a tap that answers decides it in this process (the
-     * CLI's terminal prompt); with no answer the approval is stored and the run pauses.
-     */
-    onApproval: new AsyncSeriesBailHook<[ApprovalInfo], ApprovalAnswer | undefined>(['info']),
-    /** Sees every tool result, errors and denials included (audit, redaction). */
+    /** A tap that returns a result replaces execution (a denial, a cached result); one that returns `{ suspend }` suspends the run. */
+    beforeTool: new AsyncSeriesBailHook<[ToolCallInfo], ToolResult | Suspend | undefined>(['info']),
+    /** Sees every tool result, errors, denials and interrupted calls included (audit, redaction). */
     afterTool: new AsyncSeriesWaterfallHook<[ToolResult, ToolResultInfo]>(['result', 'info']),
     /**
-     * A limit, the budget or the loop guard ends the run: return the response to end with. With
+     * A limit, the budget or a stop rule ends the run: return the response to end with. With
      * no tap answering, the kernel makes one last model call without tools.
      */
     onLimit: new AsyncSeriesBailHook<[LimitInfo], ChatResponse | undefined>(['info']),
     /** Turns are about to leave the prompt: checkpoint them (memory). */
     trimContext: new AsyncSeriesHook<[TrimInfo]>(['info']),
+    /** A run has ended, whatever its stop reason (its record, notifications, metrics). */
+    afterRun: new AsyncSeriesHook<[RunResult, RunContext]>(['result', 'run']),
     // lifecycle
     /** After every plugin's setup: open databases, connect servers. */
     init: new AsyncSeriesHook<[]>([]),
-    /** A run has ended, whatever its stop reason (notifications, metrics). */
-    afterRun: new AsyncSeriesHook<[RunResult, RunContext]>(['result', 'run']),
     /** Shutdown; taps run in reverse setup order. */
     close: new AsyncSeriesHook<[]>([]),
   };
@@ -127,14 +108,6 @@ export function createHooks() {
 
 export type Hooks = ReturnType<typeof createHooks>;
 export type HookName = keyof Hooks;
-
-/**
- * True when the hook has taps. The hot path skips calling a hook without any: the call would
- * only wrap its value in a promise (the one interceptor, {@link guardTaps}, acts on registration).
- */
-export function tapped(hook: { taps: readonly unknown[] }): boolean {
-  return hook.taps.length > 0;
-}
 
 /** Re-raises anything a tap throws as an OryxError that names the plugin and the hook. */
 function guardTaps(hookName: string, hook: { intercept(i: object): void }): void {

@@ -1,57 +1,75 @@
-import { isoNow } from './clock.ts';
-import type { Message, Page, SessionInfo, SessionStore, StoredMessage } from './types.ts';
+import type { CallStart, ExternalRef, Page, SessionInfo, SessionStore, StoredMessage } from '@oryxos/contracts';
+import type { Message } from '@oryxos/provider-spec';
+
+interface Stored { info: SessionInfo; messages: StoredMessage[]; marks: CallStart[] }
 
 /**
- * The kernel's default session store: in memory, gone when the process ends. The sqlite
- * plugin provides a durable one with the same interface.
+ * The kernel's default session store: in memory, gone when the process ends. The sqlite and
+ * postgres plugins provide durable ones with the same interface.
  */
 export class InMemorySessionStore implements SessionStore {
-  private sessions = new Map<string, { info: SessionInfo; messages: StoredMessage[] }>();
+  private sessions = new Map<string, Stored>();
 
-  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
-    const now = isoNow();
-    const info: SessionInfo = { id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0 };
-    if (input.parentSessionId) info.parentSessionId = input.parentSessionId;
-    this.sessions.set(info.id, { info, messages: [] });
-    return { ...info };
+  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string; external?: ExternalRef; tags?: string[] }): Promise<SessionInfo> {
+    const now = new Date().toISOString();
+    const info: SessionInfo = {
+      id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0, turns: 0,
+      ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+      ...(input.external ? { external: { ...input.external } } : {}),
+      ...(input.tags?.length ? { tags: [...input.tags] } : {}),
+    };
+    this.sessions.set(info.id, { info, messages: [], marks: [] });
+    return structuredClone(info);
   }
 
   async get(id: string): Promise<SessionInfo | undefined> {
     const s = this.sessions.get(id);
-    return s && { ...s.info };
+    return s && structuredClone(s.info);
   }
 
-  async list(query: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
+  async findOrCreate(input: { agent: string; external: ExternalRef; title?: string }): Promise<SessionInfo> {
+    for (const s of this.sessions.values()) {
+      const e = s.info.external;
+      if (e && e.door === input.external.door && e.id === input.external.id && s.info.agent === input.agent) return structuredClone(s.info);
+    }
+    return this.create(input);
+  }
+
+  async list(query: { agent?: string; parentSessionId?: string; tag?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
     const all = [...this.sessions.values()].map((s) => s.info)
-      .filter((i) => (!query.agent || i.agent === query.agent) && (!query.parentSessionId || i.parentSessionId === query.parentSessionId))
+      .filter((i) => (!query.agent || i.agent === query.agent) && (!query.parentSessionId || i.parentSessionId === query.parentSessionId)
+        && (!query.tag || i.tags?.includes(query.tag)))
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id));
     const start = query.cursor ? Number(query.cursor) : 0;
     const limit = query.limit ?? 50;
-    const items = all.slice(start, start + limit).map((i) => ({ ...i }));
-    return { items, nextCursor: start + limit < all.length ? String(start + limit) : undefined };
+    const items = all.slice(start, start + limit).map((i) => structuredClone(i));
+    return { items, ...(start + limit < all.length ? { nextCursor: String(start + limit) } : {}) };
   }
 
   async messages(id: string, query: { limit?: number } = {}): Promise<StoredMessage[]> {
     const all = this.sessions.get(id)?.messages ?? [];
-    return query.limit === undefined ? [...all] : all.slice(Math.max(0, all.length - query.limit));
+    return structuredClone(query.limit === undefined ? all : all.slice(Math.max(0, all.length - query.limit)));
   }
 
   async history(id: string, turns: number): Promise<StoredMessage[]> {
     const all = this.sessions.get(id)?.messages ?? [];
     let seen = 0;
     for (let i = all.length - 1; i >= 0; i--) {
-      if (all[i]!.message.role === 'user' && ++seen === turns) return all.slice(i);
+      if (all[i]!.message.role === 'user' && ++seen === turns) return structuredClone(all.slice(i));
     }
-    return [...all];
+    return structuredClone(all);
   }
 
   async append(id: string, messages: Message[]): Promise<void> {
     const s = this.sessions.get(id);
     if (!s) throw new Error(`unknown session ${id}`);
-    const now = isoNow();
+    const now = new Date().toISOString();
     for (const message of messages) {
-      s.messages.push({ seq: s.messages.length + 1, message: copyMessage(message), createdAt: now });
-      if (!s.info.title && message.role === 'user') s.info.title = message.content.slice(0, 80);
+      s.messages.push({ seq: s.messages.length + 1, message: structuredClone(message), createdAt: now });
+      if (message.role === 'user') {
+        s.info.turns++;
+        if (!s.info.title) s.info.title = message.content.slice(0, 80);
+      }
     }
     s.info.messageCount = s.messages.length;
     s.info.updatedAt = now;
@@ -60,27 +78,15 @@ export class InMemorySessionStore implements SessionStore {
   async delete(id: string): Promise<boolean> {
     return this.sessions.delete(id);
   }
-}
 
-/** A message's own copy: a shallow clone, then its nested values (tool calls) copied in place. */
-function copyMessage(message: Message): Message {
-  const out = { ...message } as Record<string, unknown>;
-  for (const key in out) {
-    const value = out[key];
-    if (typeof value === 'object' && value !== null) out[key] = copy(value);
+  async markStarted(mark: CallStart): Promise<void> {
+    this.sessions.get(mark.sessionId)?.marks.push({ ...mark });
   }
-  return out as unknown as Message;
-}
 
-/**
- * A deep copy of JSON data (what a message is: the durable stores keep it as JSON), so a later
- * change by the caller does not reach the stored message; several times quicker than
- * `structuredClone` for a message.
- */
-function copy<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = copy((value as Record<string, unknown>)[key]);
-  return out as T;
+  async startedWithoutResult(sessionId: string): Promise<CallStart[]> {
+    const s = this.sessions.get(sessionId);
+    if (!s) return [];
+    const answered = new Set(s.messages.flatMap((m) => (m.message.role === 'tool' ? [m.message.toolCallId] : [])));
+    return s.marks.filter((m) => !answered.has(m.toolCallId)).map((m) => ({ ...m }));
+  }
 }

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import satisfies from 'semver/functions/satisfies.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PluginContext } from './context.ts';
-import { OryxError } from './errors.ts';
-import type { Services } from './types.ts';
-
-/** The name of a service plugins provide to each other (`database`, `sessions`, `sandbox`, …). */
-export type ServiceName = keyof Services & string;
+import type { HookName, Hooks } from './hooks.ts';
+import { didYouMean } from '@oryxos/schema-kit';
+import { OryxError } from '@oryxos/provider-spec';
+import type { ServiceName } from '@oryxos/contracts';
 
 /**
  * The plugin contract. A plugin package exports a factory that validates its options at once
@@ -45,20 +44,69 @@ export interface Plugin<Options = unknown> {
    * key the kernel does not know is an error naming the file, so a typo never goes unnoticed.
    */
   agentKeys?: string[];
+  /**
+   * `settings:` keys of AGENT.md this plugin reads (the approvals plugin's `pending_approval`),
+   * each with its default and its check (an error sentence, or undefined when the value is good).
+   * Every agent's settings get the default; a bad value is an error naming the file and key.
+   */
+  settings?: Record<string, PluginSetting>;
   /** Its options as its factory resolved them: `ctx.options` in setup. */
   options?: Options;
   setup(ctx: PluginContext<Options>): void | Promise<void>;
 }
 
+/** One agent setting a plugin declares ({@link Plugin.settings}). */
+export interface PluginSetting {
+  default: unknown;
+  /** `must be one of refuse, deny` for a bad value; undefined for a good one. */
+  check(value: unknown): string | undefined;
+}
+
+/** A plugin as written inline in `oryx.config.ts`: a name and setup, or only hooks; version and kernel range are optional there. */
+export type InlinePlugin<Options = unknown> = Omit<Plugin<Options>, 'version' | 'kernel' | 'setup'> & {
+  version?: string;
+  kernel?: string;
+  setup?(ctx: PluginContext<Options>): void | Promise<void>;
+  /**
+   * Taps by hook name, each at the default stage: the shorthand for a policy or audit hook.
+   *
+   * @example
+   * hooks: { async beforeTool({ call }) { if (call.name === 'write_file' && String(call.args.path).endsWith('.env')) return { content: 'Not run: .env files are off limits', isError: true, denied: 'policy' }; } }
+   */
+  hooks?: { [K in HookName]?: HookTap<K> };
+};
+
 /**
- * Gives a plugin object its type (and its options' type to `ctx.options`).
+ * Makes a plugin: a package's factory spreads {@link pluginPackage} into it; inline in
+ * `oryx.config.ts`, a name and `setup` (or only `hooks`) are enough — the version defaults to
+ * `0.0.0-inline` and the kernel range to any.
  *
  * @example
  * export const hello = () => definePlugin({ ...pluginPackage(import.meta.url), name: 'hello', setup(ctx) {} });
+ * // in oryx.config.ts:
+ * plugins: [definePlugin({ name: 'no-env-files', hooks: { async beforeTool({ call }) { … } } })]
  */
-export function definePlugin<Options>(plugin: Plugin<Options>): Plugin<Options> {
-  return plugin;
+export function definePlugin<Options>(plugin: InlinePlugin<Options> | Plugin<Options>): Plugin<Options> {
+  const { hooks, setup, ...rest } = plugin as InlinePlugin<Options>;
+  return {
+    version: INLINE_VERSION, kernel: '*', ...rest,
+    setup: async (ctx) => {
+      for (const [name, fn] of Object.entries(hooks ?? {})) {
+        const hook = (ctx.hooks as Record<string, { tapPromise(fn: unknown): void } | undefined>)[name];
+        if (!hook) {
+          throw new OryxError('ORYX_E_PLUGIN_INVALID', `Plugin "${plugin.name}" taps an unknown hook "${name}"${didYouMean(name, Object.keys(ctx.hooks))}`, {
+            hint: `Hooks are: ${Object.keys(ctx.hooks).join(', ')} (the kernel README lists what each one sees).`,
+          });
+        }
+        hook.tapPromise(async (...args: unknown[]) => (fn as (...a: unknown[]) => unknown)(...args));
+      }
+      await setup?.(ctx);
+    },
+  };
 }
+
+/** The version an inline plugin gets when it names none. */
+const INLINE_VERSION = '0.0.0-inline';
 
 /** What {@link pluginPackage} reads from a plugin's package.json. */
 export interface PluginPackage {
@@ -105,33 +153,6 @@ export function pluginPackage(moduleUrl: string): PluginPackage {
   return { package: pkg.name, version: pkg.version, kernel: pkg.oryx.kernel };
 }
 
-const NUMBER = '(0|[1-9]\\d{0,14})';
-const PLAIN_VERSION = new RegExp(`^${NUMBER}\\.${NUMBER}\\.${NUMBER}$`);
-const CARET_RANGE = new RegExp(`^\\s*\\^${NUMBER}(?:\\.${NUMBER}(?:\\.${NUMBER})?)?\\s*$`);
-
-/**
- * Whether `version` is in `range`, as semver's `satisfies` says. A caret range of numbers (`^1`,
- * `^1.2`, `^0.3.1`: what plugins declare) against a plain `x.y.z` is answered here; anything else
- * loads semver, so a start does not compile its ~47 KB for one comparison.
- *
- * @example
- * kernelSatisfies('1.4.0', '^1.2'); // true
- */
-export function kernelSatisfies(version: string, range: string): boolean {
-  const v = PLAIN_VERSION.exec(version);
-  const r = CARET_RANGE.exec(range);
-  if (!v || !r) return (createRequire(import.meta.url)('semver/functions/satisfies.js') as (v: string, r: string) => boolean)(version, range);
-  const have = [Number(v[1]), Number(v[2]), Number(v[3])];
-  const floor = [Number(r[1]), Number(r[2] ?? 0), Number(r[3] ?? 0)];
-  // The first part that is not 0 (or the last one given) stays fixed; the ones after it may grow.
-  const given = r[3] !== undefined ? 3 : r[2] !== undefined ? 2 : 1;
-  const nonZero = floor.findIndex((x) => x !== 0);
-  const fixed = nonZero === -1 ? given - 1 : nonZero;
-  for (let i = 0; i <= fixed; i++) if (have[i] !== floor[i]) return false;
-  for (let i = fixed + 1; i < 3; i++) if (have[i] !== floor[i]) return have[i]! > floor[i]!;
-  return true;
-}
-
 const describe = (plugin: Plugin) => `"${plugin.name}"@${plugin.version}${plugin.package ? ` (${plugin.package})` : ''}`;
 
 /**
@@ -155,7 +176,7 @@ export function orderPlugins(plugins: Plugin[], kernelVersion: string, builtIn: 
         hint: 'Remove one of the two entries (to run two providers, give them different `name` options).',
       });
     }
-    if (!kernelSatisfies(kernelVersion, plugin.kernel)) {
+    if (!satisfies(kernelVersion, plugin.kernel, { includePrerelease: true })) {
       throw new OryxError('ORYX_E_PLUGIN_KERNEL_MISMATCH', `Plugin ${describe(plugin)} needs kernel ${plugin.kernel}, but this is kernel ${kernelVersion}`, {
         hint: `Install a version of ${plugin.package ?? plugin.name} built for kernel ${kernelVersion}, or an OryxOS whose kernel matches ${plugin.kernel}.`,
         data: { plugin: plugin.name, range: plugin.kernel, kernel: kernelVersion },
@@ -203,3 +224,6 @@ export function orderPlugins(plugins: Plugin[], kernelVersion: string, builtIn: 
   for (const plugin of plugins) visit(plugin, []);
   return ordered;
 }
+
+/** The function a tap of hook `K` is. */
+export type HookTap<K extends HookName> = Hooks[K] extends { tapPromise(options: never, fn: infer F): void } ? F : never;

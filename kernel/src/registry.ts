@@ -1,8 +1,11 @@
-import { OryxError } from './errors.ts';
-import type { Provider, Services, Tool, ToolProvider } from './types.ts';
+import type { Services } from '@oryxos/contracts';
+import { OryxError, type Provider } from '@oryxos/provider-spec';
+import { globRegExp } from './agents.ts';
+import type { Door, StopRule, Tool, ToolProvider } from './types.ts';
 
 /**
- * Providers by explicit name, tools by name, tool providers (MCP) and named services.
+ * Providers by explicit name, tools by name, tool providers (MCP, sub-agents), named
+ * services, stop rules and doors.
  * Filled during plugin setup, frozen once the kernel has started.
  */
 export class Registry {
@@ -10,6 +13,8 @@ export class Registry {
   readonly tools = new Map<string, Tool>();
   readonly toolProviders: (ToolProvider & { plugin?: string })[] = [];
   readonly services = new Map<string, { value: unknown; plugin?: string }>();
+  readonly stopRules: (StopRule & { plugin?: string })[] = [];
+  readonly doors = new Map<string, Door & { plugin?: string }>();
   private frozen = false;
 
   freeze(): void { this.frozen = true; }
@@ -54,6 +59,22 @@ export class Registry {
     this.toolProviders.push(Object.assign(source, { plugin }));
   }
 
+  addStopRule(rule: StopRule, plugin?: string): void {
+    this.check('stop rule', rule.name);
+    this.stopRules.push({ ...rule, plugin });
+  }
+
+  addDoor(door: Door, plugin?: string): void {
+    this.check('door', door.name);
+    const existing = this.doors.get(door.name);
+    if (existing) {
+      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Door "${door.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
+        hint: 'Enable only one plugin that serves it.',
+      });
+    }
+    this.doors.set(door.name, Object.assign(door, { plugin }));
+  }
+
   addService<K extends keyof Services>(name: K, value: Services[K], plugin?: string): void {
     this.check('service', name);
     const existing = this.services.get(name);
@@ -68,7 +89,5 @@ export class Registry {
 
 /** Matches a tool name against an allow-list entry with `*` globs. */
 export function matchesToolPattern(name: string, pattern: string): boolean {
-  if (!pattern.includes('*')) return name === pattern;
-  const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
-  return re.test(name);
+  return pattern.includes('*') ? globRegExp(pattern).test(name) : name === pattern;
 }

@@ -1,4 +1,4 @@
-import type { Message } from './types.ts';
+import type { Message } from '@oryxos/provider-spec';
 
 /** What a secret is replaced with wherever OryxOS writes or prints text. */
 export const MASK = '***';

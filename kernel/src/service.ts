@@ -1,256 +1,302 @@
-import { OryxError, errorMessage, isOryxError, toOryxError } from './errors.ts';
+import type { RunContinuation, SessionInfo, SessionStore, StoredMessage } from '@oryxos/contracts';
+import { OryxError, errorMessage, isOryxError, toOryxError, type Message, type Provider, type ToolCall } from '@oryxos/provider-spec';
+import { follow, RunBudget } from './budget.ts';
+import { ToolExecutor } from './executor.ts';
+import { groupTurns, openCalls, windowStart } from './history.ts';
 import type { Kernel } from './kernel.ts';
-import type { RunBudget } from './budget.ts';
-import { tapped } from './hooks.ts';
-import { auditDecision } from './approval.ts';
-import type { ResumePoint } from './resume.ts';
-import type * as RunParts from './run-parts.ts';
-import { subAgentTools } from './sub-agents.ts';
-import type { Approval, Message, RunContext, RunEvent, RunInput, RunResult, SessionInfo, StoredMessage } from './types.ts';
+import { runLoop, type LoopResult } from './loop.ts';
+import type { AgentDefinition, RunContext, RunEvent, RunInput, RunResult, Tool, ToolResult } from './types.ts';
 
-/** Loaded with the first run (run-parts.ts); after that, taken from here without an await. */
-let runParts: typeof RunParts | undefined;
+/** How a run continues a suspended one: its stored record's continuation. */
+interface Continuing { runId: string; continuation: RunContinuation }
 
-/** The run a sub-agent runs for: its context, its budget and the sub-agent levels left below it. */
-interface ParentRun { run: RunContext; budget: RunBudget; depthLeft: number }
+/** A run going on in this process: what a sub-agent's run draws on. */
+interface Active { run: RunState; budget: RunBudget }
 
 /**
- * The single entry the CLI, the REST channel and the scheduler share: load the agent, open
- * or create the session, serialize runs on it, run the loop, commit every message.
+ * The single entry every door shares (the CLI, the REST server, the scheduler, channels): load
+ * the agent, open or create the session, serialize runs on it, run the loop, commit every
+ * message. Runs on a session go one at a time, in this process and across processes (the
+ * store's lock).
  *
  * @example
- * const service = new AgentService(kernel);
- * const { answer, sessionId } = await service.process({ agent: 'assistant', message: 'hello' });
+ * const { answer, sessionId } = await kernel.runs.process({ agent: 'assistant', message: 'hello' });
  */
 export class AgentService {
   private readonly tails = new Map<string, Promise<unknown>>();
   /** Runs going on now (or queued), by session: what {@link abortSession} stops. */
-  private readonly active = new Map<string, Set<AbortController>>();
+  private readonly queued = new Map<string, Set<AbortController>>();
+  private readonly active = new Map<string, Active>();
 
-  constructor(readonly kernel: Kernel) {}
+  constructor(private readonly kernel: Kernel) {}
 
-  /** Opens the session a run will use: the given one (checked) or a new one. */
-  async openSession(agent: string, id?: string): Promise<SessionInfo> {
-    const store = this.kernel.service('sessions');
-    if (!id) return store.create({ agent });
-    const session = await store.get(id);
+  /** Runs an agent on one message. */
+  process(input: RunInput): Promise<RunResult> {
+    return input.session ? this.queue(input.session, input) : this.run(input);
+  }
+
+  /**
+   * Continues a run that stopped with stop reason `suspended`, once what it waited for is there
+   * (a person decided): its calls without a result run again (a `beforeTool` guard now lets them
+   * through or answers them), then the loop goes on. A call that had started when its process
+   * died is not run again: it gets a result saying it was interrupted. Throws
+   * ORYX_E_RUN_NOT_CONTINUABLE for a run that is not suspended or whose calls have results.
+   *
+   * @example
+   * await kernel.service('approvals').decide(id, { decision: 'approve', by: 'cli' });
+   * const result = await kernel.runs.continue(approval.runId);
+   */
+  async continue(runId: string, options: Pick<RunInput, 'signal' | 'stream' | 'onEvent'> = {}): Promise<RunResult> {
+    const record = this.kernel.hasService('runRecords') ? await this.kernel.service('runRecords').get(runId) : undefined;
+    if (!record || record.stopReason !== 'suspended' || !record.continuation) {
+      throw notContinuable(runId, !record ? 'there is no such run' : `it ended with stop reason ${record.stopReason}, not suspended`);
+    }
+    const { provider, model, user, door } = record.continuation;
+    return this.queue(record.sessionId, {
+      agent: record.agent, session: record.sessionId, message: '', provider, model, ...(user ? { user } : {}), ...(door ? { door } : {}), ...options,
+    }, { runId, continuation: record.continuation });
+  }
+
+  /** True while a run on the session is going on or queued in this process. */
+  isRunning(sessionId: string): boolean {
+    return this.queued.has(sessionId);
+  }
+
+  /**
+   * Aborts every run on the session in this process (running or queued) and resolves once they
+   * have ended, so the caller can then change or delete the session safely. Resolves to the
+   * number of runs aborted.
+   */
+  async abortSession(sessionId: string, reason: unknown = 'session-aborted'): Promise<number> {
+    const runs = [...(this.queued.get(sessionId) ?? [])];
+    for (const controller of runs) controller.abort(reason);
+    await this.tails.get(sessionId)?.catch(() => {});
+    return runs.length;
+  }
+
+  /** Runs on an existing session queue up in call order, before any await. */
+  private async queue(sessionId: string, input: RunInput, continuing?: Continuing): Promise<RunResult> {
+    const controller = new AbortController();
+    const unfollow = follow(input.signal, controller);
+    const set = this.queued.get(sessionId) ?? new Set();
+    this.queued.set(sessionId, set.add(controller));
+    try {
+      return await this.serialize(sessionId, controller.signal, () => this.run({ ...input, signal: controller.signal }, continuing));
+    } finally {
+      unfollow();
+      set.delete(controller);
+      if (set.size === 0 && this.queued.get(sessionId) === set) this.queued.delete(sessionId);
+    }
+  }
+
+  /** One run, from its agent and session to its result and record. */
+  private async run(input: RunInput, continuing?: Continuing): Promise<RunResult> {
+    const agent = await this.kernel.agents.load(input.agent);
+    const { provider, model } = this.target(agent, input);
+    const parent = input.parent ? this.active.get(input.parent.runId) : undefined;
+    if (input.parent && !parent) throw new OryxError('ORYX_E_RUN_FAILED', `The run ${input.parent.runId} that would start a sub-agent is not going on in this process`);
+    const session = await this.openSession(agent, input, parent);
+    const budget = new RunBudget(agent.settings, parent?.budget);
+    const run = new RunState({
+      runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
+      user: input.user ?? parent?.run.user, door: input.door ?? parent?.run.door, parentRunId: parent?.run.runId,
+      callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined, continued: continuing?.continuation,
+    }, [input.signal, budget.signal]);
+    this.active.set(run.runId, { run, budget });
+    try {
+      // Aborted while queued behind another run: leave the session untouched.
+      if (run.signal.aborted && !budget.timeout) return this.ended(run, budget, { stopReason: 'aborted', notice: 'aborted' });
+      // A tap may refuse the run here (a session that waits for a person): nothing is written yet.
+      await this.kernel.hooks.runStart.promise(run);
+      // Listed before anything is written, so an agent its tool sources refuse (a sub-agent
+      // cycle) is refused untouched; later steps list again (a server may add tools mid-run).
+      let first: Tool[] | undefined = await this.kernel.toolsFor(agent, run);
+      const { history, pending, seqs } = await this.history(run, session, input, continuing);
+      const result = await runLoop({
+        kernel: this.kernel, run, provider, budget, history, pending,
+        tools: async () => {
+          const tools = first ?? await this.kernel.toolsFor(agent, run);
+          first = undefined;
+          return tools;
+        },
+        watches: this.kernel.stopRules.map((rule) => rule.start(run)),
+        commit: (m) => this.store.append(session.id, [this.kernel.secrets.message(m)]),
+        seqOf: (m) => seqs.get(m),
+        stream: input.stream ?? false,
+        emit: (event: RunEvent) => input.onEvent?.(event),
+      });
+      return await this.ended(run, budget, result);
+    } catch (error) {
+      // A run refused or failed outside the loop still reaches afterRun, so its record exists.
+      if (isOryxError(error) && error.data?.hook === 'afterRun') throw error;
+      const e = toOryxError(error, 'ORYX_E_RUN_FAILED');
+      await this.ended(run, budget, { stopReason: 'error', error: { code: e.code, message: e.message } })
+        .catch((again) => this.kernel.log.warn(`afterRun failed: ${errorMessage(again)}`));
+      throw error;
+    } finally {
+      budget.dispose();
+      run.dispose();
+      this.active.delete(run.runId);
+    }
+  }
+
+  private get store(): SessionStore { return this.kernel.service('sessions'); }
+
+  /**
+   * The provider and model of a run: `--provider`/`--model` over the agent's; a model written
+   * `name/model` picks the enabled provider called `name` (an explicit map, never a guess by
+   * type) and the server gets the bare model id.
+   */
+  private target(agent: AgentDefinition, input: RunInput): { provider: Provider; model: string } {
+    const own = this.kernel.providerFor(agent);
+    let provider = input.provider ? this.kernel.provider(input.provider) : own;
+    let model = input.model ?? (provider === own ? agent.model : undefined) ?? provider.defaultModel;
+    const slash = model?.indexOf('/') ?? -1;
+    if (model && slash > 0 && !input.provider && this.kernel.providerNames.includes(model.slice(0, slash))) {
+      provider = this.kernel.provider(model.slice(0, slash));
+      model = model.slice(slash + 1) || provider.defaultModel;
+    }
+    if (!model) {
+      throw new OryxError('ORYX_E_AGENT_INVALID', `Agent "${agent.name}" names no model and provider "${provider.name}" has no default`, {
+        hint: `Pass a model for this run, set model: in ${agent.file}, or defaultModel in the provider's options.`,
+      });
+    }
+    return { provider, model };
+  }
+
+  /** The session a run uses: a child of the parent's (a sub-agent), the one named (checked), or a new one. */
+  private async openSession(agent: AgentDefinition, input: RunInput, parent?: Active): Promise<SessionInfo> {
+    if (parent) return this.store.create({ agent: agent.name, parentSessionId: parent.run.sessionId });
+    if (!input.session) return this.store.create({ agent: agent.name, ...(input.tags?.length ? { tags: input.tags } : {}) });
+    const session = await this.store.get(input.session);
     if (!session) {
-      throw new OryxError('ORYX_E_SESSION_NOT_FOUND', `No session "${id}"`, {
+      throw new OryxError('ORYX_E_SESSION_NOT_FOUND', `No session "${input.session}"`, {
         hint: 'List sessions with `oryx sessions`, or omit the session to start a new one.',
       });
     }
-    if (session.agent !== agent) {
-      throw new OryxError('ORYX_E_SESSION_AGENT_MISMATCH', `Session "${id}" belongs to agent "${session.agent}", not "${agent}"`, {
+    if (session.agent !== agent.name) {
+      throw new OryxError('ORYX_E_SESSION_AGENT_MISMATCH', `Session "${input.session}" belongs to agent "${session.agent}", not "${agent.name}"`, {
         hint: `Resume it with --agent ${session.agent}, or start a new session.`,
       });
     }
     return session;
   }
 
-  async process(input: RunInput): Promise<RunResult> {
-    return this.queue(input);
-  }
-
   /**
-   * Continues a run that stopped for an approval (stop reason `approval`) once it is decided,
-   * from any process on the database: the approved call runs with exactly the approved actions
-   * (a denied or expired one gives the model a denial with the reason), the other calls of that
-   * response without a result run, and the loop goes on. Queued like any run on the session.
-   * Throws ORYX_E_APPROVAL_NOT_RESUMABLE for an approval still pending, unknown, or whose call
-   * already has a result.
-   *
-   * @example
-   * await kernel.service('approvals').decide(id, { decision: 'approve', by: 'cli' });
-   * const result = await kernel.runs.resume(id);
+   * The history the run starts from, read before anything is written (a session whose history
+   * cannot be read is refused untouched): the window of turns the prompt holds, turns leaving
+   * it shown to `trimContext`, the calls left without a result closed (a new message) or
+   * pending (a continued run), and the new message appended.
    */
-  async resume(approvalId: string, options: { signal?: AbortSignal; stream?: boolean; onEvent?(event: RunEvent): void } = {}): Promise<RunResult> {
-    const approval = this.kernel.hasService('approvals') ? await this.kernel.service('approvals').get(approvalId) : undefined;
-    if (!approval) {
-      throw new OryxError('ORYX_E_APPROVAL_NOT_RESUMABLE', `No approval "${approvalId}" to resume`, {
-        hint: 'List approvals with `oryx approvals --status all` (or GET /api/approvals?status=all).',
-      });
+  private async history(run: RunState, session: SessionInfo, input: RunInput, continuing?: Continuing): Promise<{
+    history: Message[]; seqs: Map<Message, number>; pending?: { calls: ToolCall[]; results: Map<string, ToolResult> };
+  }> {
+    const max = run.agent.settings.max_history_turns;
+    // A store that does not count turns (a third party's) gets the last window's worth, read twice.
+    const total = session.turns ?? (await this.store.history(session.id, max)).filter((m) => m.message.role === 'user').length;
+    const adding = continuing ? 0 : 1;
+    const from = windowStart(total, max);
+    const to = windowStart(total + adding, max);
+    const stored = total > from ? await this.store.history(session.id, total - from) : [];
+    const messages = stored.map((s) => s.message);
+    const open = openCalls(messages);
+    let pending: { calls: ToolCall[]; results: Map<string, ToolResult> } | undefined;
+    if (continuing) {
+      const waiting = new Set(continuing.continuation.suspended.map((c) => c.toolCallId));
+      if (!open || !open.calls.some((c) => waiting.has(c.id))) throw notContinuable(continuing.runId, 'its calls already have results: it was continued before, or a new message came after it');
+      pending = { calls: open.calls, results: await this.interrupted(run, open.calls) };
+    } else if (open) {
+      messages.push(...await this.closeOpen(run, open.calls));
     }
-    const saved = approval.resume ?? {};
-    const text = (key: string) => (typeof saved[key] === 'string' ? { [key]: saved[key] as string } : {});
-    const expiresInMs = typeof saved.expiresInMs === 'number' ? saved.expiresInMs : undefined;
-    return this.queue({
-      agent: approval.agent, session: approval.sessionId, message: '', ...text('user'), ...text('provider'), ...text('model'),
-      ...(expiresInMs ? { approval: { expiresInMs } } : {}), ...options,
-    }, approval);
-  }
-
-  /** Runs on an existing session queue up in call order, before any await. */
-  private async queue(input: RunInput, resume?: Approval): Promise<RunResult> {
-    if (!input.session) return this.run(input);
-    const sessionId = input.session;
-    const controller = new AbortController();
-    // The caller's signal is followed by a listener: AbortSignal.any costs several times more on
-    // Node 20 (weak references and a finalization registry per combined signal).
-    const outer = input.signal;
-    const follow = () => controller.abort(outer!.reason);
-    if (outer?.aborted) follow();
-    else outer?.addEventListener('abort', follow, { once: true });
-    const signal = controller.signal;
-    const set = this.active.get(sessionId) ?? new Set();
-    this.active.set(sessionId, set.add(controller));
-    try {
-      return await this.serialize(sessionId, signal, () => this.run({ ...input, signal }, undefined, resume));
-    } finally {
-      outer?.removeEventListener('abort', follow);
-      set.delete(controller);
-      if (set.size === 0 && this.active.get(sessionId) === set) this.active.delete(sessionId);
+    if (to > from) await this.trimWindow(run, stored, to - from);
+    const kept = groupTurns(messages).slice(Math.max(0, to - from)).flat();
+    if (!continuing) {
+      const user: Message = { role: 'user', content: input.message, ...(input.parts?.length ? { parts: input.parts } : {}) };
+      await this.store.append(session.id, [this.kernel.secrets.message(user)]);
+      kept.push(user);
     }
+    return { history: kept, seqs: new Map(stored.map((s) => [s.message, s.seq])), pending };
   }
 
-  /** True while a run on the session is going on or queued in this process. */
-  isRunning(sessionId: string): boolean {
-    return this.active.has(sessionId);
-  }
-
-  /**
-   * Aborts every run on the session in this process (running or queued) and resolves once
-   * they have ended, so the caller can then change or delete the session safely. Resolves to
-   * the number of runs aborted.
-   */
-  async abortSession(sessionId: string, reason: unknown = 'session-aborted'): Promise<number> {
-    const runs = [...(this.active.get(sessionId) ?? [])];
-    for (const controller of runs) controller.abort(reason);
-    await this.tails.get(sessionId)?.catch(() => {});
-    return runs.length;
-  }
-
-  /**
-   * One run; a sub-agent's (`parent` set) gets a new child session and draws on the parent's
-   * budget; a resumed one (`resume`: the decided approval) goes on from its stored step.
-   */
-  private async run(input: RunInput, parent?: ParentRun, resume?: Approval): Promise<RunResult> {
-    const { RunBudget, RunState, runLoop, denyWaiting, resumePoint, waitingError, waitingOn, groupTurns, turnCount } = runParts ??= await import('./run-parts.ts');
-    const agent = await this.kernel.agents.load(input.agent);
-    // --provider / --model override the agent's for one run; another provider than the
-    // agent's does not inherit the agent's model (it names a model of its own provider).
-    const own = this.kernel.providerFor(agent);
-    const provider = input.provider ? this.kernel.provider(input.provider) : own;
-    const model = input.model ?? (provider === own ? agent.model : undefined) ?? provider.defaultModel;
-    if (!model) {
-      throw new OryxError('ORYX_E_AGENT_INVALID', `Agent "${agent.name}" names no model and provider "${provider.name}" has no default`, {
-        hint: `Pass a model for this run, set model: in ${agent.file}, or defaultModel in the provider's options.`,
-      });
-    }
-    const store = this.kernel.service('sessions');
-    const session = parent
-      ? await store.create({ agent: agent.name, parentSessionId: parent.run.sessionId })
-      : await this.openSession(agent.name, input.session);
-    const budget = new RunBudget(agent.settings, parent?.budget);
-    const run = new RunState({
-      // The global Web Crypto: node:crypto loads with the first id, not with the kernel.
-      runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
-      user: input.user, parentRunId: parent?.run.runId, approval: input.approval,
-      callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined,
-    }, budget, input.signal);
-    const max = agent.settings.max_history_turns;
-    let stored: StoredMessage[] = [];
-    let waiting: Approval | undefined;
-    let point: ResumePoint | undefined;
-    try {
-      // A session that waits for a person takes no new message (unless the agent says deny and go on).
-      waiting = resume || parent || !this.kernel.hasService('approvals') ? undefined : await waitingOn(this.kernel, session.id);
-      if (waiting && agent.settings.pending_approval !== 'deny') throw waitingError(session.id, waiting, agent);
-      // A resume that cannot go on (not decided, the session moved on) is refused before it is a run.
-      if (resume) {
-        point = resumePoint(run, stored = await store.history(session.id, max), resume);
-        await auditDecision(this.kernel, run, resume);
+  /** Turns leaving the window, for `trimContext` (memory checkpoints them). */
+  private async trimWindow(run: RunState, stored: StoredMessage[], leaving: number): Promise<void> {
+    const turns: { firstSeq?: number; messages: Message[] }[] = [];
+    for (const s of stored) {
+      if (s.message.role === 'user' || turns.length === 0) {
+        if (turns.length === leaving) break;
+        turns.push({ firstSeq: s.seq, messages: [] });
       }
-    } catch (error) {
-      budget.dispose();
-      throw error;
+      turns.at(-1)!.messages.push(s.message);
     }
-    // Sub-agent levels left below this run: the caller's less one, narrowed by this agent's own setting.
-    const depthLeft = Math.min(agent.settings.max_agent_depth, parent ? parent.depthLeft - 1 : Infinity);
-    try {
-      // Aborted while queued behind another run: leave the session untouched.
-      if (input.signal?.aborted) {
-        return {
-          runId: run.runId, sessionId: session.id, agent: agent.name, answer: '', stopReason: 'aborted', notice: 'aborted', iterations: 0,
-          usage: { inputTokens: 0, outputTokens: 0 }, budget: budget.used(),
-        };
-      }
-      // History is read before anything is written: a session whose stored history cannot be
-      // read is refused untouched.
-      const { secrets } = this.kernel;
-      const added: Message[] = [];
-      if (!resume) {
-        stored = await store.history(session.id, max);
-        if (waiting && await denyWaiting(this.kernel, store, run, waiting, stored)) stored = await store.history(session.id, max);
-        const user: Message = { role: 'user', content: input.message };
-        await store.append(session.id, [secrets.message(user)]);
-        added.push(user);
-      }
-      const seq = new Map<Message, number>(stored.map((s) => [s.message, s.seq]));
-      let history = stored.map((s) => s.message);
-      for (const m of added) history.push(m);
-      if (turnCount(history) > max) {
-        const turns = groupTurns(history);
-        const leaving = turns.slice(0, turns.length - max);
-        await this.kernel.hooks.trimContext.promise({
-          run, reason: 'window', turns: leaving.map((t) => ({ firstSeq: seq.get(t[0]!), messages: t })),
+    if (turns.length) await this.kernel.hooks.trimContext.promise({ run, reason: 'window', turns });
+  }
+
+  /** Results for the open calls that had started in a process that died: they are not run again (unless the tool is idempotent). */
+  private async interrupted(run: RunState, calls: ToolCall[]): Promise<Map<string, ToolResult>> {
+    const started = new Set((await this.store.startedWithoutResult(run.sessionId)).map((m) => m.toolCallId));
+    const tools = new Map((await this.kernel.toolsFor(run.agent, run)).map((t) => [t.name, t]));
+    const results = new Map<string, ToolResult>();
+    for (const call of calls) {
+      if (started.has(call.id) && !tools.get(call.name)?.idempotent) {
+        results.set(call.id, {
+          content: `Interrupted: this call had started when its process stopped, and its result was never recorded. It may have run, in part or whole; it was not run again. Check its effect before you call it again.`,
+          isError: true, interrupted: true,
         });
-        history = turns.slice(turns.length - max).flat();
       }
-      // Tool sources (MCP servers) list with the run's signal; without any, none is made for them.
-      const tools = await this.kernel.toolsFor(agent, this.kernel.hasToolSources ? run.signal : undefined);
-      const delegates = subAgentTools(agent, depthLeft, (name, message, aborts) => this.run(
-        { agent: name, message, signal: aborts, ...(input.user ? { user: input.user } : {}) }, { run, budget, depthLeft }));
-      const result = await runLoop({
-        kernel: this.kernel,
-        run,
-        provider,
-        budget,
-        history,
-        tools: delegates.length ? [...tools, ...delegates] : tools,
-        commit: (messages) => store.append(session.id, messages.map((m) => secrets.message(m))),
-        seqOf: (m) => seq.get(m),
-        stream: input.stream,
-        onEvent: input.onEvent,
-        ...(point ? { resume: point } : {}),
-      });
-      if (result.error) result.error = { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) };
-      const full: RunResult = { sessionId: session.id, agent: agent.name, ...result };
-      if (tapped(this.kernel.hooks.afterRun)) await this.kernel.hooks.afterRun.promise(full, run);
-      return full;
-    } catch (error) {
-      // A run that failed outside the loop (the history could not be read or written) still
-      // reaches afterRun, so its record exists; then the error goes to the caller as before.
-      if (!(isOryxError(error) && error.data?.hook === 'afterRun')) {
-        const e = toOryxError(error, 'ORYX_E_RUN_FAILED');
-        const failed: RunResult = {
-          runId: run.runId, sessionId: session.id, agent: agent.name, answer: '', stopReason: 'error', iterations: run.iteration,
-          usage: { inputTokens: 0, outputTokens: 0 }, budget: budget.used(), error: { code: e.code, message: this.kernel.secrets.mask(e.message) },
-        };
-        await this.kernel.hooks.afterRun.promise(failed, run).catch((again) => this.kernel.log.warn(`afterRun failed: ${errorMessage(again)}`));
-      }
-      throw error;
-    } finally {
-      budget.dispose();
     }
+    return results;
+  }
+
+  /**
+   * A new message came while the last step's calls had no result: each gets one (audited), so
+   * the history is whole — a call the run was suspended at is denied by the new message.
+   */
+  private async closeOpen(run: RunState, calls: ToolCall[]): Promise<Message[]> {
+    const interrupted = await this.interrupted(run, calls);
+    const records = this.kernel.hasService('runRecords') ? await this.kernel.service('runRecords').list({ sessionId: run.sessionId, limit: 2 }) : [];
+    const last = records.find((r) => r.runId !== run.runId);
+    const waited = new Map((last?.stopReason === 'suspended' ? last.continuation?.suspended ?? [] : []).map((s) => [s.toolCallId, s]));
+    const executor = new ToolExecutor(this.kernel);
+    const out: Message[] = [];
+    for (const call of calls) {
+      const suspended = waited.get(call.id);
+      const instead: ToolResult = interrupted.get(call.id) ?? (suspended
+        ? { content: `Not run: it was waiting (${suspended.reason}), and a new message came instead.`, isError: true, denied: 'a new message came instead' }
+        : { content: 'Not run: a new message came before this call ran.', isError: true });
+      const outcome = await executor.execute(call, run, new Map(), instead);
+      if ('message' in outcome) out.push(outcome.message);
+    }
+    await this.store.append(run.sessionId, out.map((m) => this.kernel.secrets.message(m)));
+    return out;
+  }
+
+  /** The run's result, with its secrets masked, through `afterRun` (its record). */
+  private async ended(run: RunState, budget: RunBudget, result: Partial<LoopResult> & Pick<LoopResult, 'stopReason'>): Promise<RunResult> {
+    const { secrets } = this.kernel;
+    const full: RunResult = {
+      runId: run.runId, sessionId: run.sessionId, agent: run.agent.name, answer: '', iterations: run.iteration,
+      usage: { inputTokens: 0, outputTokens: 0 }, budget: budget.used(), ...result,
+      ...(result.error ? { error: { ...result.error, message: secrets.mask(result.error.message), ...(result.error.hint ? { hint: secrets.mask(result.error.hint) } : {}) } } : {}),
+    };
+    await this.kernel.hooks.afterRun.promise(full, run);
+    return full;
   }
 
   /** Runs on one session go one after the other, in this process and (via the store's lock) across processes. */
-  private async serialize<T>(sessionId: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  private async serialize<T>(sessionId: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(sessionId) ?? Promise.resolve();
     // A run whose signal fires while it waits stops waiting (and then writes nothing).
     const waited = new Promise<void>((resolve) => {
       previous.then(() => resolve(), () => resolve());
-      if (signal?.aborted) resolve();
-      signal?.addEventListener('abort', () => resolve(), { once: true });
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
     });
     const mine = waited.then(async () => {
-      if (signal?.aborted) return fn();
-      const store = this.kernel.service('sessions');
-      const release = store.lock ? await store.lock(sessionId, signal) : undefined;
+      if (signal.aborted) return fn();
+      const release = this.store.lock ? await this.store.lock(sessionId, signal) : undefined;
       try { return await fn(); } finally { await release?.(); }
     });
-    // The next run waits for this one and for everything before it (an aborted waiter
-    // finishes early, but the run it was waiting for may still be going).
+    // The next run waits for this one and for everything before it.
     const tail = Promise.allSettled([previous, mine]);
     this.tails.set(sessionId, tail);
     try {
@@ -259,4 +305,48 @@ export class AgentService {
       if (this.tails.get(sessionId) === tail) this.tails.delete(sessionId);
     }
   }
+}
+
+/** The kernel's {@link RunContext}: its signal fires when the caller's does or the budget's time is up. */
+class RunState implements RunContext {
+  readonly runId: string;
+  readonly agent: AgentDefinition;
+  readonly sessionId: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly startedAt: string;
+  readonly user?: string;
+  readonly door?: string;
+  readonly parentRunId?: string;
+  readonly callers?: readonly AgentDefinition[];
+  readonly continued?: RunContinuation;
+  iteration = 0;
+  private readonly controller = new AbortController();
+  private readonly unfollow: (() => void)[];
+
+  constructor(fields: Omit<RunContext, 'iteration' | 'signal'>, signals: (AbortSignal | undefined)[]) {
+    this.runId = fields.runId;
+    this.agent = fields.agent;
+    this.sessionId = fields.sessionId;
+    this.provider = fields.provider;
+    this.model = fields.model;
+    this.startedAt = fields.startedAt;
+    if (fields.user) this.user = fields.user;
+    if (fields.door) this.door = fields.door;
+    if (fields.parentRunId) this.parentRunId = fields.parentRunId;
+    if (fields.callers) this.callers = fields.callers;
+    if (fields.continued) this.continued = fields.continued;
+    this.unfollow = signals.map((s) => follow(s, this.controller));
+  }
+
+  get signal(): AbortSignal { return this.controller.signal; }
+
+  dispose(): void { for (const f of this.unfollow) f(); }
+}
+
+function notContinuable(runId: string, why: string): OryxError {
+  return new OryxError('ORYX_E_RUN_NOT_CONTINUABLE', `Run ${runId} cannot be continued: ${why}`, {
+    hint: 'List runs with `oryx runs` (a continuable one is `suspended`); send the session a new message to go on instead.',
+    data: { runId },
+  });
 }

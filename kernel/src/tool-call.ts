@@ -1,107 +1,84 @@
-/**
- * What one tool call runs with: its `ToolContext` (the sandbox gate, services) and its
- * cancellation — the call's own signal, its time limit and the run's abort. Made once per call
- * on the loop's hot path, so it makes nothing the call does not use: the call's AbortSignal
- * exists only once the tool reads `ctx.signal`, and the run's abort reaches the call through
- * the run ({@link onRunAbort}), not through an `abort` listener added and removed per call.
- */
-import { approvedActions } from './approval.ts';
-import { BudgetExceeded } from './budget.ts';
-import { deadline, type Deadline } from './deadlines.ts';
-import { OryxError } from './errors.ts';
+import type { ExecLaunch, ExecRequest, SandboxAction, SandboxContext, Services } from '@oryxos/contracts';
+import { OryxError, type ToolCall } from '@oryxos/provider-spec';
+import { BudgetExceeded, follow } from './budget.ts';
 import type { Kernel } from './kernel.ts';
-import { offRunAbort, onRunAbort, runAborted } from './run-state.ts';
 import { enforceAction, prepareExec } from './sandbox-gate.ts';
-import type {
-  AgentDefinition, ExecLaunch, ExecRequest, RunContext, SandboxAction, SandboxContext, Services, Tool, ToolCall, ToolContext, ToolResult,
-} from './types.ts';
+import type { Answer, Question, RunContext, Tool, ToolContext, ToolResult } from './types.ts';
 
 /**
- * One tool call's context and cancellation. `signal` is a getter on the prototype (made on
- * first read); the other fields are the call's own, so `const { enforce } = ctx` works.
+ * One tool call's context and cancellation: its signal follows the run's and fires when its
+ * time is up; a progress report starts its time again (the run's own deadline still holds).
  */
 export class ToolCallScope implements ToolContext {
-  readonly agent: AgentDefinition;
-  readonly sessionId: string;
-  readonly iteration: number;
+  readonly run: RunContext;
   readonly toolCallId: string;
-  readonly enforce = (action: SandboxAction): Promise<void> => enforceAction(this.#kernel, action, this.#gate());
-  readonly launch = (request: ExecRequest): Promise<ExecLaunch> => prepareExec(this.#kernel, request, this.#gate());
-  readonly service = <K extends keyof Services>(name: K): Services[K] => this.#kernel.service(name);
-  readonly #kernel: Kernel;
-  readonly #run: RunContext;
-  readonly #call: ToolCall;
-  #controller?: AbortController;
-  /** Set when the call was aborted before anyone read its signal. */
-  #early?: { reason: unknown };
-  /** While the tool runs: ends the call with an error (its time is up, the run was aborted). */
-  #fail?: (error: OryxError) => void;
-  #limit?: Deadline;
+  readonly headers: Readonly<Record<string, string>>;
+  private readonly controller = new AbortController();
+  private readonly unfollow: () => void;
+  private timer?: NodeJS.Timeout;
+  private restart?: () => void;
 
-  constructor(kernel: Kernel, run: RunContext, call: ToolCall) {
-    this.agent = run.agent;
-    this.sessionId = run.sessionId;
-    this.iteration = run.iteration;
+  constructor(
+    private readonly kernel: Kernel,
+    run: RunContext,
+    private readonly call: ToolCall,
+    private readonly approved: SandboxAction[],
+    headers: Record<string, string>,
+    private readonly onProgress: (update: { message?: string; progress?: number; total?: number }) => void,
+  ) {
+    this.run = run;
     this.toolCallId = call.id;
-    this.#kernel = kernel;
-    this.#run = run;
-    this.#call = call;
-    onRunAbort(run, this.#runAborted);
+    this.headers = Object.freeze({ ...headers });
+    this.unfollow = follow(run.signal, this.controller);
   }
 
-  /** The call's signal: it follows the run's signal, and fires when the call's time is up. */
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#early) this.#controller.abort(this.#early.reason);
-      else if (runAborted(this.#run)) this.#controller.abort(this.#run.signal.reason);
-    }
-    return this.#controller.signal;
-  }
+  get signal(): AbortSignal { return this.controller.signal; }
+
+  enforce = (action: SandboxAction): Promise<void> => enforceAction(this.kernel, action, this.gate());
+  launch = (request: ExecRequest): Promise<ExecLaunch> => prepareExec(this.kernel, request, this.gate());
+  service = <K extends keyof Services>(name: K): Services[K] => this.kernel.service(name);
+  ask = (question: Question): Promise<Answer | undefined> => this.kernel.askPerson(this.run, question);
+
+  progress = (update: { message?: string; progress?: number; total?: number }): void => {
+    this.restart?.();
+    this.onProgress(update);
+  };
 
   /**
-   * Runs the tool within `timeoutMs`: its result, or ORYX_E_TOOL_TIMEOUT (retryable) when its
-   * time is up first, or ORYX_E_RUN_ABORTED when the run is aborted first; either way the
-   * call's signal fires, and what the tool still does is ignored.
+   * Runs the tool within `timeoutMs` (counted again from each progress report): its result, or
+   * ORYX_E_TOOL_TIMEOUT (retryable) when its time is up first, or ORYX_E_RUN_ABORTED when the
+   * run is aborted first; either way the call's signal fires, and what the tool still does is
+   * ignored.
    */
   execute(tool: Tool, timeoutMs: number): Promise<ToolResult | string> {
-    const { name, args } = this.#call;
     return new Promise((resolve, reject) => {
-      this.#fail = reject;
-      this.#limit = deadline(timeoutMs, () => {
-        reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${name} timed out after ${timeoutMs} ms and was cancelled`, { retryable: true }));
-        this.#abort(undefined);
-      });
-      if (runAborted(this.#run)) this.#runAborted();
-      Promise.resolve(tool.execute(args, this)).then(resolve, reject);
+      const timeUp = () => {
+        reject(new OryxError('ORYX_E_TOOL_TIMEOUT', `${this.call.name} timed out after ${timeoutMs} ms without progress and was cancelled`, { retryable: true }));
+        this.controller.abort();
+      };
+      this.restart = () => {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(timeUp, timeoutMs);
+      };
+      this.restart();
+      const aborted = () => reject(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(this.run.signal)}`));
+      if (this.run.signal.aborted) aborted();
+      else this.run.signal.addEventListener('abort', aborted, { once: true });
+      Promise.resolve().then(() => tool.execute(this.call.args, this)).then(resolve, reject)
+        .finally(() => this.run.signal.removeEventListener('abort', aborted));
     });
   }
 
-  /** The run was aborted: the call ends (when running), and its signal fires with the run's reason. */
-  readonly #runAborted = (): void => {
-    const signal = this.#run.signal;
-    this.#fail?.(new OryxError('ORYX_E_RUN_ABORTED', `Aborted: ${abortedWhy(signal)}`));
-    this.#abort(signal.reason);
-  };
-
   /** The call is over: its timer stops and the run's signal no longer reaches it. */
   end(): void {
-    this.#limit?.cancel();
-    this.#fail = undefined;
-    offRunAbort(this.#run, this.#runAborted);
+    clearTimeout(this.timer);
+    this.restart = undefined;
+    this.unfollow();
   }
 
-  /** `reason` undefined: an AbortError, as `AbortController.abort()` gives. */
-  #abort(reason: unknown): void {
-    if (this.#controller) this.#controller.abort(reason);
-    else this.#early ??= { reason };
-  }
-
-  /** The sandbox context of an action this call checks, with what a person approved for it by then. */
-  #gate(): SandboxContext {
-    const run = this.#run;
-    const call = this.#call;
-    return { run, toolCallId: call.id, origin: `tool ${call.name}`, approvedActions: approvedActions(run, call.id) };
+  /** The sandbox context of an action this call checks, with what a person approved for it. */
+  private gate(): SandboxContext {
+    return { run: this.run, agent: this.run.agent, toolCallId: this.call.id, origin: `tool ${this.call.name}`, approvedActions: this.approved };
   }
 }
 

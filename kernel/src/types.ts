@@ -1,8 +1,16 @@
-import type { ChatRequest, JsonSchema, Message, Provider, ToolCall, ToolSpec, Usage, AssistantMessage, ChatResponse } from '@oryxos/provider-spec';
+/**
+ * The agent contract: what a tool, a tool source, a door and a stop rule give the kernel,
+ * what an agent is, and what a run takes, emits and returns. Messages and providers are
+ * `@oryxos/provider-spec`; the services plugins offer each other are `@oryxos/contracts`.
+ */
+import type {
+  ExecLaunch, ExecRequest, RunContinuation, SandboxAction, Services, StopReason, SuspendedCall, ApprovalAsk,
+} from '@oryxos/contracts';
+import type { AssistantMessage, JsonSchema, MediaPart, Message, ToolCall, ToolSpec, Usage } from '@oryxos/provider-spec';
+import type { Stop as KitStop, StopRule as KitStopRule } from '@oryxos/stop-rules';
 
-// The provider specification (messages, requests, responses, stream events) is its own package;
-// re-exported here for plugins written against the kernel alone.
-export type * from '@oryxos/provider-spec';
+// ---------------------------------------------------------------------------------------
+// Tools
 
 /** What a tool returns. A string returned by `execute` is shorthand for `{content, isError: false}`. */
 export interface ToolResult {
@@ -12,13 +20,39 @@ export interface ToolResult {
   retryable?: boolean;
   /** Set when the sandbox or a `beforeTool` guard refused the call; the reason. */
   denied?: string;
+  /** Images and files for the model (an MCP server's image content), beside the text. */
+  parts?: MediaPart[];
   /** The length of the content before the kernel cut it to `max_tool_output_chars` (set only when it did). */
   fullChars?: number;
+  /** Set when the call had started in a process that died: it may have run; it was not run again. */
+  interrupted?: boolean;
 }
 
 export type ToolSource = 'builtin' | 'mcp' | 'plugin';
 
-/** A tool registered by a plugin. */
+/** Hints about what a tool does (MCP's tool annotations), for approval rules and for people. */
+export interface ToolAnnotations {
+  title?: string;
+  /** It changes nothing: safe to run again. */
+  readOnlyHint?: boolean;
+  /** It may destroy or overwrite something. */
+  destructiveHint?: boolean;
+  /** Running it twice with the same arguments does what running it once does. */
+  idempotentHint?: boolean;
+  /** It reaches things outside this machine. */
+  openWorldHint?: boolean;
+}
+
+/**
+ * A tool registered by a plugin.
+ *
+ * @example
+ * ctx.registerTool({
+ *   name: 'word_count', description: 'Counts the words of a text.', source: 'plugin', idempotent: true,
+ *   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+ *   async execute(args) { return String(String(args.text).split(/\s+/).filter(Boolean).length); },
+ * });
+ */
 export interface Tool extends ToolSpec {
   source: ToolSource;
   /** The plugin that registered it (filled in by the kernel). */
@@ -31,21 +65,38 @@ export interface Tool extends ToolSpec {
    */
   parallel?: boolean;
   /**
+   * Running it again after a crash cannot do harm (it only reads, or it is idempotent). A call of
+   * any other tool that had started when its process died is never run again: it gets a result
+   * saying it was interrupted and may have run. Default `false`; MCP tools take it from
+   * `readOnlyHint` / `idempotentHint`.
+   */
+  idempotent?: boolean;
+  annotations?: ToolAnnotations;
+  /**
    * Validates arguments; return an error string to reject. When absent the kernel checks the
    * arguments against `inputSchema`.
    */
   validate?(args: Record<string, unknown>): string | undefined;
   /** Sandbox actions this call will perform; each is enforced before `execute` runs. */
   actions?(args: Record<string, unknown>, ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
-  /** `always`: every call waits for a person's approval first (see the kernel README, *Approvals*). */
+  /** `always`: every call waits for a person's approval first (the approvals plugin). */
   approval?: 'always';
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | string>;
 }
 
-/** A plugin that discovers tools at run time (MCP servers). Listed when a prompt is built. */
+/**
+ * A plugin that finds tools at run time (MCP servers, sub-agents). Listed before every model
+ * call of a run, so a tool a server adds mid-run is there at the next step.
+ */
 export interface ToolProvider {
   name: string;
-  list(ctx: { agent: AgentDefinition; signal?: AbortSignal }): Promise<Tool[]>;
+  /**
+   * Its tools are the agent's by a frontmatter key of their own (sub-agents by `agents:`), so the
+   * agent's `tools:` allow-list does not filter them.
+   */
+  ownList?: boolean;
+  /** `run` is set when a run lists them (not for `oryx tools`). */
+  list(ctx: { agent: AgentDefinition; run?: RunContext; signal?: AbortSignal }): Promise<Tool[]>;
   /** Health of each source (an MCP server), for `oryx tools` to show what is unavailable and why. */
   status?(): Promise<ToolSourceStatus[]>;
 }
@@ -54,30 +105,27 @@ export interface ToolSourceStatus { name: string; ok: boolean; reason?: string; 
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
-  agent: AgentDefinition;
-  sessionId: string;
-  iteration: number;
+  /** The run the call belongs to: its id, session, agent and who it acts for (`run.user`). */
+  run: RunContext;
   toolCallId: string;
-  /**
-   * Fires when the call's time is up or the run is aborted. Made when first read (a getter):
-   * read it from the context itself, a `{ ...ctx }` copy does not carry it.
-   */
+  /** Fires when the call's time is up or the run is aborted. */
   signal: AbortSignal;
+  /** Headers to send with any HTTP request the call makes (a tracing plugin's `traceparent`). */
+  headers: Readonly<Record<string, string>>;
   /** Enforces a sandbox action at the point of I/O; throws ORYX_E_SANDBOX_DENIED on denial. */
   enforce(action: SandboxAction): Promise<void>;
   /** Checks a whole process launch and returns how to start it; throws ORYX_E_SANDBOX_DENIED on denial. */
   launch(request: ExecRequest): Promise<ExecLaunch>;
+  /**
+   * The call is still making progress (an MCP server's progress notification): its time limit
+   * starts again, bounded by the run's own deadline, and the door shows `message`.
+   */
+  progress(update: { message?: string; progress?: number; total?: number }): void;
+  /** Asks the person behind the run's door (an MCP elicitation); undefined when nobody can answer now. */
+  ask(question: Question): Promise<Answer | undefined>;
   /** Another plugin's service, by name. */
   service<K extends keyof Services>(name: K): Services[K];
 }
-
-/** Events of a streamed model call: text deltas, assembled tool calls, then the whole response. */
-/** How the kernel retries a failed model call (only errors marked `retryable`). */
-/**
- * An LLM provider, registered under an explicit name that agents refer to.
- * Failures are thrown as OryxError with `retryable` set for rate limits, 5xx, timeouts and
- * resets, so the kernel can retry and audit each attempt.
- */
 
 // ---------------------------------------------------------------------------------------
 // Agents
@@ -94,11 +142,12 @@ export interface AgentSettings {
   /** Model call retries per run, over every call (a provider's own `maxRetries` still caps one call). */
   max_llm_retries: number;
   /** Repeated tool calls: `repeat` identical calls in a row, an A-B ping-pong over `pingpong` calls; `false` turns it off. */
-  loop_detection: LoopDetectionSettings | false;
+  loop_detection: { repeat: number; pingpong: number } | false;
   /** Tool calls of one response run concurrently (tools with `parallel: false` alone). */
   parallel_tools: boolean;
   /** At most this many tool calls at a time. */
   max_parallel_tools: number;
+  /** Turns of history a prompt holds at most; older ones leave in blocks (half the window at a time). */
   max_history_turns: number;
   /** Token budget for the whole prompt; older turns are dropped and long tool results cut to fit. */
   context_tokens: number;
@@ -106,21 +155,8 @@ export interface AgentSettings {
   max_tool_calls_per_step: number;
   /** Characters of one tool result the model sees (and the session stores); the rest is cut with a marker. */
   max_tool_output_chars: number;
-  /** Levels of sub-agents below this run (`agents:`); at 0 the `agent__*` tools are not offered. */
-  max_agent_depth: number;
-  /**
-   * A new message on a session whose run waits for an approval: `refuse` it
-   * (ORYX_E_APPROVAL_WAITING, naming the approval), or `deny` the approval and go on.
-   */
-  pending_approval: 'refuse' | 'deny';
-}
-
-/** When the loop guard steps in ({@link AgentSettings.loop_detection}). */
-export interface LoopDetectionSettings {
-  /** The same tool with the same arguments this many times in a row. */
-  repeat: number;
-  /** A-B-A-B over this many calls. */
-  pingpong: number;
+  /** Settings that plugins declare (`Plugin.settings`): `max_agent_depth`, `pending_approval`. */
+  [plugin: string]: unknown;
 }
 
 /** An agent loaded from `.oryxos/agents/<name>/AGENT.md`. */
@@ -132,34 +168,27 @@ export interface AgentDefinition {
   /** Allow-list of tool names; `*` globs (`filesystem__*`). Empty = no tools. */
   tools: string[];
   skills: SkillRef[];
-  /** Sub-agents (`agents:` frontmatter), each offered as the tool `agent__<name>`; checked at load (known, no cycle). */
-  agents: AgentRef[];
   settings: AgentSettings;
   /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
   sandbox?: unknown;
-  /** Tools whose every call waits for a person's approval (`approve:` frontmatter); it can only add to the tools' own rules. */
-  approve?: string[];
   /** The body of AGENT.md: the system prompt. */
   instructions: string;
-  /** Bootstrap files found (AGENTS.md, SOUL.md, USER.md), in order. */
+  /** Project instructions found (the project's AGENTS.md or CLAUDE.md, the workspace's AGENTS.md, SOUL.md, USER.md), in order. */
   bootstrap: { name: string; path: string; content: string }[];
   dir: string;
   file: string;
-  /** Frontmatter keys the kernel does not know, for plugins. */
+  /** Frontmatter keys plugins read (their `agentKeys`: `approve`, `agents`, `memory`). */
   extra: Record<string, unknown>;
 }
 
 export interface SkillRef { name: string; description: string; path: string }
-
-/** A sub-agent an agent may call: its name, its frontmatter `description` and its AGENT.md. */
-export interface AgentRef { name: string; description: string; file: string }
 
 // ---------------------------------------------------------------------------------------
 // Prompt
 
 export interface PromptSection { id: string; title?: string; content: string }
 
-/** What the prompt builder put in and what it cut, in characters. Never silent. */
+/** What the prompt held and what was cut, in characters. Never silent. */
 export interface PromptReport {
   injected: { section: string; chars: number }[];
   cut: { section: string; chars: number; reason: string }[];
@@ -167,384 +196,74 @@ export interface PromptReport {
 }
 
 /**
- * The four sections of a prompt, in order. `beforePrompt` taps rewrite it: memory adds to
- * `memory`, a clock or policy plugin adds to `system`.
+ * One step's prompt, most stable first so a provider can serve its start from cache: the tool
+ * definitions (by name), the system sections (the agent, project files, skills, the date),
+ * memory (read once per run), then the history. `prepareStep` taps add to `system` and
+ * `memory`; nothing that changes within a run may go before the history.
  */
 export interface Prompt {
+  tools: ToolSpec[];
   system: PromptSection[];
   memory: PromptSection[];
   history: Message[];
-  tools: ToolSpec[];
   report: PromptReport;
 }
 
 // ---------------------------------------------------------------------------------------
-// Sessions
+// People and doors
 
-export interface SessionInfo {
-  id: string;
-  agent: string;
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-  /** The session of the run that started this one as a sub-agent (`agent__<name>`), when there is one. */
-  parentSessionId?: string;
-}
-
-/** A message as stored, with its position in the session. */
-export interface StoredMessage { seq: number; message: Message; createdAt: string }
-
-export interface Page<T> { items: T[]; nextCursor?: string }
+/** Something a plugin asks the person behind a run's door. */
+export type Question =
+  | { kind: 'approval'; call: ToolCall; tool: Tool; asks: ApprovalAsk[] }
+  | { kind: 'input'; source: string; message: string; schema: JsonSchema };
 
 /**
- * The session store service (`kernel.service('sessions')`). The kernel ships an in-memory
- * one; the sqlite plugin provides a durable one.
+ * The person's answer: approve this call (`always`: this tool, for the rest of the run) or deny
+ * it; or the values a form asked for (`decline` / `cancel` as MCP's elicitation names them).
  */
-export interface SessionStore {
-  create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo>;
-  get(id: string): Promise<SessionInfo | undefined>;
-  /** Newest first; `parentSessionId` lists the sub-agent sessions a session started. */
-  list(query?: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string }): Promise<Page<SessionInfo>>;
-  /** The last `limit` messages (all when omitted), oldest first. */
-  messages(id: string, query?: { limit?: number }): Promise<StoredMessage[]>;
-  /** The messages of the last `turns` user turns, oldest first. */
-  history(id: string, turns: number): Promise<StoredMessage[]>;
-  /** Appends and commits, in order. */
-  append(id: string, messages: Message[]): Promise<void>;
-  delete(id: string): Promise<boolean>;
-  /**
-   * Optional exclusive lock on a session across processes. Returns the release function.
-   * The kernel already serializes runs on one session inside a process.
-   */
-  lock?(id: string, signal?: AbortSignal): Promise<() => Promise<void>>;
-}
-
-// ---------------------------------------------------------------------------------------
-// Sandbox
-
-export type SandboxAction =
-  | { kind: 'file'; op: 'read' | 'write'; path: string }
-  | ExecAction
-  | { kind: 'http'; url: string; method: string }
-  | { kind: 'smtp'; host: string; port: number };
+export type Answer =
+  | { decision: 'approve' | 'always' | 'deny'; by: string; reason?: string }
+  | { action: 'accept'; content: Record<string, unknown> }
+  | { action: 'decline' | 'cancel' };
 
 /**
- * Starting a process, checked as a whole: the program, its arguments, the folder it runs in
- * and every environment variable its launcher sets. A sandbox that checked only the program
- * and arguments would let `GIT_CONFIG_*` or `LD_PRELOAD` turn an allowed `git status` into
- * anything.
- */
-export interface ExecAction {
-  kind: 'exec';
-  /** A name looked up on PATH (`git`) or a path (relative to `cwd`). */
-  command: string;
-  args: string[];
-  /** The working folder, absolute or relative to the project folder. Default: the project folder. */
-  cwd?: string;
-  /** Variables the launcher sets on top of the minimal environment; each must be allowed. */
-  env?: Record<string, string>;
-}
-
-/** A process a plugin wants to start: what {@link Sandbox.launch} checks. */
-export type ExecRequest = Omit<ExecAction, 'kind'>;
-
-/**
- * How to start a process the sandbox allowed. Spawn `file` with `args`, `cwd` and exactly
- * `env` (no inherited environment), without a shell; call `started(pid)` once it runs and
- * `done()` once it has ended. When `confined`, `file` is the confinement program (bubblewrap)
- * and `program` runs inside it.
- */
-export interface ExecLaunch {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** The program the sandbox checked, as an absolute path. */
-  program: string;
-  /** Whether it runs under an OS confinement built from the policy. */
-  confined: boolean;
-  /** Tells the sandbox the process id, so what the process does (proxied connections) is audited with it. */
-  started(pid: number | undefined): void;
-  /** Releases what the launch holds (the proxy socket); safe to call twice. */
-  done(): Promise<void>;
-}
-
-/**
- * The sandbox's answer: allowed, denied, or denied until a person approves it (`ask`; the
- * reason says why it asks). An action the context's `approved` covers is allowed instead.
- */
-export type SandboxDecision = { allow: true } | { allow: false; reason: string; ask?: boolean };
-export type LaunchDecision = { allow: true; launch: ExecLaunch } | { allow: false; reason: string; ask?: boolean };
-
-/** Who asks the sandbox: the agent (its `sandbox:` narrows the policy), the run and what in it. */
-export interface SandboxContext {
-  agent?: AgentDefinition;
-  run?: RunContext;
-  toolCallId?: string;
-  /** What asks, for the audit trail: `tool shell`, `mcp server filesystem`, `scheduler task nightly`. */
-  origin?: string;
-  /**
-   * The actions a person approved for the tool call asking: an action that would `ask` and is
-   * one of them (as the sandbox resolves it: the same real path, program, URL) is allowed.
-   */
-  approvedActions?: SandboxAction[];
-}
-
-/**
- * The sandbox service. With no sandbox plugin, the kernel's default denies everything.
- * A stronger implementation (container, microVM) replaces the plugin without touching callers.
- * Plugins reach it through the kernel's `enforceAction` and `prepareExec`, which also audit
- * every denial.
- */
-export interface Sandbox {
-  enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision>;
-  /**
-   * Checks a whole process launch and returns how to start it (confined by the policy, with
-   * only the environment the policy allows). A sandbox that cannot start processes denies.
-   */
-  launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision>;
-  /**
-   * Adds files the sandbox must never let an agent write (a plugin's own control files, such
-   * as a servers file outside the workspace). It can only narrow the policy.
-   */
-  protect?(path: string, why: string): void;
-}
-
-/** One sandbox decision worth keeping: every denial, and every connection a confined process makes. */
-export interface SandboxEvent {
-  /** `ask`: a tool call waits for a person; `allow`/`deny` after it also say who decided (`origin`). */
-  decision: 'allow' | 'deny' | 'ask';
-  /** The action kind, or `connect` for a connection through the confinement proxy. */
-  kind: SandboxAction['kind'] | 'connect' | 'tool';
-  /** What was asked for: a path, a command line, a URL, host:port. */
-  target: string;
-  reason?: string;
-  origin?: string;
-  agent?: string;
-  sessionId?: string;
-  runId?: string;
-  toolCallId?: string;
-  /** The process a confined connection came from. */
-  pid?: number;
-  /** Its command line. */
-  process?: string;
-}
-
-/** The audit service (the audit plugin): decisions that are not tool calls land here too. */
-export interface AuditLog {
-  sandboxEvent(event: SandboxEvent): Promise<void>;
-}
-
-// ---------------------------------------------------------------------------------------
-// Services (extend by declaration merging)
-
-/**
- * Named services plugins provide to each other. A plugin adds its own by declaration merging:
+ * A way in: the CLI, the REST server, the scheduler, a chat channel. The host (`oryx serve`,
+ * `oryx web`) starts every enabled door once the kernel has started and stops them before it
+ * closes; a run a door starts names it (`RunInput.door`), and what the run needs from a person
+ * goes to that door.
  *
  * @example
- * declare module '@oryxos/kernel' {
- *   interface Services { audit: AuditStore }
- * }
+ * ctx.registerDoor({ name: 'telegram', start: () => bot.start(), stop: () => bot.stop(), ask: (q, run) => askInChat(q, run) });
  */
-export interface Services {
-  sessions: SessionStore;
-  sandbox: Sandbox;
-  /** SQL database, provided by the sqlite plugin (used by audit, scheduler, notify). */
-  database: Database;
-  /** Long-term memory, provided by the memory plugin (used by the web channel). */
-  memory: LongTermMemoryStore;
-  /** The audit trail, provided by the audit plugin (sandbox denials and confined connections). */
-  audit: AuditLog;
-  /** How every run ended, provided by the session store plugin (sqlite, postgres). */
-  runRecords: RunRecordStore;
-  /** Tool calls waiting for a person, provided by the session store plugin (sqlite, postgres). */
-  approvals: ApprovalStore;
-}
-
-// ---------------------------------------------------------------------------------------
-// Approvals
-
-/** Where an approval stands: waiting for a person, or decided (`expired`: nobody decided in time). */
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
-
-/** One reason a tool call waits for a person: a sandbox action that asks, or a per-tool rule (no action). */
-export interface ApprovalAsk {
-  action?: SandboxAction;
-  /** Why it asks, in one line (the sandbox's reason, or the rule that asks). */
-  reason: string;
-}
-
-/** What the kernel stores when a tool call needs a person's approval. */
-export interface ApprovalRequest {
-  runId: string;
-  sessionId: string;
-  agent: string;
-  tool: string;
-  toolCallId: string;
-  args: Record<string, unknown>;
-  /** What asks; the approval covers exactly these actions. */
-  asks: ApprovalAsk[];
-  /** When a pending approval expires (ISO 8601); none: it waits until decided. */
-  expiresAt?: string;
-  /** What the kernel needs to resume the run (who it acts for, provider, model), as JSON. */
-  resume?: Record<string, unknown>;
-}
-
-/** A stored approval. */
-export interface Approval extends ApprovalRequest {
-  id: string;
-  status: ApprovalStatus;
-  requestedAt: string;
-  /** Who decided: `cli`, a web token's identity, `timeout`, `new-message`. */
-  decidedBy?: string;
-  decidedAt?: string;
-  /** The decider's reason (a denial's reaches the model). */
-  reason?: string;
-}
-
-/** A decision on a pending approval. `expire` is the timeout's (decided by `timeout`). */
-export interface ApprovalDecision {
-  decision: 'approve' | 'deny' | 'expire';
-  by: string;
-  reason?: string;
-}
-
-/**
- * The `approvals` service (the sqlite and postgres plugins provide it): pending approvals as
- * rows, so a run waiting for a person survives a restart, and any process on the database can
- * decide. Deciding is a compare-and-set from `pending`: of two deciders one wins, the other gets
- * ORYX_E_APPROVAL_DECIDED; a decision after `expiresAt` gets ORYX_E_APPROVAL_EXPIRED.
- *
- * @example
- * const [first] = await kernel.service('approvals').list({ status: 'pending' });
- * await kernel.service('approvals').decide(first.id, { decision: 'approve', by: 'cli' });
- */
-export interface ApprovalStore {
-  request(request: ApprovalRequest): Promise<Approval>;
-  get(id: string): Promise<Approval | undefined>;
-  /** Approvals whose id starts with `prefix` (at most `limit`), for short ids. */
-  withPrefix(prefix: string, limit: number): Promise<Approval[]>;
-  /** Newest first. */
-  list(query?: { status?: ApprovalStatus; sessionId?: string; runId?: string; limit?: number }): Promise<Approval[]>;
-  /** Decides a pending approval (atomically) and returns it as decided. */
-  decide(id: string, decision: ApprovalDecision): Promise<Approval>;
-  /** Marks every pending approval whose `expiresAt` is past `now` as expired (by `timeout`); returns them. */
-  expireDue(now?: Date): Promise<Approval[]>;
-}
-
-/** What a run that stopped for an approval says about it. */
-export interface ApprovalRef {
-  id: string;
-  tool: string;
-  /** The call and why it asks, in one line. */
-  summary: string;
-  expiresAt?: string;
-}
-
-/** One run as stored when it ended (every run: answered, stopped, aborted or failed). */
-export interface RunRecord {
-  runId: string;
-  sessionId: string;
-  agent: string;
-  /** The run that started this one (a sub-agent's parent), when there is one. */
-  parentRunId?: string;
-  startedAt: string;
-  finishedAt: string;
-  stopReason: StopReason;
-  /** Why it stopped short, in one line (limit, budget, loop, aborted). */
-  notice?: string;
-  iterations: number;
-  toolCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  retries: number;
-  durationMs: number;
-  errorCode?: string;
-}
-
-/** The `runRecords` service: the runs of a session, or the latest runs, newest first. */
-export interface RunRecordStore {
-  list(query?: { sessionId?: string; limit?: number }): Promise<RunRecord[]>;
-}
-
-// ---------------------------------------------------------------------------------------
-// Database
-
-export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
-export type SqlParams = SqlValue[] | Record<string, SqlValue>;
-
-/** The SQL dialect a database service speaks. */
-export type SqlDialect = 'sqlite' | 'postgres';
-
-/**
- * One step of a plugin's schema. Versions only grow, per owner; a shipped migration is never
- * edited. The statements are one list for every dialect, or one list per dialect.
- *
- * @example
- * const MIGRATIONS: Migration[] = [
- *   { version: 1, name: 'notes', statements: ['CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)'] },
- * ];
- */
-export interface Migration {
-  version: number;
+export interface Door {
   name: string;
-  statements: readonly string[] | Partial<Record<SqlDialect, readonly string[]>>;
+  start?(): Promise<void>;
+  /** Stops taking new work; runs going on get `graceMs` to finish, then are aborted. Says how many of each. */
+  stop?(options?: { graceMs?: number }): Promise<void | StopReport>;
+  /** A run this door started needs a person now; undefined when nobody can answer now (the run then suspends). */
+  ask?(question: Question, run: RunContext): Promise<Answer | undefined>;
+  /** The run is making progress someone may want to see (a long tool's progress). */
+  progress?(run: RunContext, update: { toolCallId: string; message?: string; progress?: number; total?: number }): void;
 }
 
-/** What a transaction callback gets: the database without `transaction` and `migrate`. */
-export type DatabaseTx = Omit<Database, 'transaction' | 'migrate'>;
-
-/**
- * The SQL database service. The same SQL runs on the embedded libsql file and on a libsql
- * server; every method is async so every driver fits. Each plugin owns its tables and
- * registers their migrations with {@link Database.migrate} from its `init` tap.
- */
-export interface Database {
-  /** The URL it was opened with (secrets removed). */
-  readonly url: string;
-  readonly dialect: SqlDialect;
-  execute(sql: string, params?: SqlParams): Promise<{ rowsAffected: number; lastInsertRowid?: number | bigint }>;
-  query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]>;
-  /** Runs `fn` in one transaction: all of it commits or none of it does. */
-  transaction<T>(fn: (tx: DatabaseTx) => Promise<T>): Promise<T>;
-  /**
-   * Applies `owner`'s pending migrations in version order, in one transaction, recorded in
-   * `schema_migrations` under the owner's name (a plugin passes its own name). A database that
-   * holds a newer version for the owner than the code knows is refused, untouched. Returns
-   * the versions applied.
-   *
-   * @example
-   * kernel.hooks.init.tapPromise('notes', async () => { await kernel.service('database').migrate('notes', MIGRATIONS); });
-   */
-  migrate(owner: string, migrations: readonly Migration[]): Promise<number[]>;
-}
+/** What a door's stop did with the runs it had going on. */
+export interface StopReport { finished: number; aborted: number }
 
 // ---------------------------------------------------------------------------------------
-// Long-term memory
+// Stopping
 
-export interface MemoryEntry { date: string; text: string }
-export interface MemoryZones { path: string; core: MemoryEntry[]; archive: MemoryEntry[] }
+/** Why a stop rule or a budget limit ends a run, in one line for the user. */
+export type Stop = KitStop;
 
 /**
- * Long-term memory behind an interface, so a store other than MEMORY.md can replace it.
+ * A rule that can end a run short of an answer (`@oryxos/stop-rules`): one watcher per run,
+ * asked before each call and told after it. The budget limits are built in; loop detection is
+ * the default rule.
  */
-export interface LongTermMemoryStore {
-  read(agent: string): Promise<MemoryZones>;
-  save(agent: string, text: string, zone?: 'core' | 'archive'): Promise<MemoryEntry>;
-  recall(agent: string, query: string, limit?: number): Promise<(MemoryEntry & { score: number })[]>;
-}
+export type StopRule = KitStopRule<RunContext>;
 
 // ---------------------------------------------------------------------------------------
 // Runs
-
-/**
- * How a run ended: `final` (an answer without tool calls), `limit` (max_iterations), `budget`
- * (another limit of the run budget), `loop` (the loop guard stopped a repeating run),
- * `aborted` (the signal fired), `error`, or `approval` (a tool call waits for a person:
- * `kernel.runs.resume(id)` goes on once it is decided).
- */
-export type StopReason = 'final' | 'limit' | 'budget' | 'loop' | 'error' | 'aborted' | 'approval';
 
 /** The limits of one run's budget, as named in AGENT.md `settings:`. */
 export type BudgetLimit = 'max_iterations' | 'max_tool_calls' | 'max_tokens' | 'max_duration_ms' | 'max_llm_retries';
@@ -560,41 +279,49 @@ export interface BudgetUsed {
   ms: number;
 }
 
-/** Events a run emits as it goes, for streaming front ends (CLI, SSE). */
+/** Events a run emits as it goes, for front ends (CLI, SSE, channels). */
 export type RunEvent =
   | { type: 'iteration'; iteration: number }
-  /** What the prompt of this iteration holds and what was cut to fit. */
+  /** What the prompt of this step holds and what was cut to fit. */
   | { type: 'prompt'; report: PromptReport }
   | { type: 'token'; text: string }
+  | { type: 'reasoning'; text: string }
   | { type: 'assistant'; message: AssistantMessage }
   | { type: 'tool_call'; call: ToolCall }
+  | { type: 'tool_progress'; call: ToolCall; message?: string; progress?: number; total?: number }
   | { type: 'tool_result'; call: ToolCall; result: ToolResult }
   | { type: 'retry'; attempt: number; delayMs: number; error: { code: string; message: string } }
-  /** The run is stopping short of an answer (limit, budget, loop): why, before the final tool-less call. */
-  | { type: 'stopping'; reason: 'limit' | 'budget' | 'loop'; notice: string }
-  /** A tool call waits for a person: the run stops after this (stop reason `approval`). */
-  | { type: 'approval_required'; approval: ApprovalRef & { args: Record<string, unknown>; reasons: string[] } };
+  /** The run is stopping short of an answer: why, before the final tool-less call. */
+  | { type: 'stopping'; reason: Stop['reason']; notice: string }
+  /** A tool call waits for something outside the run: the run stops after this response's calls. */
+  | { type: 'suspended'; call: SuspendedCall; args: Record<string, unknown> };
 
 export interface RunInput {
   agent: string;
   /** An existing session id; a new session is created when omitted. */
   session?: string;
   message: string;
+  /** Images and files with the message. */
+  parts?: MediaPart[];
   /**
    * Who the run acts for: the person behind a request on `oryx web`, the OS user on the CLI.
    * Plugins that keep per-person state (memory scopes) key it by this.
    */
   user?: string;
+  /** The door the run comes through (`cli`, `web`, `telegram`): it is asked when the run needs a person. */
+  door?: string;
   /** A provider (by name) for this run instead of the agent's. */
   provider?: string;
-  /** A model for this run instead of the agent's (or the provider's default). */
+  /** A model for this run instead of the agent's (or the provider's default); `provider/model` picks the provider too. */
   model?: string;
   signal?: AbortSignal;
   /** Use the provider's streaming API and emit `token` events. */
   stream?: boolean;
   onEvent?(event: RunEvent): void;
-  /** How approvals this run asks for are stored: `expiresInMs` after which nobody deciding denies them (the scheduler's). */
-  approval?: { expiresInMs?: number };
+  /** The run of the tool call that starts this one (a sub-agent): a child session, the same budget. */
+  parent?: RunContext;
+  /** Tags for a session this run creates (`eval:smoke`). */
+  tags?: string[];
 }
 
 export interface RunResult {
@@ -606,43 +333,42 @@ export interface RunResult {
   stopReason: StopReason;
   /** One line saying why the run stopped, for every stop reason but `final`. */
   notice?: string;
-  /** The limit reached, for `limit` and `budget`. */
-  limit?: { name: BudgetLimit; value: number };
+  /** The limit reached, for `limit` and `budget` (a budget limit's name, or a stop rule's own). */
+  limit?: { name: BudgetLimit | (string & {}); value: number };
   iterations: number;
   usage: Usage;
   /** What the run used of its budget. */
   budget: BudgetUsed;
   /** Set when stopReason is `error`. */
   error?: { code: string; message: string; hint?: string };
-  /** Set when stopReason is `approval`: the approval the run waits for. */
-  approval?: ApprovalRef;
+  /** Set when stopReason is `suspended`: the calls the run waits at. */
+  suspended?: SuspendedCall[];
 }
 
-/** Per-run state handed to hooks. */
+/** Per-run state handed to hooks, tools and plugins. */
 export interface RunContext {
-  runId: string;
-  agent: AgentDefinition;
-  sessionId: string;
-  provider: string;
-  model: string;
-  iteration: number;
-  /**
-   * Fires when the run is aborted or its `max_duration_ms` is up. In the kernel's runs it is
-   * made when first read (a getter): read it from the run, a `{ ...run }` copy does not carry it.
-   */
-  signal: AbortSignal;
+  readonly runId: string;
+  readonly agent: AgentDefinition;
+  readonly sessionId: string;
+  readonly provider: string;
+  readonly model: string;
+  /** Model calls so far. */
+  readonly iteration: number;
+  /** Fires when the run is aborted or its `max_duration_ms` is up. */
+  readonly signal: AbortSignal;
   /** Who the run acts for ({@link RunInput.user}). */
-  user?: string;
-  /** When the run started (ISO 8601); set by the kernel for every run it starts. */
-  startedAt?: string;
+  readonly user?: string;
+  /** The door it came through ({@link RunInput.door}). */
+  readonly door?: string;
+  /** When the run started (ISO 8601). */
+  readonly startedAt: string;
   /** The run that started this one (a sub-agent's parent), when there is one. */
-  parentRunId?: string;
+  readonly parentRunId?: string;
   /**
    * The agents of the runs that started this one, outermost first (a sub-agent's callers). The
-   * sandbox narrows the run by each one's `sandbox:` as well as by its own agent's: a sub-agent
-   * can never do what its caller may not.
+   * sandbox narrows the run by each one's `sandbox:` as well as by its own agent's.
    */
-  callers?: readonly AgentDefinition[];
-  /** How approvals of this run are stored ({@link RunInput.approval}). */
-  approval?: { expiresInMs?: number };
+  readonly callers?: readonly AgentDefinition[];
+  /** Set when the run continues a suspended one. */
+  readonly continued?: RunContinuation;
 }

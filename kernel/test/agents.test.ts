@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AgentLoader, DEFAULT_SETTINGS, type OryxError } from '@oryxos/kernel';
-import { parseFrontmatter } from '@oryxos/kernel/internal';
+import { DEFAULT_SETTINGS } from '@oryxos/kernel';
+import { AgentLoader } from '../src/agents.ts';
+import type { OryxError } from '@oryxos/provider-spec';
+import { parseFrontmatter } from '../src/frontmatter.ts';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 let ws: string;
@@ -32,7 +34,7 @@ test('typos in the frontmatter are errors naming the file, the line and the clos
   await put('agents/b/AGENT.md', '---\ndescription: x\nsettings:\n  max_iteration: 3\n---\nBody\n');
   e = await loadError('b');
   assert.match(e.message, /AGENT\.md:4: unknown key "max_iteration" in settings \(did you mean "max_iterations"\?\)/);
-  assert.match(e.message, 'known keys: context_tokens, loop_detection, max_agent_depth, max_duration_ms, max_history_turns, max_iterations');
+  assert.match(e.message, 'known keys: context_tokens, loop_detection, max_duration_ms, max_history_turns, max_iterations');
 
   await put('agents/c/AGENT.md', '---\nmemory: { scope: user }\n---\nBody\n');
   e = await loadError('c');
@@ -122,7 +124,7 @@ test('the prompt carries skills as an index, never their bodies', async () => {
   assert.match(system, '## USER.md\n\nThe user is Ada.');
   assert.match(system, '- deploy: Ship it (');
   assert.not.match(system, 'SECRET BODY');
-  assert.match(system, '## Current time');
+  assert.match(system, '## Date');
   await t.close();
 });
 

@@ -3,7 +3,9 @@
 // tool, calls past max_tool_calls_per_step do not run, and secrets are masked.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { escapeControls, STAGE, type Plugin, type Tool, type ToolMessage, type ToolResult } from '@oryxos/kernel';
+import { escapeControls } from '@oryxos/plugin-kit';
+import { STAGE, type Plugin, type Tool, type ToolResult } from '@oryxos/kernel';
+import type { ToolMessage } from '@oryxos/provider-spec';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const schema = { type: 'object', properties: { n: { type: 'number' } } };

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type Tool, type ToolMessage } from '@oryxos/kernel';
+import { OryxError, type ToolMessage } from '@oryxos/provider-spec';
+import type { Plugin, Tool } from '@oryxos/kernel';
 import { allowAll, scripted, testKernel } from '@oryxos/kernel/testing';
 
 const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 }, mode: { enum: ['a', 'b'] } }, required: ['n'], additionalProperties: false };

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, STAGE, type Plugin, type Tool } from '@oryxos/kernel';
-import { createHooks } from '@oryxos/kernel/internal';
+import { OryxError } from '@oryxos/provider-spec';
+import { STAGE, type Plugin, type Tool } from '@oryxos/kernel';
+import { createHooks } from '../src/hooks.ts';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const echo: Tool = {
@@ -13,7 +14,7 @@ const plugin = (name: string, setup: Plugin['setup']): Plugin => ({ name, versio
 test('hooks are declared once and frozen', () => {
   const hooks = createHooks();
   assert.ok(Object.isFrozen(hooks));
-  assert.equal(Object.keys(hooks).sort(), ['afterLLM', 'afterRun', 'afterTool', 'beforePrompt', 'beforeTool', 'close', 'init', 'llmError', 'onApproval', 'onLimit', 'trimContext']);
+  assert.equal(Object.keys(hooks).sort(), ['afterLLM', 'afterRun', 'afterTool', 'beforeLLM', 'beforeTool', 'close', 'init', 'llmError', 'onLimit', 'prepareStep', 'runStart', 'trimContext']);
   assert.throws(() => { (hooks as Record<string, unknown>).extra = 1; });
 });
 
@@ -27,14 +28,14 @@ test('stages order taps whatever the registration order', async () => {
   assert.equal(order, ['sandbox', 'plain', 'audit']);
 });
 
-test('beforePrompt is a waterfall: each tap sees the previous one\'s prompt', async () => {
+test('prepareStep is a waterfall: each tap sees the previous one\'s prompt', async () => {
   const llm = scripted([{ text: 'ok' }]);
   const p = plugin('memoryish', (k) => {
-    k.hooks.beforePrompt.tapPromise({ stage: STAGE.LATE }, async (prompt) => {
+    k.hooks.prepareStep.tapPromise({ stage: STAGE.LATE }, async (prompt) => {
       prompt.memory.push({ id: 'late', content: `after ${prompt.memory.map((s) => s.id).join(',')}` });
       return prompt;
     });
-    k.hooks.beforePrompt.tapPromise(async (prompt) => ({ ...prompt, memory: [...prompt.memory, { id: 'first', title: 'Facts', content: 'the sky is green' }] }));
+    k.hooks.prepareStep.tapPromise(async (prompt) => ({ ...prompt, memory: [...prompt.memory, { id: 'first', title: 'Facts', content: 'the sky is green' }] }));
   });
   const t = await testKernel({ plugins: [llm, p] });
   await t.service.process({ agent: 'assistant', message: 'hi' });
@@ -97,13 +98,13 @@ test('afterTool is a waterfall: redaction reaches the model and the store', asyn
 test('a tap that throws is re-raised as ORYX_E_HOOK_FAILED naming plugin and hook', async () => {
   const llm = scripted([{ text: 'ok' }]);
   const bad = plugin('flaky', (k) => {
-    k.hooks.beforePrompt.tapPromise(async () => { throw new Error('disk full'); });
+    k.hooks.prepareStep.tapPromise(async () => { throw new Error('disk full'); });
   });
   const t = await testKernel({ plugins: [llm, bad] });
   const r = await t.service.process({ agent: 'assistant', message: 'hi' });
   assert.is(r.stopReason, 'error');
   assert.is(r.error?.code, 'ORYX_E_HOOK_FAILED');
-  assert.match(r.error!.message, 'Plugin "flaky" failed in hook "beforePrompt": disk full');
+  assert.match(r.error!.message, 'Plugin "flaky" failed in hook "prepareStep": disk full');
   await t.close();
 });
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type RunEvent, type Tool } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { Plugin, RunEvent, Tool } from '@oryxos/kernel';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 const echo = echoTool();
@@ -91,7 +92,7 @@ test('max_iterations: an onLimit tap can replace the final response (no extra mo
     setup(k) {
       k.hooks.onLimit.tapPromise(async ({ last, reason, limit }) => {
         seen.push(`${reason}:${limit?.name}=${limit?.value}`);
-        return { ...last, message: { role: 'assistant', content: `gave up after ${last.message.toolCalls?.length} call(s)` } };
+        return { ...last!, message: { role: 'assistant', content: `gave up after ${last!.message.toolCalls?.length} call(s)` } };
       });
     },
   };

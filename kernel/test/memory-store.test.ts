@@ -1,8 +1,8 @@
 // The kernel's default session store: what it keeps is a copy, never the caller's objects.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Message } from '@oryxos/kernel';
-import { InMemorySessionStore } from '@oryxos/kernel/internal';
+import type { Message } from '@oryxos/provider-spec';
+import { InMemorySessionStore } from '../src/memory-store.ts';
 
 test('appended messages are stored as copies: a later change by the caller does not reach them', async () => {
   const store = new InMemorySessionStore();

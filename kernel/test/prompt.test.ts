@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Message, type Plugin, type Prompt, type PromptReport, type Tool, type ToolSpec, type TrimInfo } from '@oryxos/kernel';
-import { cutText, groupTurns, promptChars, repairHistory } from '@oryxos/kernel/internal';
+import type { Message, ToolSpec } from '@oryxos/provider-spec';
+import type { Plugin, Prompt, PromptReport, Tool, TrimInfo } from '@oryxos/kernel';
+import { cutText, groupTurns, repairHistory } from '../src/history.ts';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const u = (content: string): Message => ({ role: 'user', content });
@@ -18,27 +19,6 @@ test('repairHistory closes dangling tool calls and drops orphan results', () => 
   const fixed = repairHistory([u('1'), a('', ['x', 'y']), r('x'), u('2'), r('zzz'), a('fine')]);
   assert.equal(fixed.map((m) => m.role === 'tool' ? `tool:${m.toolCallId}:${m.isError ?? false}` : m.role),
     ['user', 'assistant', 'tool:x:false', 'tool:y:true', 'user', 'assistant']);
-});
-
-test('promptChars is the size of the text it stands for, however many tools, sections and messages', () => {
-  const spec = (name: string): ToolSpec => ({ name, description: `does ${name} — «ü»`, inputSchema: { type: 'object', properties: { x: { type: 'string', enum: ['a', 'b'] } } } });
-  // Arguments of every JSON kind, escapes and non-ASCII included (their size is counted without JSON.stringify).
-  const args = { text: 'say "hi"\\n\u0001 — «ü» 😀 \ud800', n: -0, big: 1e21, small: 1.5e-7, none: null, yes: true, no: false, skip: undefined, list: [1, 'two', [3], {}, undefined], nested: { 'k"ey': { deep: [] } } };
-  const odd: Message = { role: 'assistant', content: 'odd', toolCalls: [{ id: 'c3', name: 't', args }] };
-  for (const tools of [[], [spec('one')], [spec('one'), spec('two'), spec('three')]]) {
-    const prompt: Prompt = {
-      system: [{ id: 'agent', content: 'You are terse.' }, { id: 'soul', title: 'Soul', content: 'Kind.' }],
-      memory: [{ id: 'memory', title: 'Memory', content: '- tea' }],
-      history: [u('hello'), a('', ['c1', 'c2']), r('c1'), r('c2'), a('done'), odd, r('c3')],
-      tools, report: { injected: [], cut: [], estimatedTokens: 0 },
-    };
-    const sections = [...prompt.system, ...prompt.memory].map((s) => (s.title ? `## ${s.title}\n\n${s.content}` : s.content));
-    const history = prompt.history.map((m) => m.content + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls) : ''));
-    const expected = sections.reduce((n, s) => n + s.length + 2, 0) + history.join('').length + JSON.stringify(tools).length;
-    assert.is(promptChars(prompt), expected, `${tools.length} tools`);
-    // Asked again (sizes are kept per tool and per message), the answer is the same.
-    assert.is(promptChars(prompt), expected);
-  }
 });
 
 test('cutText keeps head and tail and says how much was cut', () => {
@@ -103,7 +83,7 @@ test('context_tokens: older turns are dropped whole (reported as budget) before 
   await t.close();
 });
 
-test('a session interrupted between a tool call and its result is repaired before it is sent', async () => {
+test('a session interrupted between a tool call and its result: the call gets a result (committed) before the new message', async () => {
   const llm = scripted([{ text: 'recovered' }]);
   const t = await testKernel({ plugins: [llm] });
   const store = t.kernel.service('sessions');
@@ -112,7 +92,8 @@ test('a session interrupted between a tool call and its result is repaired befor
   await t.service.process({ agent: 'assistant', message: 'again', session: s.id });
   const sent = llm.requests[0]!.messages.slice(1);
   assert.equal(sent.map((m) => m.role), ['user', 'assistant', 'tool', 'user']);
-  assert.match(sent[2]!.content, 'interrupted');
+  assert.match(sent[2]!.content, 'Not run: a new message came before this call ran');
+  assert.equal((await store.messages(s.id)).map((m) => m.message.role), ['user', 'assistant', 'tool', 'user', 'assistant'], 'the result is stored, so the history is whole');
   await t.close();
 });
 

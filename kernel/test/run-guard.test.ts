@@ -3,7 +3,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Tool, type ToolMessage } from '@oryxos/kernel';
+import { OryxError, type ToolMessage } from '@oryxos/provider-spec';
+import type { Tool } from '@oryxos/kernel';
 import { echoTool, scripted, testKernel, toolsPlugin, type ScriptStep } from '@oryxos/kernel/testing';
 
 const call = (name: string, args: Record<string, unknown> = {}): ScriptStep => ({ toolCalls: [{ name, args }] });

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, type Plugin, type RunContext } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { Plugin, RunContext } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 test('the kernel owns one AgentService: every door gets the same instance', async () => {

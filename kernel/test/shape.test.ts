@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError, issueText, shape as s, validateOptions, type OryxError } from '@oryxos/kernel';
+import { isOryxError, type OryxError } from '@oryxos/provider-spec';
+import { issueText, shape as s, validateOptions } from '@oryxos/schema-kit';
 
 const options = s.object({
   url: s.string({ min: 1 }).optional(),

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileToolSchema, isOryxError, MAX_SCHEMA_CHARS, type Plugin, type Tool, type ToolMessage } from '@oryxos/kernel';
+import { compileToolSchema, MAX_SCHEMA_CHARS } from '@oryxos/schema-kit';
+import { isOryxError, type ToolMessage } from '@oryxos/provider-spec';
+import type { Plugin, Tool } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const plugin = (...list: Tool[]): Plugin => ({ name: 'third-party', version: '1.0.0', kernel: '^1', setup(k) { list.forEach((t) => k.registerTool(t)); } });

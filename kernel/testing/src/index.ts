@@ -13,10 +13,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  Kernel, OryxError, resolveConfig,
-  type AgentService, type ChatRequest, type ChatResponse, type Logger, type Plugin, type Provider, type Sandbox, type StreamEvent, type Tool, type ToolCall, type Usage, type FinishReason,
-} from '@oryxos/kernel';
+import { Kernel, resolveConfig, type Runs, type Logger, type Plugin, type Tool } from '@oryxos/kernel';
+import { OryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent, type ToolCall, type Usage, type FinishReason } from '@oryxos/provider-spec';
+import type { Sandbox } from '@oryxos/contracts';
 
 /** One scripted model turn. */
 export interface ScriptStep {
@@ -173,7 +172,7 @@ export async function writeAgents(workspaceDir: string, agents: Record<string, T
 
 export interface TestKernel {
   kernel: Kernel;
-  service: AgentService;
+  service: Kernel['runs'];
   /** The temp project folder (workspace is `<dir>/.oryxos`). */
   dir: string;
   warnings: string[];

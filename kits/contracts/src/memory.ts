@@ -3,7 +3,7 @@ export interface MemoryEntry { date: string; text: string }
 export type MemoryScope = 'agent' | 'user' | 'session';
 
 /** Which memory to read. */
-export type MemoryTarget = { scope: 'agent' } | { scope: 'user'; user: string } | { scope: 'session'; sessionId: string };
+export type MemoryTarget = { scope: 'agent' } | { scope: 'user'; user: string } | { scope: 'session'; session: string };
 
 export interface MemoryZones { path: string; core: MemoryEntry[]; archive: MemoryEntry[] }
 
@@ -16,7 +16,7 @@ export interface LongTermMemoryStore {
    * session's; the answer says which scope it read (a store that keeps no per-user memory
    * answers with the agent's, and says so).
    */
-  read(agent: string, target?: MemoryTarget): Promise<MemoryZones & { scope?: MemoryScope; user?: string; sessionId?: string }>;
+  read(agent: string, target?: MemoryTarget): Promise<MemoryZones & { scope?: MemoryScope; user?: string; session?: string }>;
   save(agent: string, text: string, zone?: 'core' | 'archive'): Promise<MemoryEntry>;
   recall(agent: string, query: string, limit?: number): Promise<(MemoryEntry & { score: number })[]>;
 }

@@ -111,6 +111,12 @@ export interface Sandbox {
    * as a servers file outside the workspace). It can only narrow the policy.
    */
   protect?(path: string, why: string): void;
+  /**
+   * Why no action of `kind` can be allowed for the agent at all (`exec.allow` is empty, no HTTP
+   * host is listed), or undefined when some could: a tool plugin warns once that its tool is
+   * unavailable instead of letting every call be denied.
+   */
+  unavailable?(kind: 'read' | 'write' | 'exec' | 'http' | 'smtp', agent?: SandboxAgent): Promise<string | undefined>;
 }
 
 /** One sandbox decision worth keeping: every denial, and every connection a confined process makes. */

@@ -3,24 +3,127 @@ import type { AuditLog } from './audit.ts';
 import type { Database } from './database.ts';
 import type { LongTermMemoryStore } from './memory.ts';
 import type { RunRecordStore } from './runs.ts';
-import type { Sandbox } from './sandbox.ts';
+import type { Sandbox, SandboxAction } from './sandbox.ts';
 import type { SessionStore } from './sessions.ts';
 
-/** What the scheduler offers other plugins (the web plugin's task routes). */
+/** One scheduled task, as the scheduler shows it. */
+export interface TaskInfo {
+  name: string;
+  agent: string;
+  message: string;
+  /** One line: `cron 0 8 * * 1-5 (Europe/Berlin)`, `every 5m`, `at 2026-12-01T08:00:00.000Z`. */
+  schedule: string;
+  cron?: string;
+  every?: string;
+  everyMs?: number;
+  at?: string;
+  timezone?: string;
+  /** `new`: a new session per run; `task`: one session the task continues. */
+  session: 'new' | 'task';
+  /** The continuing session of a `session: 'task'` task, once it has run. */
+  sessionId?: string;
+  notify?: string;
+  enabled: boolean;
+  timeoutMs: number;
+  overlap: 'skip' | 'queue';
+  catchUp: 'none' | 'latest' | 'all';
+  /** `config`: declared in oryx.config.ts; `runtime`: added with `oryx schedule add` or the REST API. */
+  source: 'config' | 'runtime';
+  /** The next slot (ISO), when enabled and there is one. */
+  next?: string;
+  last?: { slot: string; status: string; finishedAt?: string; errorCode?: string };
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** A `task_executions` row, as stored: one slot of a task. */
+export interface ExecutionRow {
+  id: number; task: string; slot: string; status: 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting' | 'running' | 'queued';
+  fired_by: 'schedule' | 'catch-up' | 'manual'; owner: string | null;
+  heartbeat_at: string | null; started_at: string | null; finished_at: string | null; duration_ms: number | null;
+  session_id: string | null; run_id: string | null; stop_reason: string | null; answer: string | null; error_code: string | null;
+  error: string | null; iterations: number | null; input_tokens: number | null; output_tokens: number | null;
+  notify_status: string | null; notification_id: number | null;
+}
+
+/**
+ * Scheduled runs (the scheduler plugin): what its commands and the web plugin's task routes use.
+ *
+ * @example
+ * const tasks = await kernel.service('scheduler').list();
+ */
 export interface SchedulerService {
-  list(): Promise<unknown[]>;
-  add(input: unknown): Promise<{ name: string }>;
+  list(): Promise<TaskInfo[]>;
+  get(name: string): Promise<TaskInfo>;
+  /** A runtime task; the input is checked as `scheduler({ tasks })` entries are. */
+  add(input: unknown): Promise<TaskInfo>;
   remove(name: string): Promise<void>;
-  executions(name: string, options: { limit?: number; status?: string }): Promise<unknown[]>;
+  setEnabled(name: string, enabled: boolean): Promise<TaskInfo>;
+  /** Runs a task's slot now (`fired_by: manual`), whatever its schedule. */
+  run(name: string): Promise<ExecutionRow>;
+  executions(name: string, options?: { limit?: number; status?: string }): Promise<ExecutionRow[]>;
   /** Runs going on now. */
   readonly inFlight: number;
 }
 
-/** What the notify plugin offers other plugins (the scheduler mails results through it). */
+/** One SMTP channel, as the notify plugin shows it (never its password). */
+export interface ChannelInfo {
+  name: string;
+  host: string;
+  port: number;
+  secure: boolean;
+  requireTLS: boolean;
+  user?: string;
+  /** `env SMTP_PASS`, `set in oryx.config.ts` or `none`. */
+  password: string;
+  from: string;
+  to: string[];
+  source: 'config' | 'runtime';
+}
+
+/** A mail to send through a channel. */
+export interface NotifyMessage {
+  channel: string;
+  subject: string;
+  body: string;
+  /** Who sends, for the audit trail and the row: `scheduler task nightly`, `tool notify`, `oryx notify test`. */
+  origin?: string;
+  sessionId?: string;
+  runId?: string;
+  /** The sandbox check to use (a tool passes its own, which knows the run). */
+  enforce?: (action: SandboxAction) => Promise<void>;
+  /** Stops the retries. */
+  signal?: AbortSignal;
+}
+
+/** How a send ended (a `notifications` row). */
+export interface SendResult {
+  id: number;
+  status: 'sent' | 'failed' | 'denied';
+  attempts: number;
+  channel: string;
+  to: string[];
+  messageId?: string;
+  /** Recipients the server refused while it accepted others. */
+  rejected?: string[];
+  error?: { code: string; message: string; hint: string };
+}
+
+/**
+ * SMTP notifications (the notify plugin): what its commands, its tool and the scheduler use.
+ *
+ * @example
+ * const r = await kernel.service('notify').send({ channel: 'ops', subject: 'Done', body: 'All green.' });
+ */
 export interface NotifyService {
+  channels(): Promise<ChannelInfo[]>;
   hasChannel(name: string): Promise<boolean>;
-  send(message: { channel: string; subject: string; body: string; origin: string; sessionId?: string; runId?: string }):
-    Promise<{ id?: number; status: 'sent' | 'failed' | 'denied'; error?: { code: string; message: string } }>;
+  /** A runtime channel; the input is checked as `notify({ channels })` entries are. */
+  add(input: unknown): Promise<ChannelInfo>;
+  remove(name: string): Promise<void>;
+  send(message: NotifyMessage): Promise<SendResult>;
+  /** Sends a test mail through the channel. */
+  test(name: string): Promise<SendResult>;
 }
 
 /**

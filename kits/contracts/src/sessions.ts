@@ -56,6 +56,8 @@ export interface CallStart {
 export interface SessionStore {
   create(input: { agent: string; title?: string; id?: string; parentSessionId?: string; external?: ExternalRef; tags?: string[] }): Promise<SessionInfo>;
   get(id: string): Promise<SessionInfo | undefined>;
+  /** Sessions whose id starts with `prefix` (at most `limit`), for the short ids the CLI shows. */
+  withPrefix?(prefix: string, limit: number): Promise<SessionInfo[]>;
   /**
    * The session a door opened for an outside conversation, created for `agent` when there is
    * none yet. Two callers racing for the same outside id get the same session.

@@ -1,8 +1,8 @@
 import type { Type } from 'arktype';
-import {
-  OryxError, isShape, issueText, shape as s,
-  type Infer, type JsonSchema, type SandboxAction, type Shape, type Tool, type ToolContext, type ToolResult, type ToolSource,
-} from '@oryxos/kernel';
+import { OryxError, type JsonSchema } from '@oryxos/provider-spec';
+import { isShape, issueText, shape as s, type Infer, type Shape } from '@oryxos/schema-kit';
+import type { SandboxAction } from '@oryxos/contracts';
+import type { Tool, ToolContext, ToolResult, ToolSource } from '@oryxos/kernel';
 
 /** A tool's arguments: a shape of `@oryxos/kernel` (`shape.object({...})`), or an arktype type. */
 export type ToolArgs = Shape<object> | Type<object>;
@@ -34,7 +34,7 @@ export interface ToolDefinition<A extends ToolArgs> {
  * names no argument, or an arktype predicate, is `ORYX_E_PLUGIN_INVALID` naming the tool.
  *
  * @example
- * import { shape as s } from '@oryxos/kernel';
+ * import { shape as s } from '@oryxos/schema-kit';
  * import { defineTool } from '@oryxos/plugin-kit';
  * const echo = defineTool({
  *   name: 'echo', description: 'Echo text', args: s.object({ text: s.string() }),

@@ -12,3 +12,5 @@ export { defineTool, stringRecord, type ArgsOf, type ToolArgs, type ToolDefiniti
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';
 export { MINIMAL_ENV, minimalEnv } from './env.ts';
 export { processAlive } from './process.ts';
+export { escapeControls } from '@oryxos/schema-kit';
+export { describeAction } from '@oryxos/schema-kit';

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type } from 'arktype';
-import { isOryxError, shape as s } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import { shape as s } from '@oryxos/schema-kit';
 import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import { defineTool, stringRecord } from '../src/index.ts';
 

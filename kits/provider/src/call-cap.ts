@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { providerLabel, type ProviderCall } from './errors.ts';
 
 /** A timer that aborts one call attempt at `ms`, however steadily the server sends. */

@@ -1,4 +1,4 @@
-import type { Message } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
 
 /**
  * An id for a tool call the server sent without one (Ollama never sends one; an

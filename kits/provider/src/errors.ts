@@ -1,4 +1,4 @@
-import { KERNEL_ERROR_CODES, OryxError, errorMessage } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
 
 /** The kernel's codes for a failed model call, shared by every provider plugin. */
 export type LlmErrorCode = 'ORYX_E_LLM_AUTH' | 'ORYX_E_LLM_BAD_REQUEST' | 'ORYX_E_LLM_NOT_FOUND' | 'ORYX_E_LLM_RATE_LIMIT'
@@ -25,7 +25,24 @@ type Headers = { get(name: string): string | null };
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 const BROKEN = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);
 
-const hintOf = (code: LlmErrorCode, hints?: Partial<Record<LlmErrorCode, string>>) => hints?.[code] ?? KERNEL_ERROR_CODES[code];
+
+/**
+ * The codes of a failed model call with how to fix each: the contract every provider keeps
+ * (`test/error-codes.test.ts` checks them against this package's README).
+ */
+export const LLM_ERROR_CODES: Record<LlmErrorCode, string> = {
+  ORYX_E_LLM_AUTH: 'The provider refused the credentials (401/403): check the API key (or proxy headers) and that it may use this model.',
+  ORYX_E_LLM_BAD_REQUEST: 'The provider rejected the request (400/422): the message says why (model name, tool schema, context length).',
+  ORYX_E_LLM_NOT_FOUND: 'The model or endpoint does not exist (404): check the model name and the provider URL.',
+  ORYX_E_LLM_RATE_LIMIT: 'Rate limited (429): retried after retry-after; raise maxRetries or lower the request rate. Out of quota is final: check billing.',
+  ORYX_E_LLM_SERVER: 'The provider failed (5xx or an error in the stream): retried automatically; if it persists, the service is down.',
+  ORYX_E_LLM_TIMEOUT: 'No answer within the timeoutMs of the provider: retried automatically; raise timeoutMs for slow models.',
+  ORYX_E_LLM_UNREACHABLE: 'Could not connect: start the server or fix the provider URL (the message names it).',
+  ORYX_E_LLM_CONNECTION: 'The connection broke mid-response: retried automatically; check proxies or the server logs if it persists.',
+  ORYX_E_LLM_BAD_RESPONSE: 'The answer did not have the shape the provider API returns: check that the provider URL points to the right kind of server.',
+};
+
+const hintOf = (code: LlmErrorCode, hints?: Partial<Record<LlmErrorCode, string>>) => hints?.[code] ?? LLM_ERROR_CODES[code];
 
 /** Error `code`s and messages along the `cause` chain (undici nests the socket error). */
 export function causeChain(error: unknown): { codes: string[]; messages: string[] } {

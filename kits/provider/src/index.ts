@@ -8,7 +8,7 @@
  */
 export {
   causeChain, retryAfterMs, providerLabel, providerAbortError, providerTimeoutError, providerConnectionError, providerStatusError,
-  providerBadResponseError, type LlmErrorCode, type ProviderCall, type ProviderFix,
+  providerBadResponseError, LLM_ERROR_CODES, type LlmErrorCode, type ProviderCall, type ProviderFix,
 } from './errors.ts';
 export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from './options.ts';
 export { callCap, providerCallCapError, type CallCap } from './call-cap.ts';

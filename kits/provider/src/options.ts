@@ -1,4 +1,5 @@
-import { shape as s, type OptionalShape, type RetryPolicy } from '@oryxos/kernel';
+import { shape as s, type OptionalShape } from '@oryxos/schema-kit';
+import type { RetryPolicy } from '@oryxos/provider-spec';
 
 /**
  * The timeout and retry options every provider plugin takes, so they read, validate and

@@ -1,7 +1,7 @@
 // stableCallId: the id both provider plugins give a tool call the server sent without one.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Message } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
 import { stableCallId } from '../src/index.ts';
 
 const conversation: Message[] = [{ role: 'user', content: 'read a.txt' }];

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type } from 'arktype';
-import { KERNEL_ERROR_CODES, definedOptions } from '@oryxos/kernel';
+import { LLM_ERROR_CODES as KERNEL_ERROR_CODES } from '../src/index.ts';
+import { definedOptions } from '@oryxos/schema-kit';
 import {
   PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, causeChain, providerAbortError, providerBadResponseError,
   providerConnectionError, providerLabel, providerStatusError, retryAfterMs, retryPolicy, type ProviderCall, type ProviderFix,

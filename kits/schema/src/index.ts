@@ -14,6 +14,12 @@
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 
 export { shape, isShape, issueText, Shape, OptionalShape, type ShapeIssue, type Infer, type NumberBounds, type ObjectOf, type Props } from './shape.ts';
+export { closest, didYouMean, lineOfKey } from './suggest.ts';
+export { definedOptions, validateOptions, unknownKeyNote, type OptionsSpec } from './options.ts';
+export { canonicalJson, argsHash } from './canonical.ts';
+export { escapeControls } from './escape.ts';
+export { describeAction } from './describe-action.ts';
+export { compileToolSchema, uncheckedNote } from './tool-schema.ts';
 
 /** Checks a value against a compiled schema: the first problem as "field: message", or undefined. */
 export type ArgsCheck = (args: unknown) => string | undefined;

@@ -1,4 +1,5 @@
-import { errorMessage, type Database, type Migration } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
+import type { Database, Migration } from '@oryxos/contracts';
 import { auditError } from './errors.ts';
 
 /** The owner name the audit plugin's migrations are recorded under in `schema_migrations`. */
@@ -137,6 +138,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     statements: [
       'CREATE INDEX IF NOT EXISTS sandbox_events_by_call_session ON sandbox_events (tool_call_id, session_id) WHERE tool_call_id IS NOT NULL',
       'DROP INDEX IF EXISTS sandbox_events_by_tool_call',
+    ],
+  },
+  {
+    // What each model call's provider served from (and wrote to) its prompt cache; NULL where the
+    // provider reports nothing.
+    version: 6,
+    name: 'llm-calls-cache-tokens',
+    statements: [
+      'ALTER TABLE llm_calls ADD COLUMN cache_read_tokens INTEGER',
+      'ALTER TABLE llm_calls ADD COLUMN cache_write_tokens INTEGER',
     ],
   },
 ]);

@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import type { RedactOption } from './redact.ts';
 
 /** Options of {@link audit}. */

@@ -1,4 +1,5 @@
-import { STAGE, pluginPackage, type Plugin, type PluginContext, type SandboxEvent } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
+import type { SandboxEvent } from '@oryxos/contracts';
 import { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
 import { resolveOptions, type AuditOptions } from './options.ts';
 import type { AuditRecorder } from './recorder.ts';

@@ -1,4 +1,4 @@
-import type { Database, SqlValue } from '@oryxos/kernel';
+import type { Database, SqlValue } from '@oryxos/contracts';
 
 /** Filters of the `oryx audit` commands. `session` matches an id or a prefix of one. */
 export interface AuditFilter {
@@ -9,14 +9,9 @@ export interface AuditFilter {
   limit?: number;
 }
 
-/** An `llm_calls` row, as stored. */
-export interface LlmCallRow {
-  id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; attempt: number;
-  provider: string | null; model: string | null; input_tokens: number | null; output_tokens: number | null; latency_ms: number | null;
-  finish_reason: string | null; status: 'ok' | 'error'; error_code: string | null; error: string | null; retried: number | null; created_at: string;
-  /** The prompt report, compact JSON (see {@link PromptReportRow}); null for rows written before it was kept. */
-  prompt_report: string | null;
-}
+/** The audit's rows as stored (declared in @oryxos/contracts: readers reach them through the `audit` service). */
+export type { LlmCallRow, ToolInvocationRow, ToolCallApproval } from '@oryxos/contracts';
+import type { LlmCallRow, ToolInvocationRow, ToolCallApproval } from '@oryxos/contracts';
 
 /** The stored prompt report: each section `[section, chars]`, every cut `[section, chars, reason]`, the estimated tokens. */
 export interface PromptReportRow { in: [string, number][]; cut: [string, number, string][]; tokens: number }
@@ -30,13 +25,6 @@ export function promptReportOf(row: Pick<LlmCallRow, 'prompt_report'>): PromptRe
 /** One `llm_calls` row by id. */
 export async function getLlmCall(db: Database, id: number): Promise<LlmCallRow | undefined> {
   return (await db.query<LlmCallRow>('SELECT * FROM llm_calls WHERE id = ?', [id]))[0];
-}
-
-/** A `tool_invocations` row, as stored. */
-export interface ToolInvocationRow {
-  id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; tool_call_id: string | null;
-  tool: string; source: string | null; input: string | null; input_chars: number | null; output: string | null; output_chars: number | null;
-  status: 'ok' | 'error' | 'denied'; denied_reason: string | null; retryable: number; duration_ms: number | null; created_at: string;
 }
 
 /** A `sandbox_events` row, as stored. */
@@ -86,14 +74,6 @@ export async function listToolInvocations(db: Database, filter: AuditFilter = {}
 }
 
 /** How a person decided a tool call that waited for approval. */
-export interface ToolCallApproval {
-  decision: 'approved' | 'denied';
-  /** Who decided: `cli` (the terminal's prompt), a web token's identity, `timeout`, `new-message`. */
-  by: string;
-  /** The reason given with the decision, when there was one. */
-  reason?: string;
-}
-
 /** A decision's `sandbox_events` row, the columns {@link approvalsOf} reads. */
 interface DecisionRow { session_id: string | null; run_id: string | null; tool_call_id: string; decision: 'allow' | 'deny'; origin: string }
 

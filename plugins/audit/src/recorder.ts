@@ -1,4 +1,6 @@
-import { errorMessage, type ChatResponse, type Database, type LLMCallInfo, type Logger, type OryxError, type PromptReport, type SandboxEvent, type SqlValue, type ToolResult, type ToolResultInfo } from '@oryxos/kernel';
+import { errorMessage, type ChatResponse, type OryxError } from '@oryxos/provider-spec';
+import type { Database, SandboxEvent, SqlValue } from '@oryxos/contracts';
+import type { LLMCallInfo, Logger, PromptReport, ToolResult, ToolResultInfo } from '@oryxos/kernel';
 import type { Redactor } from './redact.ts';
 
 export interface RecorderOptions {
@@ -8,7 +10,8 @@ export interface RecorderOptions {
 }
 
 const LLM_INSERT = `INSERT INTO llm_calls (session_id, run_id, agent, iteration, attempt, provider, model, input_tokens, output_tokens,
-  latency_ms, finish_reason, status, error_code, error, retried, created_at, prompt_report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  latency_ms, finish_reason, status, error_code, error, retried, created_at, prompt_report, cache_read_tokens, cache_write_tokens)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** The prompt report in its compact stored form: `{in: [[section, chars]], cut: [[section, chars, reason]], tokens}`. */
 export function compactPromptReport(report: PromptReport | undefined): string | null {
@@ -47,6 +50,7 @@ export class AuditRecorder {
       run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, response.model || info.request.model,
       response.usage?.inputTokens ?? null, response.usage?.outputTokens ?? null, info.latencyMs, response.finishReason ?? null,
       'ok', null, null, null, new Date().toISOString(), compactPromptReport(info.prompt),
+      response.usage?.cacheReadTokens ?? null, response.usage?.cacheWriteTokens ?? null,
     ]);
   }
 
@@ -56,7 +60,7 @@ export class AuditRecorder {
     await this.write('llm_calls', LLM_INSERT, [
       run.sessionId, run.runId, run.agent.name, run.iteration, info.attempt, run.provider, info.request.model,
       null, null, info.latencyMs, null, 'error', error.code ?? null, await this.options.redact(errorMessage(error)), info.willRetry ? 1 : 0,
-      new Date().toISOString(), compactPromptReport(info.prompt),
+      new Date().toISOString(), compactPromptReport(info.prompt), null, null,
     ]);
   }
 

@@ -1,4 +1,4 @@
-import type { Database } from '@oryxos/kernel';
+import type { Database } from '@oryxos/contracts';
 import { approvalKey, sessionApprovals, type LlmCallRow, type ToolCallApproval, type ToolInvocationRow } from './queries.ts';
 
 /** A `tool_invocations` row of a trace, with how a person decided the call (null: nobody was asked). */

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite, { openDatabase } from '@oryxos/plugin-sqlite';
 import path from 'node:path';
@@ -205,7 +205,7 @@ test('retentionDays prunes older rows at start and keeps recent ones', async () 
   }
 });
 
-test('a database from audit schema version 2 migrates to 3, 4 and 5: its rows stay, the created_at indexes of the per-step tables go, the tool-call and session index comes', async () => {
+test('a database from audit schema version 2 migrates to 3, 4, 5 and 6: its rows stay, the created_at indexes of the per-step tables go, the tool-call and session index comes, the cache columns come', async () => {
   const { dir, cleanup } = await tempDir();
   try {
     const t1 = await testKernel({ plugins: [scripted([]), sqlite(), audit()], dir });
@@ -214,6 +214,8 @@ test('a database from audit schema version 2 migrates to 3, 4 and 5: its rows st
     await db1.execute('CREATE INDEX llm_calls_by_created ON llm_calls (created_at)');
     await db1.execute('CREATE INDEX tool_invocations_by_created ON tool_invocations (created_at)');
     await db1.execute('DROP INDEX sandbox_events_by_call_session');
+    await db1.execute('ALTER TABLE llm_calls DROP COLUMN cache_read_tokens');
+    await db1.execute('ALTER TABLE llm_calls DROP COLUMN cache_write_tokens');
     await db1.execute("DELETE FROM schema_migrations WHERE owner = 'audit' AND version >= 3");
     await db1.execute("INSERT INTO llm_calls (session_id, status, created_at) VALUES ('s', 'ok', '2026-01-01T00:00:00.000Z')");
     await db1.execute("INSERT INTO tool_invocations (session_id, tool, status, created_at) VALUES ('s', 'echo', 'denied', '2026-01-01T00:00:00.000Z')");
@@ -222,7 +224,8 @@ test('a database from audit schema version 2 migrates to 3, 4 and 5: its rows st
     try {
       const db = t2.kernel.service('database');
       const versions = await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'audit' ORDER BY version");
-      assert.equal(versions.map((v) => Number(v.version)), [1, 2, 3, 4, 5]);
+      assert.equal(versions.map((v) => Number(v.version)), [1, 2, 3, 4, 5, 6]);
+      assert.equal(await db.query('SELECT cache_read_tokens, cache_write_tokens FROM llm_calls'), [{ cache_read_tokens: null, cache_write_tokens: null }], 'not reported: null, not 0');
       const indexes = await db.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('llm_calls', 'tool_invocations', 'sandbox_events') ORDER BY name");
       assert.equal(indexes.map((i) => i.name), ['llm_calls_by_session', 'sandbox_events_by_call_session', 'sandbox_events_by_created', 'tool_invocations_by_session']);
       assert.equal(await db.query('SELECT session_id, status FROM llm_calls'), [{ session_id: 's', status: 'ok' }]);
@@ -270,7 +273,7 @@ test('audit needs the database service (whatever plugin provides it, listed befo
   const after = await testKernel({ plugins: [scripted([]), audit(), sqlite()] });
   try {
     const owners = await after.kernel.service('database').query<{ owner: string; version: number }>("SELECT owner, version FROM schema_migrations WHERE owner = 'audit' ORDER BY version");
-    assert.equal(owners.map((o) => `${o.owner} ${o.version}`), ['audit 1', 'audit 2', 'audit 3', 'audit 4', 'audit 5'], 'audit listed before sqlite still migrates its tables');
+    assert.equal(owners.map((o) => `${o.owner} ${o.version}`), ['audit 1', 'audit 2', 'audit 3', 'audit 4', 'audit 5', 'audit 6'], 'audit listed before sqlite still migrates its tables');
   } finally {
     await after.close();
   }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { runOryx, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '../src/index.ts';

@@ -2,8 +2,10 @@
 // the session trace (here, on SQLite and PostgreSQL) and the web console's timeline must tell
 // apart. Driven through the kernel with the scripted provider, as a real run pauses and resumes.
 import * as assert from 'uvu/assert';
-import type { ChatRequest, Plugin } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
+import type { Plugin } from '@oryxos/kernel';
 import { echoTool, scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
+import approvals from '@oryxos/plugin-approvals';
 import type { SessionTraceRows } from '../src/index.ts';
 
 /** A tool no rule asks about. */
@@ -20,11 +22,11 @@ export const step = (req: ChatRequest) => {
   return { toolCalls: [{ id: id!, name: tool!, args: { text: id! } }] };
 };
 
-/** Answers at "the terminal" for call `c4` only; every other call waits in the approvals store. */
+/** A door whose person answers for call `c4` only; every other call waits in the approvals store. */
 const prompt: Plugin = {
   name: 'test-prompt', version: '1.0.0', kernel: '^1',
   setup(ctx) {
-    ctx.hooks.onApproval.tapPromise(async ({ call }) => (call.id === 'c4' ? { decision: 'approve', by: 'erin' } : undefined));
+    ctx.registerDoor({ name: 'test', ask: async (q) => (q.kind === 'approval' && q.call.id === 'c4' ? { decision: 'approve', by: 'erin' } : undefined) });
   },
 };
 
@@ -39,15 +41,15 @@ export interface DecidedSessions {
 /** Runs both sessions on a kernel with these database plugins (and audit) in `dir`; the caller closes `k`. */
 export async function decidedSessions(plugins: Plugin[], dir?: string): Promise<DecidedSessions> {
   const k = await testKernel({
-    plugins: [scripted(Array.from({ length: 40 }, () => step)), toolsPlugin(echoTool(), plain), prompt, ...plugins], dir,
+    plugins: [scripted(Array.from({ length: 40 }, () => step)), toolsPlugin(echoTool(), plain), prompt, approvals(), ...plugins], dir,
     agents: { careful: { tools: ['echo', 'plain'], approve: ['echo'] } },
   });
   try {
     const decide = async (session: string | undefined, call: string, decision: 'approve' | 'deny', by: string, reason?: string) => {
-      const paused = await k.service.process({ agent: 'careful', ...(session ? { session } : {}), message: `${call} echo` });
-      assert.is(paused.stopReason, 'approval', `${call} waits for a person`);
-      await k.kernel.service('approvals').decide(paused.approval!.id, { decision, by, ...(reason ? { reason } : {}) });
-      assert.is((await k.service.resume(paused.approval!.id)).stopReason, 'final');
+      const paused = await k.service.process({ agent: 'careful', ...(session ? { session } : {}), message: `${call} echo`, door: 'test' });
+      assert.is(paused.stopReason, 'suspended', `${call} waits for a person`);
+      await k.kernel.service('approvals').decide(String(paused.suspended![0]!.data!.approvalId), { decision, by, ...(reason ? { reason } : {}) });
+      assert.is((await k.service.continue(paused.runId)).stopReason, 'final');
       return paused.sessionId;
     };
     const unasked = async (session: string) => assert.is((await k.service.process({ agent: 'careful', session, message: 'c3 plain' })).answer, 'tool said: echo: c3');
@@ -55,7 +57,7 @@ export async function decidedSessions(plugins: Plugin[], dir?: string): Promise<
     const first = await decide(undefined, 'c1', 'approve', 'alice');
     await decide(first, 'c2', 'deny', 'bob', 'not now');
     await unasked(first);
-    assert.is((await k.service.process({ agent: 'careful', session: first, message: 'c4 echo' })).answer, 'tool said: echo: c4');
+    assert.is((await k.service.process({ agent: 'careful', session: first, message: 'c4 echo', door: 'test' })).answer, 'tool said: echo: c4');
     await decide(first, 'c1', 'deny', 'frank');
     const second = await decide(undefined, 'c1', 'deny', 'carol', 'wrong day');
     await decide(second, 'c2', 'approve', 'dave');

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { errorMessage, isOryxError, type AgentSettings, type PluginContext } from '@oryxos/kernel';
+import { errorMessage, isOryxError } from '@oryxos/provider-spec';
+import type { AgentSettings, PluginContext } from '@oryxos/kernel';
 
 /** One agent as `oryx agents --json` and `GET /api/agents` list it; a broken AGENT.md has `error` instead of its fields. */
 export interface AgentJson {
@@ -36,7 +37,7 @@ export async function listAgents(kernel: Pick<PluginContext, 'agents' | 'provide
         name: a.name, description: a.description,
         ...(provider ? { provider: provider.name } : {}),
         ...(a.model ?? provider?.defaultModel ? { model: a.model ?? provider?.defaultModel } : {}),
-        tools: a.tools, skills: a.skills.map((s) => s.name), agents: a.agents.map((r) => r.name), settings: a.settings, file: a.file,
+        tools: a.tools, skills: a.skills.map((s) => s.name), agents: Array.isArray(a.extra.agents) ? a.extra.agents.filter((n): n is string => typeof n === 'string') : [], settings: a.settings, file: a.file,
       };
     } catch (error) {
       return { name, description: '', tools: [], skills: [], agents: [], file, error: { code: isOryxError(error) ? error.code : 'ORYX_E_AGENT_INVALID', message: errorMessage(error) } };

@@ -1,9 +1,8 @@
 import { format } from 'node:util';
 import { Command, Flags, ux, type Interfaces } from '@oclif/core';
-import {
-  Kernel, OryxError, escapeControls, errorMessage, isOryxError, resolveConfig,
-  type AgentService, type Logger, type Plugin, type ResolvedConfig,
-} from '@oryxos/kernel';
+import { Kernel, resolveConfig, type Runs, type Logger, type Plugin, type ResolvedConfig } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
+import { escapeControls } from '@oryxos/plugin-kit';
 import { loadConfig } from './config-file.ts';
 import { pluginSources, versions } from './installation.ts';
 
@@ -49,12 +48,14 @@ export abstract class OryxCommand extends Command {
    * already) and starts a kernel on it, read-only when the command is ({@link OryxCommand.readOnly})
    * or `options.readOnly` says so.
    */
-  protected async boot(options: { logger?: Logger; readOnly?: boolean; config?: ResolvedConfig } = {}): Promise<{ kernel: Kernel; service: AgentService; config: ResolvedConfig }> {
-    const config = options.config ?? (await this.loadConfig()) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+  protected async boot(options: { logger?: Logger; readOnly?: boolean; config?: ResolvedConfig; plugins?: Plugin[] } = {}): Promise<{ kernel: Kernel; service: Kernel['runs']; config: ResolvedConfig }> {
+    const loaded = options.config ?? (await this.loadConfig()) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+    // What the command itself brings (the terminal's door) goes with the config's plugins.
+    const config = options.plugins?.length ? { ...loaded, plugins: [...loaded.plugins, ...options.plugins] } : loaded;
     const logger: Logger = options.logger ?? {
       debug: () => {},
       info: () => {},
-      warn: (m) => this.logToStderr(`warning: ${m}`), // one line already: the kernel escapes log messages
+      warn: (m) => this.logToStderr(`warning: ${escapeControls(m, { oneLine: true })}`),
     };
     const command = this.constructor as typeof OryxCommand;
     const readOnly = options.readOnly ?? command.readOnly;

@@ -7,7 +7,8 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { OryxError, asConfigError, errorMessage, isOryxError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
+import { asConfigError, resolveConfig, type ResolvedConfig } from '@oryxos/kernel';
 import { compileConfig, importConfigCached } from './config-cache.ts';
 import { ImportAliases } from './config-imports.ts';
 

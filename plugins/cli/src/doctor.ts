@@ -5,7 +5,8 @@
  * never a plugin's internals.
  */
 import { createServer } from 'node:net';
-import { errorMessage, isOryxError, type AgentDefinition, type Kernel, type ResolvedConfig } from '@oryxos/kernel';
+import { errorMessage, isOryxError } from '@oryxos/provider-spec';
+import type { AgentDefinition, Kernel, ResolvedConfig } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
 
 /** One line of `oryx doctor`. */
@@ -135,7 +136,7 @@ export async function checkProviders(kernel: Kernel, agents: AgentDefinition[], 
  * the program or URL it refused).
  */
 export async function checkToolSources(kernel: Kernel, agent: AgentDefinition | undefined): Promise<DoctorCheck[]> {
-  if (agent) await kernel.allTools({ ...agent, tools: ['*'] }, AbortSignal.timeout(60_000));
+  if (agent) await kernel.allTools({ ...agent, tools: ['*'] });
   const sources = await kernel.toolSourceStatus();
   if (!sources.length) return [{ check: 'tools', status: 'skip', detail: 'no tool sources (MCP servers) are declared' }];
   return sources.map((s): DoctorCheck => (s.ok

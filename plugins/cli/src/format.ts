@@ -1,4 +1,4 @@
-import { escapeControls } from '@oryxos/kernel';
+import { escapeControls } from '@oryxos/plugin-kit';
 
 /**
  * Renders rows as aligned columns for people (scripts use --json). Whitespace in a cell becomes

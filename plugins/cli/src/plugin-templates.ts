@@ -70,7 +70,9 @@ function tool(n: Names): Record<string, string> {
   };
   return {
     'src/errors.ts': errorsTs(n, codes),
-    'src/index.ts': `import { OryxError, pluginPackage, shape as s, validateOptions, type Plugin } from '@oryxos/kernel';
+    'src/index.ts': `import { OryxError } from '@oryxos/provider-spec';
+import { pluginPackage, type Plugin } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { defineTool } from '@oryxos/plugin-kit';
 import { ERROR_CODES } from './errors.ts';
 
@@ -120,7 +122,7 @@ export default function ${n.factory}(options: ${cap(n.factory)}Options = {}): Pl
     [`test/${n.name}.test.ts`]: `import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { readmeErrorCodes, scripted, testKernel } from '@oryxos/kernel/testing';
 import ${n.factory}, { ERROR_CODES } from '../src/index.ts';
 
@@ -184,7 +186,9 @@ function channel(n: Names): Record<string, string> {
     'src/errors.ts': errorsTs(n, codes),
     'src/index.ts': `import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, STAGE, enforceAction, errorMessage, pluginPackage, shape as s, validateOptions, type Plugin } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
+import { STAGE, enforceAction, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';
@@ -198,7 +202,7 @@ export interface Journal {
   entries(): Promise<JournalEntry[]>;
 }
 
-declare module '@oryxos/kernel' {
+declare module '@oryxos/contracts' {
   interface Services { ${n.service}: Journal }
 }
 
@@ -311,7 +315,9 @@ function provider(n: Names): Record<string, string> {
   };
   return {
     'src/errors.ts': errorsTs(n, codes),
-    'src/index.ts': `import { isOryxError, pluginPackage, shape as s, validateOptions, type ChatRequest, type ChatResponse, type Plugin, type Provider } from '@oryxos/kernel';
+    'src/index.ts': `import { isOryxError, type ChatRequest, type ChatResponse, type Provider } from '@oryxos/provider-spec';
+import { pluginPackage, type Plugin } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import {
   PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, callCap, providerAbortError, providerBadResponseError, providerCallCapError,
   providerConnectionError, providerStatusError, providerTimeoutError, retryPolicy, type ProviderCallOptions, type ProviderFix,

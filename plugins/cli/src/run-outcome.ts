@@ -3,13 +3,13 @@ import type { PromptReport, RunResult } from '@oryxos/kernel';
 /** What `oryx run` exits with, so scripts can tell an answer from a stop. */
 export const EXIT = Object.freeze({ ok: 0, error: 1, stopped: 3, waiting: 4, interrupted: 130 });
 
-/** 0 only for a final answer; 3 for a limit, budget or loop stop; 4 while a call waits for approval; 130 when interrupted; 1 for an error. */
+/** 0 only for a final answer; 3 for a limit, budget or loop stop, an answer cut off or withheld; 4 while a call waits (an approval); 130 when interrupted; 1 for an error. */
 export function exitCode(result: RunResult): number {
   switch (result.stopReason) {
     case 'final': return EXIT.ok;
     case 'aborted': return EXIT.interrupted;
     case 'error': return EXIT.error;
-    case 'approval': return EXIT.waiting;
+    case 'suspended': return EXIT.waiting;
     default: return EXIT.stopped;
   }
 }

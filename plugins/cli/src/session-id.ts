@@ -1,14 +1,10 @@
-import { OryxError, type SessionInfo, type SessionStore } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { SessionInfo, SessionStore } from '@oryxos/contracts';
 
 /** The shortest prefix looked up; the tables show 8 characters. */
 export const MIN_PREFIX = 4;
 /** How many matches an ambiguous prefix lists. */
 const SHOWN = 5;
-
-/** A session store that can find sessions by id prefix (the sqlite store can). */
-interface PrefixStore extends SessionStore {
-  withPrefix?(prefix: string, limit: number): Promise<SessionInfo[]>;
-}
 
 /**
  * The session a person named on the command line: its full id or a unique prefix of it (the
@@ -21,7 +17,7 @@ interface PrefixStore extends SessionStore {
 export async function resolveSessionId(store: SessionStore, idOrPrefix: string): Promise<SessionInfo> {
   const exact = await store.get(idOrPrefix);
   if (exact) return exact;
-  const finder = (store as PrefixStore).withPrefix?.bind(store);
+  const finder = store.withPrefix?.bind(store);
   const matches = finder && idOrPrefix.length >= MIN_PREFIX ? await finder(idOrPrefix, SHOWN + 1) : [];
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {

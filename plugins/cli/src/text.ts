@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 
 /**
  * The CLI's side of the boundary policy for user text (the web channel refuses the same): a

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, errorMessage, isOryxError, parsePlainYaml, shape } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
+import { shape } from '@oryxos/schema-kit';
 import { expandServer, secretValues } from './env.ts';
 import { fileShape, firstProblem, serverProblem, urlProblem, type McpOptions, type McpServerConfig } from './options.ts';
 
@@ -62,10 +63,9 @@ export async function loadServers(input: {
   const fromFile: ServerEntry[] = [];
   const secrets: string[] = [];
   if (text !== undefined) {
-    // The usual file (`servers: {}`, plain entries) is read without loading the YAML parser.
-    let raw: unknown = parsePlainYaml(text);
+    let raw: unknown;
     try {
-      if (raw === undefined) raw = (await import('yaml')).parse(text);
+      raw = (await import('yaml')).parse(text);
     } catch (error) {
       throw new OryxError('ORYX_E_MCP_CONFIG_INVALID', `${shown}: not valid YAML: ${errorMessage(error)}`, {
         hint: 'Fix the YAML syntax at the line the message names.', cause: error,

@@ -13,7 +13,7 @@ export { exposedName, serverMayMatch } from './names.ts';
 export { expandString } from './env.ts';
 export { loadServers, type ServerEntry, type LoadedServers } from './config-file.ts';
 
-declare module '@oryxos/kernel' {
+declare module '@oryxos/contracts' {
   interface Services {
     /** The MCP servers: status, tools, direct calls (provided by @oryxos/plugin-mcp). */
     mcp: McpManager;

@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import type { AgentDefinition, Tool, ToolResult } from '@oryxos/kernel';
 import type { ServerEntry } from './config-file.ts';
 import { serverMayMatch } from './names.ts';

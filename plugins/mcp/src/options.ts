@@ -1,4 +1,5 @@
-import { OryxError, shape as s, validateOptions as validate, type ShapeIssue } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import { shape as s, validateOptions as validate, type ShapeIssue } from '@oryxos/schema-kit';
 
 /**
  * One MCP server: a command to start (stdio) or a URL to reach (Streamable HTTP).

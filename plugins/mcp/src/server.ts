@@ -1,8 +1,12 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, compileToolSchema, enforceAction, errorMessage, isOryxError, prepareExec, uncheckedNote } from '@oryxos/kernel';
-import type { ExecLaunch, JsonSchema, PluginContext, SandboxAction, ToolResult } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
+import { compileToolSchema, uncheckedNote } from '@oryxos/schema-kit';
+import { enforceAction, prepareExec } from '@oryxos/kernel';
+import type { ExecLaunch, SandboxAction } from '@oryxos/contracts';
+import type { JsonSchema } from '@oryxos/provider-spec';
+import type { PluginContext, ToolResult } from '@oryxos/kernel';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerEntry } from './config-file.ts';

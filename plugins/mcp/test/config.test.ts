@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import type { TestKernel } from '@oryxos/kernel/testing';
 import mcp, { loadServers } from '../src/index.ts';
 import { FIXTURE, NODE, fixture, mcpKernel } from './helpers.ts';

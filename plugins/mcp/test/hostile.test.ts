@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scripted, type TestKernel } from '@oryxos/kernel/testing';
-import type { ToolMessage } from '@oryxos/kernel';
+import type { ToolMessage } from '@oryxos/provider-spec';
 import type { McpServerConfig } from '../src/index.ts';
 import { mcpKernel, NODE } from './helpers.ts';
 

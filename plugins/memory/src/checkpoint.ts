@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Message, TrimInfo } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
+import type { TrimInfo } from '@oryxos/kernel';
 import type { CheckpointItem } from './file-store.ts';
 
 /** Longest ask and answer kept in a checkpoint, in characters. */

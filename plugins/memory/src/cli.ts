@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
-import type { Kernel, LongTermMemoryStore } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { Kernel } from '@oryxos/kernel';
+import type { LongTermMemoryStore } from '@oryxos/contracts';
 import { FileMemoryStore } from './file-store.ts';
 import { formatEntry } from './format.ts';
 import { LazyMemoryStore } from './lazy-store.ts';

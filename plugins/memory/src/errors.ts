@@ -13,7 +13,6 @@ export const ERROR_CODES = {
   ORYX_E_MEMORY_ZONE_INVALID: "Use zone 'core' or 'archive'.",
   ORYX_E_MEMORY_SCOPE_INVALID: 'Fix memory: in the AGENT.md the message names: memory: { scope: agent | user | session }.',
   ORYX_E_MEMORY_USER_INVALID: 'Pass a user or session id of 1 to 256 characters without control characters.',
-  ORYX_E_MEMORY_NO_RUN: 'Call memory tools through an agent run (kernel.runs.process), or use the memory service with an explicit scope.',
   ORYX_E_MEMORY_CORE_FULL: 'Save the fact to the Archive instead, or shorten the Core zone of MEMORY.md by hand (or raise coreMaxChars).',
   ORYX_E_MEMORY_FILE_INVALID: 'MEMORY.md has markup that would hide a new entry (such as an unclosed <!-- comment): fix the file by hand.',
   ORYX_E_MEMORY_LOCKED: 'Another writer held MEMORY.md.lock too long; retry, or delete the lock file if no oryx process is running.',

@@ -1,7 +1,7 @@
 import { access, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, errorMessage, isOryxError } from '@oryxos/kernel';
-import type { LongTermMemoryStore, MemoryEntry, MemoryZones } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
+import type { LongTermMemoryStore, MemoryEntry, MemoryZones } from '@oryxos/contracts';
 import { removeLeftovers, writeFileAtomic } from './atomic.ts';
 import { memoize, ParsedFileCache, type LoadedFile } from './cache.ts';
 import { checkpointKeyOf, checkpointSession } from './checkpoint.ts';

@@ -1,4 +1,4 @@
-import type { MemoryEntry } from '@oryxos/kernel';
+import type { MemoryEntry } from '@oryxos/contracts';
 
 /** The two zones of a MEMORY.md file. */
 export type Zone = 'core' | 'archive';

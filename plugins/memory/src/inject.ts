@@ -1,4 +1,5 @@
-import type { MemoryEntry, PromptReport } from '@oryxos/kernel';
+import type { MemoryEntry } from '@oryxos/contracts';
+import type { PromptReport } from '@oryxos/kernel';
 import { formatEntry } from './format.ts';
 
 /** The memory section for one prompt, and what was left out of it. */

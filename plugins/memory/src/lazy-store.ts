@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { LongTermMemoryStore } from '@oryxos/kernel';
+import type { LongTermMemoryStore } from '@oryxos/contracts';
 import type { FileMemoryStore, FileMemoryStoreOptions } from './file-store.ts';
 import { DEFAULT_ROTATE_BYTES, agentPaths, defaultSessionsDir, sessionDirOf } from './paths.ts';
 

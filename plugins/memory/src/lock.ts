@@ -3,7 +3,7 @@ import { link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/pro
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { processAlive } from '@oryxos/plugin-kit';
 
 export interface FileLockOptions {

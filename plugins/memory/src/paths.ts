@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { checkId, fileSafeName } from './scope.ts';
 
 // Where memory files live, without reading them: shared by the store and by the memory

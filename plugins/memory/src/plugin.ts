@@ -1,8 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { OryxError, STAGE, errorMessage, pluginPackage, shape as s, validateOptions } from '@oryxos/kernel';
-import type { PluginContext, Plugin, RunContext } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
+import { STAGE, pluginPackage } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
+import type { PluginContext, Plugin, PromptReport, PromptSection } from '@oryxos/kernel';
 import { LazyMemoryStore } from './lazy-store.ts';
 import { DEFAULT_ROTATE_BYTES } from './paths.ts';
 import { runMemory } from './scope.ts';
@@ -64,8 +66,6 @@ function validate(options: unknown): Required<MemoryOptions> {
 /** How often, at most, the memories of deleted sessions are swept (across processes, by a marker file). */
 export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
-const MEMORY_TOOLS = new Set(['save_memory', 'recall_memory']);
-const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${toolCallId}`;
 
 /**
  * Long-term memory in MEMORY.md files, scoped per agent, user or session: provides the
@@ -105,29 +105,10 @@ export default function memory(options: MemoryOptions = {}): Plugin {
       const working = () => Promise.all([loadRuntime(), store.loaded()]);
       const sessionExists = async (id: string) => (await ctx.service('sessions').get(id)) !== undefined;
 
-      // Tools see a ToolContext, which does not say who the run acts for: remember each
-      // memory call's run from beforeTool until afterTool.
-      const calls = new Map<string, RunContext>();
-      const memoryOf: RunMemoryOf = (ctx) => {
-        const run = calls.get(callKey(ctx.sessionId, ctx.toolCallId));
-        // Fail closed: without its run, a call could land in a wider scope than it should.
-        if (!run) {
-          throw new OryxError('ORYX_E_MEMORY_NO_RUN', `${ctx.toolCallId}: a memory tool was called outside an agent run, so whose memory it is cannot be told`, {
-            hint: 'Call memory tools through an agent run (ctx.runs.process), or use the memory service with an explicit scope.',
-          });
-        }
-        return runMemory(run);
-      };
+      // A memory tool's call knows its run: whose memory it reads and writes is the run's.
+      const memoryOf: RunMemoryOf = (tool) => runMemory(tool.run);
       ctx.registerTool(saveMemoryTool(store, memoryOf));
       ctx.registerTool(recallMemoryTool(store, memoryOf));
-      ctx.hooks.beforeTool.tapPromise({ stage: STAGE.LATE }, async ({ run, call, tool }) => {
-        if (tool && MEMORY_TOOLS.has(tool.name)) calls.set(callKey(run.sessionId, call.id), run);
-        return undefined;
-      });
-      ctx.hooks.afterTool.tapPromise({ stage: STAGE.OBSERVE }, async (result, { run, call }) => {
-        calls.delete(callKey(run.sessionId, call.id));
-        return result;
-      });
 
       // Checkpoints that an earlier version wrote into an agent's MEMORY.md move to their
       // sessions once; until then the prompt leaves them out anyway.
@@ -156,8 +137,22 @@ export default function memory(options: MemoryOptions = {}): Plugin {
         const [rt, files] = await working();
         return (prompt ??= rt.memoryPrompt(ctx, files, { budgetChars: opts.budgetChars }));
       };
-      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.DEFAULT }, async (p, run) =>
-        (prompt ?? await firstPrompt())(p, run, runMemory(run).sources, () => migrate(run.agent.name)));
+      // Memory is read once per run: a save during the run is for the next one, so every step of
+      // this run starts with the same bytes (a provider serves them from its prompt cache).
+      const snapshots = new Map<string, { memory: PromptSection[]; cut: PromptReport['cut'] }>();
+      ctx.hooks.prepareStep.tapPromise({ stage: STAGE.DEFAULT }, async (p, run) => {
+        const kept = snapshots.get(run.runId);
+        if (kept) {
+          p.memory.push(...kept.memory);
+          p.report.cut.push(...kept.cut);
+          return p;
+        }
+        const [memory, cut] = [p.memory.length, p.report.cut.length];
+        const out = await (prompt ?? await firstPrompt())(p, run, runMemory(run).sources, () => migrate(run.agent.name));
+        snapshots.set(run.runId, { memory: out.memory.slice(memory), cut: out.report.cut.slice(cut) });
+        return out;
+      });
+      ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async (_result, run) => { snapshots.delete(run.runId); });
 
       if (opts.checkpoint) {
         ctx.hooks.trimContext.tapPromise({ stage: STAGE.DEFAULT }, async (info) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { errorMessage, matchesToolPattern } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
+import { matchesToolPattern } from '@oryxos/kernel';
 import type { PluginContext, Prompt, RunContext } from '@oryxos/kernel';
 import { Lru } from './cache.ts';
 import type { FileMemoryStore, MemorySource } from './file-store.ts';

@@ -1,6 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { MemoryEntry } from '@oryxos/kernel';
+import type { MemoryEntry } from '@oryxos/contracts';
 import { writeFileAtomic } from './atomic.ts';
 import { formatEntry, removeEntries, type ParsedEntry, type ParsedMemory } from './format.ts';
 

@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import type { AgentDefinition } from '@oryxos/kernel';
 
 /**

@@ -1,5 +1,8 @@
-import { isOryxError, errorMessage, issueText, shape as s } from '@oryxos/kernel';
-import type { Infer, JsonSchema, Shape, Tool, ToolContext, ToolResult } from '@oryxos/kernel';
+import { isOryxError, errorMessage } from '@oryxos/provider-spec';
+import { issueText, shape as s } from '@oryxos/schema-kit';
+import type { Infer, Shape } from '@oryxos/schema-kit';
+import type { JsonSchema } from '@oryxos/provider-spec';
+import type { Tool, ToolContext, ToolResult } from '@oryxos/kernel';
 import type { FileMemoryStore } from './file-store.ts';
 import type { MemoryScope, RunMemory } from './scope.ts';
 
@@ -78,7 +81,7 @@ export function saveMemoryTool(store: MemoryToolStore, memoryOf: RunMemoryOf): T
       const { text, zone = 'archive' } = args as Infer<typeof saveMemoryArgs>;
       try {
         const { target } = memoryOf(ctx);
-        const { entry, duplicate } = await store.saveEntry(ctx.agent.name, text, zone, target);
+        const { entry, duplicate } = await store.saveEntry(ctx.run.agent.name, text, zone, target);
         const where = `${zone === 'core' ? 'Core' : 'the Archive'} of ${SCOPE_LABEL[target.scope]}`;
         return duplicate
           ? `Already in ${where} (saved ${entry.date || 'undated'}); nothing changed.`
@@ -110,7 +113,7 @@ export function recallMemoryTool(store: MemoryToolStore, memoryOf: RunMemoryOf):
     async execute(args, ctx) {
       const { query, limit = 5 } = args as Infer<typeof recallMemoryArgs>;
       try {
-        const hits = await store.recall(ctx.agent.name, query, limit, memoryOf(ctx).sources);
+        const hits = await store.recall(ctx.run.agent.name, query, limit, memoryOf(ctx).sources);
         if (!hits.length) return `No archive entry matches "${query}".`;
         const lines = hits.map((h, i) => `${i + 1}. ${h.date || 'undated'} [${h.scope}] (score ${h.score}): ${h.text.replace(/\n/g, '\n   ')}`);
         return `${hits.length} archive ${hits.length === 1 ? 'entry matches' : 'entries match'} "${query}":\n${lines.join('\n')}`;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Message } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
 import { CHECKPOINT_ASK_CHARS, checkpointItems, checkpointKey } from '../src/checkpoint.ts';
 
 const run = { sessionId: 's-1' };

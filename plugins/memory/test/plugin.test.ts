@@ -2,7 +2,8 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STAGE, isOryxError, type ChatRequest, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
+import { STAGE, type Plugin, type Prompt, type Tool } from '@oryxos/kernel';
+import { isOryxError, type ChatRequest } from '@oryxos/provider-spec';
 import { scripted, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import memory, { LazyMemoryStore } from '../src/index.ts';
 import { parseMemory } from '../src/format.ts';
@@ -15,7 +16,7 @@ const promptSpy = () => {
   const prompts: Prompt[] = [];
   const plugin: Plugin = {
     name: 'spy', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (p) => { prompts.push(p); return p; }); },
+    setup(k) { k.hooks.prepareStep.tapPromise({ stage: STAGE.OBSERVE }, async (p) => { prompts.push(p); return p; }); },
   };
   return { plugin, prompts };
 };
@@ -115,34 +116,37 @@ test('the per-agent file wins over the shared one in the prompt', async () => {
   assert.match(system(llm.requests[1]!), '.oryxos/memory/MEMORY.md');
 });
 
-test('an edit of MEMORY.md between iterations shows in the next prompt', async () => {
+test('memory is read once per run: an edit of MEMORY.md during a run shows in the next run, and every step of the run has the same prefix', async () => {
   let file = '';
   const editMemory: Tool = {
     name: 'edit_memory', description: 'Edits MEMORY.md by hand', source: 'plugin',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     async execute() { await appendFile(file, '- 2025-02-02: HAND-EDITED-DURING-THE-RUN\n'); return 'edited'; },
   };
-  const llm = scripted([{ toolCalls: [{ name: 'edit_memory' }] }, { text: 'done' }]);
+  const llm = scripted([{ toolCalls: [{ name: 'edit_memory' }] }, { text: 'done' }, { text: 'again' }]);
   const t = await start({ plugins: [llm, memory(), toolsPlugin(editMemory)], agents: { assistant: { tools: ['edit_memory'] } } });
   file = memoryPath(t);
   await writeMemory(file, '# Memory\n\n## Core\n- 2025-01-01: original\n\n## Archive\n');
   const r = await t.service.process({ agent: 'assistant', message: 'go' });
   assert.is(r.answer, 'done');
   assert.not.match(system(llm.requests[0]!), 'HAND-EDITED');
-  assert.match(system(llm.requests[1]!), '- 2025-02-02: HAND-EDITED-DURING-THE-RUN');
+  assert.is(system(llm.requests[1]!), system(llm.requests[0]!), 'the second step starts with the bytes of the first');
+  await t.service.process({ agent: 'assistant', session: r.sessionId, message: 'and now?' });
+  assert.match(system(llm.requests[2]!), '- 2025-02-02: HAND-EDITED-DURING-THE-RUN');
 });
 
-test('save_memory in one iteration is in the prompt of the next; a full Core is an error telling to archive', async () => {
+test('save_memory during a run is in the prompt of the next run, not of this one\'s next step; a full Core is an error telling to archive', async () => {
   const llm = scripted([
     { toolCalls: [{ name: 'save_memory', args: { text: 'The user is Ana', zone: 'core' } }] },
     { toolCalls: [{ name: 'save_memory', args: { text: 'x'.repeat(150), zone: 'core' } }] },
     { toolCalls: [{ name: 'save_memory', args: { text: 'Ana moved to Lyon' } }, { name: 'save_memory', args: { text: 'y', zone: 'attic' } }] },
     { text: 'done' },
+    { text: 'next run' },
   ]);
   const t = await start({ plugins: [llm, memory({ coreMaxChars: 100 })], agents: { assistant: { tools: ['save_memory'] } } });
-  await t.service.process({ agent: 'assistant', message: 'remember' });
+  const first = await t.service.process({ agent: 'assistant', message: 'remember' });
   assert.not.match(system(llm.requests[0]!), 'The user is Ana');
-  assert.match(system(llm.requests[1]!), ': The user is Ana');
+  assert.not.match(system(llm.requests[1]!), 'The user is Ana', 'the run\'s memory stays as it started');
   const full = llm.requests[2]!.messages.at(-1)!;
   assert.is(full.role, 'tool');
   assert.ok(full.role === 'tool' && full.isError);
@@ -152,7 +156,9 @@ test('save_memory in one iteration is in the prompt of the next; a full Core is 
   assert.match(saved!.content, 'Saved to the Archive');
   assert.ok(bad!.role === 'tool' && bad!.isError);
   assert.match(bad!.content, 'zone');
-  assert.match(system(llm.requests[3]!), 'Ana moved to Lyon');
+  await t.service.process({ agent: 'assistant', session: first.sessionId, message: 'what do you know?' });
+  assert.match(system(llm.requests[4]!), ': The user is Ana');
+  assert.match(system(llm.requests[4]!), 'Ana moved to Lyon');
   const p = parseMemory(await readFile(memoryPath(t), 'utf8'));
   assert.equal(p.core.map((e) => e.text), ['The user is Ana']);
   assert.equal(p.archive.map((e) => e.text), ['Ana moved to Lyon']);

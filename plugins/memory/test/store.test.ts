@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { FileMemoryStore, isoDate } from '../src/file-store.ts';
 import { archiveFiles } from '../src/rotate.ts';
 import { parseMemory } from '../src/format.ts';

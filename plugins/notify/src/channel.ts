@@ -1,4 +1,4 @@
-import { definedOptions, shape as s } from '@oryxos/kernel';
+import { definedOptions, shape as s } from '@oryxos/schema-kit';
 import { notifyError } from './errors.ts';
 import { isSecretRef, type SecretRef } from './secret.ts';
 

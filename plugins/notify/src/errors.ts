@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 
 /**
  * Every error code this package raises or records, with how to fix it. `test/error-codes.test.ts`

@@ -18,9 +18,3 @@ export { Notifier, type Message, type SendResult } from './notifier.ts';
 export { MIGRATIONS, OWNER } from './migrations.ts';
 export type { NotificationRow, ChannelRow } from './queries.ts';
 
-declare module '@oryxos/kernel' {
-  interface Services {
-    /** SMTP notifications (plugin `notify`): channels and `send`. */
-    notify: Notifier;
-  }
-}

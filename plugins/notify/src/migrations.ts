@@ -1,4 +1,4 @@
-import type { Migration } from '@oryxos/kernel';
+import type { Migration } from '@oryxos/contracts';
 
 /** The owner name the notify plugin's migrations are recorded under in `schema_migrations`. */
 export const OWNER = 'notify';

@@ -1,4 +1,7 @@
-import { enforceAction, isOryxError, type PluginContext, type SandboxAction } from '@oryxos/kernel';
+import type { NotifyService } from '@oryxos/contracts';
+import { enforceAction, type PluginContext } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import type { SandboxAction } from '@oryxos/contracts';
 import { channelInfo, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
 import type { RetryOptions } from './options.ts';
@@ -46,7 +49,7 @@ const iso = () => new Date().toISOString();
  * const r = await kernel.service('notify').send({ channel: 'ops', subject: 'Done', body: 'All green.' });
  * if (r.status !== 'sent') console.error(r.error?.code, r.error?.message);
  */
-export class Notifier {
+export class Notifier implements NotifyService {
   private readonly configured: Map<string, Channel>;
 
   constructor(

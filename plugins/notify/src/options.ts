@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { parseChannel, type Channel, type ChannelInput } from './channel.ts';
 import { notifyError } from './errors.ts';
 

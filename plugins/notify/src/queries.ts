@@ -1,4 +1,4 @@
-import type { Database } from '@oryxos/kernel';
+import type { Database } from '@oryxos/contracts';
 import type { Channel } from './channel.ts';
 
 /**

@@ -27,7 +27,7 @@ export function notifyTool(notifier: () => Notifier): Tool {
     async execute(args, ctx) {
       const r = await notifier().send({
         channel: String(args.channel), subject: String(args.subject).replace(/[\r\n]+/g, ' '), body: String(args.body),
-        origin: `tool notify of agent ${ctx.agent.name}`, sessionId: ctx.sessionId, enforce: ctx.enforce, signal: ctx.signal,
+        origin: `tool notify of agent ${ctx.run.agent.name}`, sessionId: ctx.run.sessionId, runId: ctx.run.runId, enforce: ctx.enforce, signal: ctx.signal,
       });
       if (r.status === 'sent') return `Sent on channel ${r.channel} to ${r.to.join(', ')}${r.rejected ? ` (refused: ${r.rejected.join(', ')})` : ''}.`;
       const text = `Not sent on channel ${r.channel}: ${r.error!.code}: ${r.error!.message}`;

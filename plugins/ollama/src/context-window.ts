@@ -1,4 +1,4 @@
-import type { ChatRequest } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
 import type { OllamaSettings } from './options.ts';
 
 /** How long the model-info lookup may take before it is given up (the call goes on without a cap). */

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/kernel';
+import type { ChatRequest, ChatResponse, FinishReason, Message, ToolCall, ToolSpec } from '@oryxos/provider-spec';
 import { normalizeFinishReason, stableCallId } from '@oryxos/provider-kit';
 import type { ChatRequest as WireRequest, ChatResponse as WireResponse, Message as WireMessage, Tool as WireTool, ToolCall as WireToolCall } from 'ollama';
 

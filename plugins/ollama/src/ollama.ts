@@ -28,9 +28,8 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
       for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);
       // Each call sends num_ctx from the agent's context_tokens (see ContextWindow).
       const window = new ContextWindow(settings);
-      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
+      ctx.hooks.runStart.tapPromise({ stage: STAGE.OBSERVE }, async (run) => {
         if (run.provider === settings.name) window.remember(run.signal, run.agent.settings.context_tokens);
-        return prompt;
       });
       ctx.registerProvider(createOllamaProvider(settings, window));
     },

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { readmeErrorCodes, testKernel } from '@oryxos/kernel/testing';
 import ollama, { ERROR_CODES } from '../src/index.ts';
 import { parseHost, resolveSettings } from '../src/options.ts';

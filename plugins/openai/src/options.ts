@@ -1,4 +1,5 @@
-import { shape as s, validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
+import { shape as s, validateOptions as validate } from '@oryxos/schema-kit';
+import type { RetryPolicy } from '@oryxos/provider-spec';
 import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */

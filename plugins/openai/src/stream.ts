@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, ToolCall } from '@oryxos/kernel';
+import type { ChatRequest, ChatResponse, ToolCall } from '@oryxos/provider-spec';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { mapFinishReason, toToolCall } from './mapping.ts';
 

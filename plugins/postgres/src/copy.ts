@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database, DatabaseTx, SqlValue } from '@oryxos/kernel';
+import type { Database, DatabaseTx, SqlValue } from '@oryxos/contracts';
 import { openDatabase, resolveTarget } from '@oryxos/plugin-sqlite';
 import { openPostgres } from './database.ts';
 import { pgError } from './errors.ts';

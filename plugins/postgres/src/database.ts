@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database, DatabaseTx, Logger, SqlParams } from '@oryxos/kernel';
+import type { Database, DatabaseTx, SqlParams } from '@oryxos/contracts';
+import type { Logger } from '@oryxos/kernel';
 import type { Options, PendingQuery, Row, Sql, TransactionSql } from 'postgres';
 import { connectFailure, queryFailure } from './driver-errors.ts';
 import { pgError } from './errors.ts';

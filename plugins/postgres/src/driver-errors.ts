@@ -1,4 +1,4 @@
-import { errorMessage, isOryxError, type OryxError } from '@oryxos/kernel';
+import { errorMessage, isOryxError, type OryxError } from '@oryxos/provider-spec';
 import { pgError, type PgErrorCode } from './errors.ts';
 
 interface DriverError { code?: unknown; severity?: unknown; constraint_name?: unknown; detail?: unknown; errno?: unknown; address?: unknown; port?: unknown }

@@ -1,4 +1,5 @@
-import { errorMessage, isOryxError, type DatabaseTx, type Migration } from '@oryxos/kernel';
+import { errorMessage, isOryxError } from '@oryxos/provider-spec';
+import type { DatabaseTx, Migration } from '@oryxos/contracts';
 import { pgError } from './errors.ts';
 import type { OpenPostgres } from './database.ts';
 
@@ -83,6 +84,27 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
         'CREATE INDEX sessions_by_parent ON sessions (parent_session_id, updated_at DESC, id DESC) WHERE parent_session_id IS NOT NULL',
       ],
     },
+  },
+  {
+    version: 3,
+    name: 'turns-doors-tags-call-starts',
+    statements: [
+      'ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0',
+      "UPDATE sessions SET turns = (SELECT COUNT(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user')",
+      'ALTER TABLE sessions ADD COLUMN external_door TEXT',
+      'ALTER TABLE sessions ADD COLUMN external_id TEXT',
+      'CREATE UNIQUE INDEX sessions_by_external ON sessions (external_door, external_id, agent) WHERE external_door IS NOT NULL',
+      'ALTER TABLE sessions ADD COLUMN tags TEXT',
+      `CREATE TABLE call_starts (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args_hash TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, tool_call_id)
+      )`,
+    ],
   },
 ]);
 

@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { pgError } from './errors.ts';
 import { checkUrl, isEnvRef, type EnvRef } from './url.ts';
 

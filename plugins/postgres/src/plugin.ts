@@ -1,5 +1,6 @@
-import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext } from '@oryxos/kernel';
-import { attachApprovals, attachRunRecords, migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
+import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
+import type { Database, Migration } from '@oryxos/contracts';
+import { attachRunRecords, migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
 import { openPostgres, type OpenPostgres, type PgConnectOptions } from './database.ts';
 import { pgError } from './errors.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, SCHEMA_VERSION } from './migrations.ts';
@@ -23,7 +24,7 @@ export default function postgres(options: PostgresOptions): Plugin {
   return {
     ...pluginPackage(import.meta.url),
     name: 'postgres',
-    provides: ['sessions', 'database', 'runRecords', 'approvals'],
+    provides: ['sessions', 'database', 'runRecords'],
     options: opts,
     async setup(ctx: PluginContext) {
       const url = resolveUrl(opts.url);
@@ -64,7 +65,6 @@ export default function postgres(options: PostgresOptions): Plugin {
       ctx.provide('sessions', store);
       ctx.provide('database', service);
       attachRunRecords(ctx, () => service);
-      attachApprovals(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
         const open = db;

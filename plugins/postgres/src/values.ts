@@ -1,4 +1,4 @@
-import type { SqlParams, SqlValue } from '@oryxos/kernel';
+import type { SqlParams, SqlValue } from '@oryxos/contracts';
 import { pgError } from './errors.ts';
 
 /*

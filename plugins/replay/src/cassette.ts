@@ -1,5 +1,5 @@
-import type { ChatResponse, Message } from '@oryxos/kernel';
-import { OryxError } from '@oryxos/kernel';
+import type { ChatResponse, Message } from '@oryxos/provider-spec';
+import { OryxError } from '@oryxos/provider-spec';
 
 /**
  * One message of a recorded conversation, reduced to what replay matches on. The system

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { OryxError, shape as s, validateOptions as validate } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import { shape as s, validateOptions as validate } from '@oryxos/schema-kit';
 
 /** Options of {@link replay}. */
 export interface ReplayOptions {

@@ -1,9 +1,7 @@
 import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  OryxError, errorMessage,
-  type ChatRequest, type ChatResponse, type PluginContext, type Provider, type StreamEvent, type FinishReason,
-} from '@oryxos/kernel';
+import { OryxError, errorMessage, type ChatRequest, type ChatResponse, type Provider, type StreamEvent, type FinishReason } from '@oryxos/provider-spec';
+import type { PluginContext } from '@oryxos/kernel';
 import {
   conversationKey, describe, divergence, findEntry, messageKey, parseCassette, recordResponse,
   type CassetteEntry, type LoadedEntry,

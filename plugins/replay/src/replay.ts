@@ -1,4 +1,5 @@
-import { OryxError, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import { pluginPackage, type Plugin } from '@oryxos/kernel';
 import { cassettePath, validateOptions, type ReplayOptions } from './options.ts';
 import { recordProvider, replayProvider } from './provider.ts';
 

@@ -2,7 +2,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError, isOryxError, type Plugin, type RunEvent, type Tool } from '@oryxos/kernel';
+import { OryxError, isOryxError } from '@oryxos/provider-spec';
+import type { Plugin, RunEvent, Tool } from '@oryxos/kernel';
 import { echoTool, readmeErrorCodes, scripted, tempProject, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import replay, { ERROR_CODES } from '../src/index.ts';
 

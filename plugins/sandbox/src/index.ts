@@ -1,4 +1,5 @@
-import { STAGE, pluginPackage, validateOptions, type Plugin } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { validateOptions } from '@oryxos/schema-kit';
 import { sandboxError } from './errors.ts';
 import { optionsShape, parseRules, type SandboxOptions } from './options.ts';
 import { SandboxService } from './service.ts';
@@ -48,7 +49,10 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
       for (const warning of built.warnings) ctx.log.warn(`${warning}`);
       // The code that decides and confines loads on the first decision: a command that never
       // asks the sandbox (`oryx agents`, `oryx sessions`) does not load it.
-      const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx));
+      const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx), (event) => {
+        if (!ctx.hasService('audit')) return;
+        ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit a sandbox denial (${event.target}): ${error.message}`));
+      });
       ctx.provide('sandbox', service);
       ctx.hooks.init.tapPromise({ stage: STAGE.LATE }, async () => {
         // The database is a control file wherever its plugin keeps it.

@@ -1,4 +1,4 @@
-import { shape as s } from '@oryxos/kernel';
+import { shape as s } from '@oryxos/schema-kit';
 import { parseEnvName } from './env-rule.ts';
 import { compilePattern, type ExecEntry, type Limits } from './exec-rule.ts';
 import { parseHttpEntry, type HttpEntry } from './http-rule.ts';

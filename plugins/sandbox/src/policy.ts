@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExecAction, SandboxAction } from '@oryxos/kernel';
+import type { ExecAction, SandboxAction } from '@oryxos/contracts';
 import { absolutePath, canonicalPath, resolveExecutable } from '@oryxos/plugin-kit';
 import { ControlFiles, type Guard } from './control-files.ts';
 import { envProblem } from './env-rule.ts';

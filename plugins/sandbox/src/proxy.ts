@@ -12,7 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SandboxEvent } from '@oryxos/kernel';
+import type { SandboxEvent } from '@oryxos/contracts';
 
 /** Decides one connection: undefined to allow, or the reason it is denied. */
 export type ProxyDecide = (url: string, method: string) => Promise<string | undefined>;

@@ -3,7 +3,8 @@
  * policy built at start, and the confinement it launches programs with. A command that never
  * asks the sandbox (`oryx agents`, `oryx sessions`) loads none of it.
  */
-import type { PluginContext, SandboxEvent } from '@oryxos/kernel';
+import type { PluginContext } from '@oryxos/kernel';
+import type { SandboxEvent } from '@oryxos/contracts';
 import { probe, type Mechanism } from './confine.ts';
 import { AllowListSandbox } from './sandbox.ts';
 import type { BuiltPolicy } from './warnings.ts';

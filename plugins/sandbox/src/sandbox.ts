@@ -1,11 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
-import {
-  describeAction,
-  type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
-  type SandboxContext, type SandboxDecision, type SandboxEvent,
-} from '@oryxos/kernel';
+import { describeAction } from '@oryxos/plugin-kit';
+import type { Logger } from '@oryxos/kernel';
+import type { SandboxAgent } from '@oryxos/contracts';
+import type { ExecLaunch, ExecRequest, LaunchDecision, Sandbox, SandboxAction, SandboxContext, SandboxDecision, SandboxEvent } from '@oryxos/contracts';
 import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
 import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
@@ -35,7 +34,7 @@ function emptyList(policy: Policy, kind: CapabilityKind): string | undefined {
 const MAX_CACHED_AGENTS = 64;
 
 /** An agent's `sandbox:` policy, with the agent (its file is named in a denial's reason). */
-interface Narrowing { policy: Policy; agent: AgentDefinition }
+interface Narrowing { policy: Policy; agent: SandboxAgent }
 
 /** What the sandbox needs from its plugin besides the policy. */
 export interface SandboxDeps {
@@ -105,7 +104,7 @@ export class AllowListSandbox implements Sandbox {
    * @example
    * await sandbox.unavailable('exec', agent) // 'no program may be run: exec.allow is empty in sandbox({...}) of oryx.config.ts'
    */
-  async unavailable(kind: CapabilityKind, agent?: AgentDefinition): Promise<string | undefined> {
+  async unavailable(kind: CapabilityKind, agent?: SandboxAgent): Promise<string | undefined> {
     const narrowed = await this.narrowing(agent);
     if (typeof narrowed === 'string') return narrowed;
     const global = emptyList(this.global, kind);
@@ -261,7 +260,7 @@ export class AllowListSandbox implements Sandbox {
     }
   }
 
-  private narrowedReason(reason: string, agent: AgentDefinition): string {
+  private narrowedReason(reason: string, agent: SandboxAgent): string {
     return `${reason} (narrowed by the sandbox: frontmatter of ${this.shown(agent.file)})`;
   }
 
@@ -282,7 +281,7 @@ export class AllowListSandbox implements Sandbox {
   }
 
   /** The agent's own policy, undefined when it does not narrow, or why every action of it is denied. */
-  private narrowing(agent?: AgentDefinition): Promise<Policy | string | undefined> {
+  private narrowing(agent?: SandboxAgent): Promise<Policy | string | undefined> {
     if (!agent || agent.sandbox === undefined || agent.sandbox === null) return Promise.resolve(undefined);
     const key = `${agent.file}\0${JSON.stringify(agent.sandbox)}`;
     let entry = this.agents.get(key);
@@ -294,7 +293,7 @@ export class AllowListSandbox implements Sandbox {
     return entry;
   }
 
-  private async buildAgent(agent: AgentDefinition): Promise<Policy | string> {
+  private async buildAgent(agent: SandboxAgent): Promise<Policy | string> {
     const broken = (field: string, message: string) =>
       `${this.shown(agent.file)}: sandbox.${field} ${message}; every action of agent "${agent.name}" is denied until its sandbox: frontmatter is fixed`;
     const parsed = parseRules(agent.sandbox);

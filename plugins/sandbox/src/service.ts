@@ -1,6 +1,5 @@
-import type {
-  AgentDefinition, ExecRequest, LaunchDecision, Sandbox, SandboxAction, SandboxContext, SandboxDecision,
-} from '@oryxos/kernel';
+import type { ExecRequest, LaunchDecision, Sandbox, SandboxAction, SandboxAgent, SandboxContext, SandboxDecision, SandboxEvent } from '@oryxos/contracts';
+import { describeAction } from '@oryxos/plugin-kit';
 import type { Verdict } from './policy.ts';
 import type { AllowListSandbox, CapabilityKind } from './sandbox.ts';
 
@@ -19,7 +18,21 @@ export class SandboxService implements Sandbox {
   /** `protect` calls made before the first decision, applied in order when the code loads. */
   private readonly pending: [string, string][] = [];
 
-  constructor(private readonly load: () => Promise<AllowListSandbox>) {}
+  /** `record` writes a decision worth keeping to the audit trail (every denial this service gives). */
+  constructor(private readonly load: () => Promise<AllowListSandbox>, private readonly record: (event: SandboxEvent) => void = () => {}) {}
+
+  /**
+   * Every denial is audited here, once: an `ask` inside a tool call is the approvals plugin's to
+   * record (with its decision), and a probe (what would a call need?) is not a decision.
+   */
+  private audited<D extends { allow: boolean; reason?: string; ask?: boolean }>(action: SandboxAction, ctx: SandboxContext | undefined, decision: D): D {
+    if (decision.allow || ctx?.probe || (decision.ask && ctx?.toolCallId)) return decision;
+    this.record({
+      decision: decision.ask ? 'ask' : 'deny', kind: action.kind, target: describeAction(action), reason: decision.reason,
+      origin: ctx?.origin, agent: ctx?.agent?.name ?? ctx?.run?.agent.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId, toolCallId: ctx?.toolCallId,
+    });
+    return decision;
+  }
 
   /** Loads the allow-list sandbox, once. */
   private ready(): Promise<AllowListSandbox> {
@@ -29,9 +42,10 @@ export class SandboxService implements Sandbox {
     });
   }
 
-  enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
-    return this.impl ? this.impl.enforce(action, ctx)
-      : this.ready().then((s) => s.enforce(action, ctx), (error) => ({ allow: false, reason: `${broken(error)}, so the action is denied` }));
+  async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
+    const decision: SandboxDecision = this.impl ? await this.impl.enforce(action, ctx)
+      : await this.ready().then((s) => s.enforce(action, ctx), (error) => ({ allow: false, reason: `${broken(error)}, so the action is denied` }));
+    return this.audited(action, ctx, decision);
   }
 
   /** {@link AllowListSandbox.evaluate}: the three-valued verdict. */
@@ -40,13 +54,14 @@ export class SandboxService implements Sandbox {
       : this.ready().then((s) => s.evaluate(action, ctx), (error) => ({ outcome: 'deny', reason: `${broken(error)}, so the action is denied` }));
   }
 
-  launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
-    return this.impl ? this.impl.launch(request, ctx)
-      : this.ready().then((s) => s.launch(request, ctx), (error) => ({ allow: false, reason: `${broken(error)}, so the process is not started` }));
+  async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
+    const decision: LaunchDecision = this.impl ? await this.impl.launch(request, ctx)
+      : await this.ready().then((s) => s.launch(request, ctx), (error) => ({ allow: false, reason: `${broken(error)}, so the process is not started` }));
+    return this.audited({ kind: 'exec', ...request }, ctx, decision);
   }
 
   /** {@link AllowListSandbox.unavailable}: why no action of `kind` can be allowed for the agent. */
-  unavailable(kind: CapabilityKind, agent?: AgentDefinition): Promise<string | undefined> {
+  unavailable(kind: CapabilityKind, agent?: SandboxAgent): Promise<string | undefined> {
     return this.impl ? this.impl.unavailable(kind, agent) : this.ready().then((s) => s.unavailable(kind, agent), broken);
   }
 

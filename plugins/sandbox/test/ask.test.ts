@@ -3,7 +3,8 @@
 // remove them). The verdicts come from the real policy on a real folder tree.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError, type SandboxAction } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import type { SandboxAction } from '@oryxos/contracts';
 import { scripted, testKernel, type TestAgent } from '@oryxos/kernel/testing';
 import tools from '@oryxos/plugin-tools';
 import sandbox, { type AllowListSandbox, type SandboxOptions, type Verdict } from '../src/index.ts';

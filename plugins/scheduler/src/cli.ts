@@ -1,11 +1,11 @@
 import type { Kernel } from '@oryxos/kernel';
 import { schedulerError } from './errors.ts';
 import type { ExecutionRow } from './queries.ts';
-import type { TaskScheduler } from './service.ts';
+import type { SchedulerService } from '@oryxos/contracts';
 import './index.ts';
 
 /** The scheduler service for a command; ORYX_E_SCHEDULER_NOT_ENABLED without the plugin. */
-export function schedulerOf(kernel: Kernel): TaskScheduler {
+export function schedulerOf(kernel: Kernel): SchedulerService {
   if (!kernel.hasService('scheduler')) throw schedulerError('ORYX_E_SCHEDULER_NOT_ENABLED', 'The scheduler plugin is not enabled in oryx.config.ts');
   return kernel.service('scheduler');
 }

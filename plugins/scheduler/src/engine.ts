@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type Bree from 'bree';
-import { errorMessage, type PluginContext, type RunContext, type RunResult } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
+import type { PluginContext, RunContext } from '@oryxos/kernel';
+import type { Approval } from '@oryxos/contracts';
 import { notifyPort } from './notify-port.ts';
 import { holdsInProcess, liveness, newOwnerId } from './owner.ts';
 import type { ActiveRow, Claim, ExecutionRow, FiredBy, Outcome, TaskRow, TaskStore } from './queries.ts';
@@ -17,7 +19,6 @@ export interface EngineOptions {
   /** How often a running scheduler reads the tasks others added, changed or removed. */
   refreshMs: number;
   /** How long an approval a scheduled run waits for stays pending before it is denied (by `timeout`). */
-  approvalTimeoutMs: number;
 }
 
 /** What `stop()` did with the runs going on: finished within the grace period, or aborted after it (queued ones, which never start, are neither). */
@@ -319,7 +320,6 @@ export class SchedulerEngine {
   /** Picks up tasks other processes added, changed or removed, and fires any tick that got lost. */
   private async refresh(): Promise<void> {
     if (this.state !== 'started') return;
-    await this.expireApprovals();
     const rows = await this.store.listTasks();
     const seen = new Set<string>();
     for (const row of rows) {
@@ -335,18 +335,6 @@ export class SchedulerEngine {
       }
     }
     for (const task of [...this.versions.keys()]) if (!seen.has(task)) await this.serial(task, () => this.untrack(task));
-  }
-
-  /**
-   * Denies the approvals nobody decided in time (any process's: the first scheduler to see one
-   * wins the compare-and-set) and resumes each run with that denial, so the model hears of it.
-   */
-  private async expireApprovals(): Promise<void> {
-    if (!this.kernel.hasService('approvals')) return;
-    for (const approval of await this.kernel.service('approvals').expireDue()) {
-      this.kernel.log.info(`approval ${approval.id} (${approval.tool}) expired: resuming session ${approval.sessionId} with a denial`);
-      await this.kernel.runs.resume(approval.id).catch((e) => this.kernel.log.warn(`could not resume the run of expired approval ${approval.id}: ${errorMessage(e)}`));
-    }
   }
 
   // ---------------------------------------------------------------------------------------
@@ -388,7 +376,7 @@ export class SchedulerEngine {
         const { outcome, answer, approval } = await this.runAgent(h, def);
         await this.store.finish(h.id, outcome);
         this.kernel.log.info(`task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`);
-        if (def.notify) await this.notify(h, def, outcome, approval ? waitingMail(def, approval, this.options.approvalTimeoutMs) : answer);
+        if (def.notify) await this.notify(h, def, outcome, approval ? waitingMail(def, approval) : answer);
       }
     } catch (error) {
       this.lost.add(h.id);
@@ -426,7 +414,7 @@ export class SchedulerEngine {
     }
   }
 
-  private async runAgent(h: Held, def: TaskDefinition): Promise<{ outcome: Outcome; answer?: string; approval?: RunResult['approval'] }> {
+  private async runAgent(h: Held, def: TaskDefinition): Promise<{ outcome: Outcome; answer?: string; approval?: Approval }> {
     const started = Date.now();
     const signal = h.controller.signal;
     const timer = setTimeout(() => h.controller.abort(TIMEOUT), def.timeoutMs);
@@ -437,18 +425,18 @@ export class SchedulerEngine {
       h.sessionId = sessionId;
       this.runIds.set(sessionId, '');
       await this.store.setSession(h.id, sessionId);
-      // Nobody is there to ask: an approval is stored, announced and expires after approvalTimeoutMs.
-      const result = await this.kernel.runs.process({
-        agent: def.agent, session: sessionId, message: def.message, signal, approval: { expiresInMs: this.options.approvalTimeoutMs },
-      });
+      // Nobody is there to ask: an approval is stored, announced, and expires (approvals({ timeoutMs: { scheduler } })).
+      const result = await this.kernel.runs.process({ agent: def.agent, session: sessionId, message: def.message, signal, door: 'scheduler' });
       const runId = this.runIds.get(sessionId) || undefined;
       const usage = { runId, iterations: result.iterations, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, stopReason: result.stopReason };
       if (result.stopReason === 'aborted' || signal.aborted) return { outcome: { ...base(), ...usage, ...this.abortedOutcome(signal, def) } };
       if (result.stopReason === 'error') {
         return { outcome: { ...base(), ...usage, status: 'error', errorCode: result.error?.code ?? 'ORYX_E_LLM_FAILED', error: result.error?.message ?? 'the run failed' } };
       }
-      if (result.stopReason === 'approval') {
-        return { outcome: { ...base(), ...usage, status: 'waiting', error: result.notice ?? 'waiting for approval' }, approval: result.approval };
+      if (result.stopReason === 'suspended') {
+        const id = result.suspended?.[0]?.data?.approvalId;
+        const approval = typeof id === 'string' && this.kernel.hasService('approvals') ? await this.kernel.service('approvals').get(id) : undefined;
+        return { outcome: { ...base(), ...usage, status: 'waiting', error: result.notice ?? 'waiting for approval' }, ...(approval ? { approval } : {}) };
       }
       return { outcome: { ...base(), ...usage, status: 'ok', answer: result.answer.slice(0, ANSWER_CHARS) }, answer: result.answer };
     } catch (error) {
@@ -535,16 +523,22 @@ function versionOf(row: TaskRow): string {
 }
 
 /** The mail that announces an approval a scheduled run waits for: what, why, until when, how to decide. */
-function waitingMail(def: TaskDefinition, approval: NonNullable<RunResult['approval']>, timeoutMs: number): string {
+function waitingMail(def: TaskDefinition, approval: Approval): string {
   return [
     `Task ${def.name} waits for your approval of a ${approval.tool} call:`,
     '',
-    approval.summary,
+    approvalSummary(approval),
     '',
     `Approve: oryx approvals approve ${approval.id}`,
     `Deny:    oryx approvals deny ${approval.id} --reason "..."`,
     `(or POST /api/approvals/${approval.id} on oryx web, or the console)`,
     '',
-    `Nobody deciding by ${approval.expiresAt ?? `${Math.round(timeoutMs / 60000)} minutes from now`} denies it.`,
+    approval.expiresAt ? `Nobody deciding by ${approval.expiresAt} denies it.` : 'It waits until someone decides.',
   ].join('\n');
+}
+
+/** The call and why it asks, in one line. */
+function approvalSummary(a: Approval): string {
+  const args = JSON.stringify(a.args);
+  return `${a.tool} ${args.length > 160 ? `${args.slice(0, 159)}…` : args}${a.asks.length ? `: ${a.asks.map((x) => x.reason).join('; ')}` : ''}`;
 }

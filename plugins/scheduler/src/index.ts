@@ -20,9 +20,3 @@ export type { StopReport } from './engine.ts';
 export type { TaskInfo } from './rows.ts';
 export type { ExecutionRow, ExecutionStatus, FiredBy, TaskRow } from './queries.ts';
 
-declare module '@oryxos/kernel' {
-  interface Services {
-    /** Scheduled agent runs (plugin `scheduler`): tasks, executions, start/stop. */
-    scheduler: TaskScheduler;
-  }
-}

@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import type { EngineOptions } from './engine.ts';
 import { schedulerError } from './errors.ts';
 import { parseTask, type TaskDefinition, type TaskInput } from './task.ts';
@@ -13,12 +13,6 @@ export interface SchedulerOptions {
   leaseMs?: number;
   /** How often a running scheduler picks up tasks added, changed or removed by other processes. Default 5000. */
   refreshMs?: number;
-  /**
-   * How long an approval a scheduled run waits for stays pending (nobody is there to ask; it is
-   * announced on the task's notify channel): then it is denied, decided by `timeout`, and the run
-   * goes on with the denial. Default 3600000 (1 h).
-   */
-  approvalTimeoutMs?: number;
 }
 
 export interface ResolvedSchedulerOptions extends EngineOptions {
@@ -30,7 +24,6 @@ export const optionsShape = s.object({
   graceMs: s.integer({ min: 0 }).optional(),
   leaseMs: s.integer({ min: 1000 }).optional(),
   refreshMs: s.integer({ min: 100 }).optional(),
-  approvalTimeoutMs: s.integer({ min: 1000 }).optional(),
 });
 
 /**
@@ -51,6 +44,6 @@ export function resolveOptions(raw: unknown): ResolvedSchedulerOptions {
     seen.add(t.name);
   }
   return {
-    tasks, graceMs: o.graceMs ?? 30_000, leaseMs: o.leaseMs ?? 30_000, refreshMs: o.refreshMs ?? 5_000, approvalTimeoutMs: o.approvalTimeoutMs ?? 3_600_000,
+    tasks, graceMs: o.graceMs ?? 30_000, leaseMs: o.leaseMs ?? 30_000, refreshMs: o.refreshMs ?? 5_000,
   };
 }

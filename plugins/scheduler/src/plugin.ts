@@ -28,16 +28,17 @@ export default function scheduler(options: SchedulerOptions = {}): Plugin {
     setup(ctx: PluginContext) {
       const store = new TaskStore(() => ctx.service('database'));
       const engine = new SchedulerEngine(ctx, store, opts);
-      ctx.provide('scheduler', new TaskScheduler(ctx, store, engine, opts.tasks));
+      const service = new TaskScheduler(ctx, store, engine, opts.tasks);
+      ctx.provide('scheduler', service);
+      // A door: the host (`oryx serve`, `oryx web`, `oryx schedule start`) starts it with the others.
+      // Nobody is there to ask during its runs: what needs a person is stored and mailed.
+      ctx.registerDoor({ name: 'scheduler', start: () => service.start(), stop: (o) => service.stop(o) });
 
       // In init: the database plugin opens its database and migrates its own tables first.
       ctx.hooks.init.tapPromise(async () => {
         await ctx.service('database').migrate(OWNER, MIGRATIONS);
       });
-      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.GUARD }, async (prompt, run) => {
-        engine.noteRun(run);
-        return prompt;
-      });
+      ctx.hooks.runStart.tapPromise({ stage: STAGE.GUARD }, async (run) => { engine.noteRun(run); });
       // A high stage sorts last and close taps run in reverse: the engine stops before the database closes.
       ctx.hooks.close.tapPromise({ stage: STAGE.OBSERVE }, async () => { await engine.stop({ graceMs: 0 }); });
     },

@@ -1,4 +1,4 @@
-import type { Database, DatabaseTx, SqlValue } from '@oryxos/kernel';
+import type { Database, DatabaseTx, SqlValue } from '@oryxos/contracts';
 import type { TaskDefinition } from './task.ts';
 
 /**
@@ -16,7 +16,7 @@ export interface TaskRow {
 }
 
 /** Final statuses of an execution; `running` and `queued` are the states before. */
-/** `waiting`: the run stopped for an approval (announced on the notify channel; it expires after approvalTimeoutMs). */
+/** `waiting`: the run stopped for an approval (announced on the notify channel; it expires after approvals({ timeoutMs: { scheduler } })). */
 export type ExecutionStatus = 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting';
 /** What made an execution: its slot came, a start caught up with it, or `oryx schedule run`. */
 export type FiredBy = 'schedule' | 'catch-up' | 'manual';

@@ -1,3 +1,4 @@
+import type { SchedulerService } from '@oryxos/contracts';
 import type { PluginContext } from '@oryxos/kernel';
 import type { SchedulerEngine, StopReport } from './engine.ts';
 import { schedulerError } from './errors.ts';
@@ -18,7 +19,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * await tasks.add({ name: 'hourly', agent: 'assistant', message: 'Check the inbox.', every: '1h', notify: 'ops' });
  * await tasks.start();
  */
-export class TaskScheduler {
+export class TaskScheduler implements SchedulerService {
   private configSynced?: Promise<void>;
   private readonly configNames: Set<string>;
 

@@ -1,4 +1,5 @@
-import { definedOptions, isOryxError, shape as s } from '@oryxos/kernel';
+import { definedOptions, shape as s } from '@oryxos/schema-kit';
+import { isOryxError } from '@oryxos/provider-spec';
 import { schedulerError } from './errors.ts';
 import { checkCron, checkTimezone, parseAt, parseEvery, type Schedule } from './schedule.ts';
 

@@ -3,7 +3,7 @@
 // approvalTimeoutMs; the run then resumes and the model hears of the denial.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ChatRequest } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import notify from '@oryxos/plugin-notify';
 import sandbox from '@oryxos/plugin-sandbox';

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isOryxError, type Database, type DatabaseTx, type SqlParams } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import type { Database, DatabaseTx, SqlParams } from '@oryxos/contracts';
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
 import { DeferredWrites, type Pending } from './deferred.ts';

@@ -1,4 +1,4 @@
-import type { DatabaseTx, SqlParams } from '@oryxos/kernel';
+import type { DatabaseTx, SqlParams } from '@oryxos/contracts';
 
 /** A write queued with {@link DeferredWrites.add}; `onError` hears why it could not be written. */
 export interface Pending { sql: string; params?: SqlParams; onError?: (error: unknown) => void }

@@ -1,4 +1,4 @@
-import { errorMessage, isOryxError, type OryxError } from '@oryxos/kernel';
+import { errorMessage, isOryxError, type OryxError } from '@oryxos/provider-spec';
 import { sqliteError, type SqliteErrorCode } from './errors.ts';
 
 /** SQLite's primary result codes that have their own error code, because what to do differs. */

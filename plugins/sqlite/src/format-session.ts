@@ -1,4 +1,4 @@
-import type { SessionInfo, StoredMessage } from '@oryxos/kernel';
+import type { SessionInfo, StoredMessage } from '@oryxos/contracts';
 import type { DamagedMessage } from './session-store.ts';
 
 /**

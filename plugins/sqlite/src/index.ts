@@ -16,4 +16,3 @@ export { checkIntegrity, type IntegrityReport, type IntegrityProblem } from './i
 export { resolveTarget, displayUrl, type DatabaseTarget } from './url.ts';
 export { migrationControl, withMigrationControl, reportingMigrate, type MigrationControl, type MigrationReport } from './migration-control.ts';
 export { attachRunRecords, RUN_MIGRATIONS, RUNS_OWNER } from './run-records.ts';
-export { attachApprovals, approvalStore, APPROVAL_MIGRATIONS, APPROVALS_OWNER } from './approvals.ts';

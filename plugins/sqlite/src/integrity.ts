@@ -1,4 +1,5 @@
-import { errorMessage, type Database } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
+import type { Database } from '@oryxos/contracts';
 
 /** One problem SQLite's check found, with the table or index it is in when SQLite says. */
 export interface IntegrityProblem {

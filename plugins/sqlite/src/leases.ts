@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { OryxError, errorMessage, type Database, type Logger } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
+import type { Database } from '@oryxos/contracts';
+import type { Logger } from '@oryxos/kernel';
 import { sqliteError } from './errors.ts';
 import { processAlive } from '@oryxos/plugin-kit';
 

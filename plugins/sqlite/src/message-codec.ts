@@ -1,4 +1,5 @@
-import { errorMessage, type Message, type OryxError, type SqlValue, type StoredMessage, type ToolCall } from '@oryxos/kernel';
+import { errorMessage, type Message, type OryxError, type ToolCall } from '@oryxos/provider-spec';
+import type { SqlValue, StoredMessage } from '@oryxos/contracts';
 import { sqliteError } from './errors.ts';
 
 /** A `messages` row as the store reads it; a damaged row may hold anything in any column. */

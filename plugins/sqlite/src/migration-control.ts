@@ -1,4 +1,4 @@
-import type { Migration, SqlDialect } from '@oryxos/kernel';
+import type { Migration, SqlDialect } from '@oryxos/contracts';
 
 /** What one owner's migrations look like against the database: found there, known to the code, what was or would be applied. */
 export interface MigrationReport {

@@ -1,5 +1,5 @@
-import type { Database, DatabaseTx, Migration } from '@oryxos/kernel';
-import { errorMessage, isOryxError } from '@oryxos/kernel';
+import type { Database, DatabaseTx, Migration } from '@oryxos/contracts';
+import { errorMessage, isOryxError } from '@oryxos/provider-spec';
 import { sqliteError } from './errors.ts';
 
 export type { Migration };
@@ -108,6 +108,30 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       // session outlives a deleted parent (its id stays, as a record of where it came from).
       'ALTER TABLE sessions ADD COLUMN parent_session_id TEXT',
       'CREATE INDEX sessions_by_parent ON sessions (parent_session_id, updated_at DESC, id DESC) WHERE parent_session_id IS NOT NULL',
+    ],
+  },
+  {
+    version: 7,
+    name: 'turns-doors-tags-call-starts',
+    statements: [
+      // User turns, kept on append (the history window moves by turns); counted for old rows.
+      'ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0',
+      "UPDATE sessions SET turns = (SELECT COUNT(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user')",
+      // The door and outside id a session was opened for (a chat, a mail thread): one session each.
+      'ALTER TABLE sessions ADD COLUMN external_door TEXT',
+      'ALTER TABLE sessions ADD COLUMN external_id TEXT',
+      'CREATE UNIQUE INDEX sessions_by_external ON sessions (external_door, external_id, agent) WHERE external_door IS NOT NULL',
+      'ALTER TABLE sessions ADD COLUMN tags TEXT',
+      // A tool call about to run, committed before it does: after a crash it is never run twice.
+      `CREATE TABLE call_starts (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args_hash TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, tool_call_id)
+      )`,
     ],
   },
 ]);

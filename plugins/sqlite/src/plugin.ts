@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { STAGE, pluginPackage, type Database, type Migration, type Plugin, type PluginContext, type SqlParams } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
+import type { Database, Migration, SqlParams } from '@oryxos/contracts';
 import { enableWal, openDatabase, type OpenDatabase, type OpenOptions } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { checkIntegrity, type IntegrityReport } from './integrity.ts';
 import { migrationControl, reportingMigrate } from './migration-control.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, schemaVersion } from './migrations.ts';
 import { resolveOptions, type SqliteOptions } from './options.ts';
-import { attachApprovals } from './approvals.ts';
 import { attachRunRecords } from './run-records.ts';
 import { storeForKernel } from './session-store.ts';
 import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
@@ -47,7 +47,7 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
   return {
     ...pluginPackage(import.meta.url),
     name: 'sqlite',
-    provides: ['sessions', 'database', 'runRecords', 'approvals'],
+    provides: ['sessions', 'database', 'runRecords'],
     options: opts,
     async setup(ctx: PluginContext) {
       const configured = resolveTarget(opts.url, ctx.config.root);
@@ -146,7 +146,6 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
       ctx.provide('sessions', store);
       ctx.provide('database', service);
       attachRunRecords(ctx, () => service);
-      attachApprovals(ctx, () => service);
 
       ctx.hooks.close.tapPromise(async () => {
         closed = true;

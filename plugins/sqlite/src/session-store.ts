@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isOryxError, type Database, type OryxError, type Logger, type Message, type Page, type SessionInfo, type SessionStore, type SqlValue, type StoredMessage } from '@oryxos/kernel';
+import { isOryxError, type OryxError, type Message } from '@oryxos/provider-spec';
+import type { CallStart, Database, ExternalRef, Page, SessionInfo, SessionStore, SqlValue, StoredMessage } from '@oryxos/contracts';
+import type { Logger } from '@oryxos/kernel';
 import type { OpenDatabase } from './database.ts';
 import { sqliteError } from './errors.ts';
 import { SessionLeases } from './leases.ts';
@@ -13,9 +15,13 @@ interface SessionRow {
   updated_at: string;
   message_count: number;
   parent_session_id: string | null;
+  turns: number;
+  external_door: string | null;
+  external_id: string | null;
+  tags: string | null;
 }
 
-const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, parent_session_id';
+const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, parent_session_id, turns, external_door, external_id, tags';
 
 /**
  * How long the newest session keeps its `updated_at` while messages are appended to it (SQLite).
@@ -26,7 +32,7 @@ const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count
 const KEEP_UPDATED_MS = 1000;
 
 /** The append's session update when the session is the newest and was updated less than {@link KEEP_UPDATED_MS} ago. */
-const TOUCH_NEWEST = `UPDATE sessions SET message_count = message_count + ?, title = CASE WHEN title = '' THEN ? ELSE title END
+const TOUCH_NEWEST = `UPDATE sessions SET message_count = message_count + ?, turns = turns + ?, title = CASE WHEN title = '' THEN ? ELSE title END
   WHERE id = ? AND updated_at > ? AND id = (SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1)`;
 
 /** A message after the session's last one (SQLite: the aggregate gives one row even for an empty session). */
@@ -34,7 +40,7 @@ const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_
   SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?`;
 
 /** The append's session update when it moves `updated_at` (and, on PostgreSQL, takes the session row's lock). */
-const UPDATE_SESSION = `UPDATE sessions SET updated_at = ?, message_count = message_count + ?,
+const UPDATE_SESSION = `UPDATE sessions SET updated_at = ?, message_count = message_count + ?, turns = turns + ?,
   title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`;
 
 /**
@@ -46,8 +52,9 @@ const UPDATE_SESSION = `UPDATE sessions SET updated_at = ?, message_count = mess
 function* appendSqlite(id: string, encoded: readonly ReturnType<typeof encodeMessage>[], title: string): Generator<[string, SqlValue[]], void, { rowsAffected: number }> {
   const at = Date.now();
   const now = new Date(at).toISOString();
-  const touched = (yield [TOUCH_NEWEST, [encoded.length, title, id, new Date(at - KEEP_UPDATED_MS).toISOString()]]).rowsAffected > 0;
-  if (!touched && (yield [UPDATE_SESSION, [now, encoded.length, title, id]]).rowsAffected === 0) throw notFound(id);
+  const turns = encoded.filter((m) => m.role === 'user').length;
+  const touched = (yield [TOUCH_NEWEST, [encoded.length, turns, title, id, new Date(at - KEEP_UPDATED_MS).toISOString()]]).rowsAffected > 0;
+  if (!touched && (yield [UPDATE_SESSION, [now, encoded.length, turns, title, id]]).rowsAffected === 0) throw notFound(id);
   for (const m of encoded) yield [APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]];
 }
 
@@ -101,17 +108,20 @@ export class SqliteSessionStore implements SessionStore {
     }, log);
   }
 
-  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string }): Promise<SessionInfo> {
+  async create(input: { agent: string; title?: string; id?: string; parentSessionId?: string; external?: ExternalRef; tags?: string[] }): Promise<SessionInfo> {
     const now = new Date().toISOString();
     const info: SessionInfo = {
-      // The global Web Crypto: node:crypto loads with the first id, not with the plugin.
-      id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0,
+      id: input.id ?? crypto.randomUUID(), agent: input.agent, title: input.title ?? '', createdAt: now, updatedAt: now, messageCount: 0, turns: 0,
       ...(input.parentSessionId ? { parentSessionId: input.parentSessionId } : {}),
+      ...(input.external ? { external: { ...input.external } } : {}),
+      ...(input.tags?.length ? { tags: [...input.tags] } : {}),
     };
     try {
       await this.db().execute(
-        'INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, parent_session_id) VALUES (?, ?, ?, ?, ?, 0, ?)',
-        [info.id, info.agent, info.title, now, now, input.parentSessionId ?? null],
+        `INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, parent_session_id, turns, external_door, external_id, tags)
+          VALUES (?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?)`,
+        [info.id, info.agent, info.title, now, now, input.parentSessionId ?? null, input.external?.door ?? null, input.external?.id ?? null,
+          input.tags?.length ? JSON.stringify(input.tags) : null],
       );
     } catch (error) {
       if (isUniqueViolation(error, { sqlite: /sessions\.id/, postgres: 'sessions_pkey' })) {
@@ -122,17 +132,49 @@ export class SqliteSessionStore implements SessionStore {
     return info;
   }
 
+  async findOrCreate(input: { agent: string; external: ExternalRef; title?: string }): Promise<SessionInfo> {
+    const find = async () => (await this.db().query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE external_door = ? AND external_id = ? AND agent = ?`, [input.external.door, input.external.id, input.agent]))[0];
+    const found = await find();
+    if (found) return toInfo(found);
+    try {
+      return await this.create(input);
+    } catch (error) {
+      // Another process created it first (the unique index on the outside id): theirs it is.
+      const raced = await find();
+      if (raced) return toInfo(raced);
+      throw error;
+    }
+  }
+
+  async markStarted(mark: CallStart): Promise<void> {
+    await this.db().execute(
+      `INSERT INTO call_starts (session_id, tool_call_id, run_id, tool, args_hash, started_at) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (session_id, tool_call_id) DO UPDATE SET run_id = excluded.run_id, tool = excluded.tool, args_hash = excluded.args_hash, started_at = excluded.started_at`,
+      [mark.sessionId, mark.toolCallId, mark.runId, mark.tool, mark.argsHash, mark.startedAt],
+    );
+  }
+
+  async startedWithoutResult(sessionId: string): Promise<CallStart[]> {
+    const rows = await this.db().query<{ session_id: string; tool_call_id: string; run_id: string; tool: string; args_hash: string; started_at: string }>(
+      `SELECT * FROM call_starts c WHERE c.session_id = ?
+        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = c.session_id AND m.role = 'tool' AND m.tool_call_id = c.tool_call_id)
+        ORDER BY c.started_at`, [sessionId]);
+    return rows.map((r) => ({ sessionId: r.session_id, toolCallId: r.tool_call_id, runId: r.run_id, tool: r.tool, argsHash: r.args_hash, startedAt: r.started_at }));
+  }
+
   async get(id: string): Promise<SessionInfo | undefined> {
     const [row] = await this.db().query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, [id]);
     return row && toInfo(row);
   }
 
   /** Newest first (by last activity), paged with an opaque keyset cursor. */
-  async list(query: { agent?: string; parentSessionId?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
+  async list(query: { agent?: string; parentSessionId?: string; tag?: string; limit?: number; cursor?: string } = {}): Promise<Page<SessionInfo>> {
     const limit = Math.max(1, Math.min(1000, Math.floor(query.limit ?? 50)));
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (query.agent) { where.push('agent = ?'); params.push(query.agent); }
+    if (query.tag) { where.push("tags LIKE ?"); params.push(`%${JSON.stringify(query.tag)}%`); }
     if (query.parentSessionId) { where.push('parent_session_id = ?'); params.push(query.parentSessionId); }
     if (query.cursor) {
       const [updatedAt, id] = decodeCursor(query.cursor);
@@ -213,7 +255,7 @@ export class SqliteSessionStore implements SessionStore {
             // lock makes concurrent appends to one session take turns, so MAX(seq) below sees the
             // previous one's rows.
             const now = new Date().toISOString();
-            const updated = await tx.execute(UPDATE_SESSION, [now, encoded.length, title, id]);
+            const updated = await tx.execute(UPDATE_SESSION, [now, encoded.length, encoded.filter((m) => m.role === 'user').length, title, id]);
             if (updated.rowsAffected === 0) throw notFound(id);
             const [top] = await tx.query<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?', [id]);
             let seq = Number(top?.seq ?? 0);
@@ -347,7 +389,10 @@ function titleOf(content: string): string {
 function toInfo(row: SessionRow): SessionInfo {
   return {
     id: row.id, agent: row.agent, title: typeof row.title === 'string' ? row.title : '(unreadable title)', createdAt: row.created_at, updatedAt: row.updated_at, messageCount: Number(row.message_count),
+    turns: Number(row.turns ?? 0),
     ...(row.parent_session_id ? { parentSessionId: row.parent_session_id } : {}),
+    ...(row.external_door && row.external_id ? { external: { door: row.external_door, id: row.external_id } } : {}),
+    ...(row.tags ? { tags: JSON.parse(row.tags) as string[] } : {}),
   };
 }
 

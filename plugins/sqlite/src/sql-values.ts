@@ -1,4 +1,4 @@
-import type { SqlParams, SqlValue } from '@oryxos/kernel';
+import type { SqlParams, SqlValue } from '@oryxos/contracts';
 
 /*
  * Exact strings. SQLite's TEXT cannot hold every JavaScript string: both drivers read a TEXT

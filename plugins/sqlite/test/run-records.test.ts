@@ -1,7 +1,7 @@
 // Every run leaves a record in the `runs` table, whatever its end; deleting the session deletes them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '../src/index.ts';
 

@@ -1,4 +1,4 @@
-import { STAGE, type PluginContext, type Sandbox } from '@oryxos/kernel';
+import { STAGE, type PluginContext } from '@oryxos/kernel';
 import type { ToolName } from './options.ts';
 
 type Kind = 'read' | 'write' | 'exec' | 'http';
@@ -9,10 +9,6 @@ const NEEDS: Partial<Record<ToolName, Kind>> = {
 };
 
 /** The sandbox plugin's answer to "can any action of this kind be allowed?" (by shape: no import of that plugin). */
-interface CapabilitySandbox extends Sandbox {
-  unavailable?(kind: Kind, agent?: unknown): Promise<string | undefined>;
-}
-
 /**
  * When a run gives an agent a built-in tool that the sandbox can only deny (`shell` with an
  * empty exec.allow, `http_request` with no HTTP host, no sandbox plugin at all), the tool
@@ -21,7 +17,7 @@ interface CapabilitySandbox extends Sandbox {
  */
 export function warnUnavailableTools(ctx: PluginContext, registered: ReadonlySet<string>): void {
   const warned = new Set<string>();
-  ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
+  ctx.hooks.prepareStep.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
     if (run.iteration !== 1) return prompt;
     for (const { name } of prompt.tools) {
       const kind = NEEDS[name as ToolName];
@@ -30,7 +26,7 @@ export function warnUnavailableTools(ctx: PluginContext, registered: ReadonlySet
       warned.add(key);
       const reason = ctx.serviceOwner('sandbox') === 'kernel'
         ? 'no sandbox plugin is enabled, so every action is denied (add sandbox({...}) to oryx.config.ts)'
-        : await (ctx.service('sandbox') as CapabilitySandbox).unavailable?.(kind, run.agent);
+        : await ctx.service('sandbox').unavailable?.(kind, run.agent);
       if (reason) ctx.log.warn(`agent "${run.agent.name}": tool "${name}" is unavailable: ${reason}; its calls will be denied`);
     }
     return prompt;

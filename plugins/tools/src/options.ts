@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { toolsError } from './errors.ts';
 
 /** The tools this plugin can register. */

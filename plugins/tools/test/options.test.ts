@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import tools, { type ToolsOptions } from '../src/index.ts';
 

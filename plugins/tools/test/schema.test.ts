@@ -2,7 +2,8 @@
 // definition. These tests check that they agree on a spread of arguments, valid and not.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileToolSchema, type Tool } from '@oryxos/kernel';
+import { compileToolSchema } from '@oryxos/schema-kit';
+import type { Tool } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import tools, { TOOL_NAMES } from '../src/index.ts';
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Logger, OryxError } from '@oryxos/kernel';
+import type { Logger } from '@oryxos/kernel';
+import type { OryxError } from '@oryxos/provider-spec';
 import type { Context, MiddlewareHandler } from 'hono';
 import { OPERATOR } from './auth.ts';
 import { SECURITY_HEADERS, type Gate, type RequestFacts } from './guards.ts';

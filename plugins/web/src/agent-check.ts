@@ -1,4 +1,5 @@
-import { OryxError, type PluginContext } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { PluginContext } from '@oryxos/kernel';
 import { asOryxError } from './errors.ts';
 
 /**

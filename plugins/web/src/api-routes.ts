@@ -1,4 +1,6 @@
-import { DEFAULT_SETTINGS, OryxError, isOryxError, listedSubAgentTools, type AgentDefinition, type MemoryZones, type RunEvent, type RunResult, type SessionStore } from '@oryxos/kernel';
+import { DEFAULT_SETTINGS, type AgentDefinition, type RunEvent, type RunResult } from '@oryxos/kernel';
+import { OryxError, isOryxError } from '@oryxos/provider-spec';
+import type { MemoryZones, SessionStore } from '@oryxos/contracts';
 import type { Context } from 'hono';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
@@ -96,7 +98,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     responses: { 200: { description: 'The tools', schema: ToolList }, 401: err('Missing or wrong token'), 404: err('Unknown agent') },
   }, async (c, { query }) => {
     const agent = query.agent ? await kernel.agents.load(query.agent) : await discoveryAgent(ctx);
-    const tools = query.agent ? [...await kernel.toolsFor(agent), ...listedSubAgentTools(agent)] : await kernel.allTools(agent);
+    const tools = query.agent ? await kernel.toolsFor(agent) : await kernel.allTools(agent);
     const items = tools.map((t) => ({ name: t.name, description: t.description, source: t.source, plugin: t.plugin, inputSchema: t.inputSchema }));
     return c.json(listJson(items, undefined, { ...(query.agent ? { agent: agent.name } : {}), sources: await kernel.toolSourceStatus() }));
   });
@@ -245,7 +247,9 @@ export function sseEvents(channel: SseChannel): (event: RunEvent) => void {
     else if (e.type === 'token') channel.send('token', { text: e.text, iteration });
     else if (e.type === 'tool_call') channel.send('tool_call', { id: e.call.id, name: e.call.name, args: e.call.args });
     else if (e.type === 'stopping') channel.send('stopping', { reason: e.reason, notice: e.notice });
-    else if (e.type === 'approval_required') channel.send('approval_required', e.approval);
+    else if (e.type === 'suspended' && typeof e.call.data?.approvalId === 'string') {
+      channel.send('approval_required', { id: e.call.data.approvalId, tool: e.call.tool, summary: e.call.reason, args: e.args, reasons: [e.call.reason] });
+    }
     else if (e.type === 'tool_result') {
       channel.send('tool_result', {
         id: e.call.id, name: e.call.name, content: e.result.content, isError: e.result.isError, ...(e.result.denied ? { denied: e.result.denied } : {}),
@@ -261,8 +265,14 @@ export function answerOf(r: RunResult) {
   return {
     runId: r.runId, sessionId: r.sessionId, answer: r.answer, stopReason: r.stopReason, notice: r.notice || undefined,
     limit: r.limit || undefined, iterations: r.iterations, usage: r.usage, budget: r.budget, error: r.error || undefined,
-    approval: r.approval || undefined,
+    suspended: r.suspended || undefined, approval: approvalOf(r),
   };
+}
+
+/** The approval a suspended run waits for (the approvals plugin's), as the API has always answered it. */
+function approvalOf(r: RunResult): { id: string; tool: string; summary: string } | undefined {
+  const call = r.suspended?.find((c) => typeof c.data?.approvalId === 'string');
+  return call ? { id: String(call.data!.approvalId), tool: call.tool, summary: call.reason } : undefined;
 }
 
 /** 202 while a tool call waits for a person: the run is not done, it goes on once the approval is decided. */
@@ -271,7 +281,7 @@ function runJson(c: Context<WebEnv>, result: RunResult): Response {
     const e = runError(result);
     return replyJson(c, errorBody(e), statusOf(e));
   }
-  return replyJson(c, answerOf(result), result.stopReason === 'approval' ? 202 : 200);
+  return replyJson(c, answerOf(result), result.stopReason === 'suspended' ? 202 : 200);
 }
 
 export async function mustGetSession(ctx: WebContext, id: string) {
@@ -294,7 +304,7 @@ async function discoveryAgent(ctx: WebContext): Promise<AgentDefinition> {
     return await ctx.kernel.agents.load(name);
   } catch {
     return {
-      name, description: '', tools: ['*'], skills: [], agents: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
+      name, description: '', tools: ['*'], skills: [], settings: { ...DEFAULT_SETTINGS }, instructions: '', bootstrap: [],
       dir: ctx.kernel.config.workspaceDir, file: '', extra: {},
     };
   }

@@ -1,5 +1,5 @@
 import type { PluginContext } from '@oryxos/kernel';
-import type { ApprovalStatus, ApprovalStore } from '@oryxos/kernel';
+import type { ApprovalStatus, ApprovalStore } from '@oryxos/contracts';
 import { type } from 'arktype';
 import { answerOf, sseEvents } from './api-routes.ts';
 import type { WebContext } from './context.ts';
@@ -18,11 +18,11 @@ const err = (description: string) => ({ description, schema: ErrorResponse });
 
 /** The types of these routes, built on the first request or document (see {@link lazyType}). */
 function build() {
-  const status = "'pending' | 'approved' | 'denied' | 'expired'";
+  const status = "'pending' | 'approved' | 'used' | 'denied' | 'expired'";
   const Approval = type({
     id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
     asks: type({ 'action?': 'object', reason: 'string' }).array(), status, requestedAt: 'string', 'decidedBy?': 'string',
-    'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'resume?': 'object',
+    argsHash: 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string',
   });
   const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), '+': 'reject' });
   const DecisionBody = type({ decision: "'approve' | 'deny'", 'reason?': 'string <= 2000', '+': 'reject' });
@@ -103,7 +103,7 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
     const decided = await approvalsOf(kernel).decide(c.req.param('id')!, {
       decision: body.decision, by: identityOf(c).name, ...(body.reason ? { reason: body.reason } : {}),
     });
-    const run = { agent: decided.agent, session: decided.sessionId, message: '', resume: decided.id };
+    const run = { agent: decided.agent, session: decided.sessionId, message: '', continue: decided.runId };
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);

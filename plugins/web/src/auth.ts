@@ -1,4 +1,4 @@
-import type { OryxError } from '@oryxos/kernel';
+import type { OryxError } from '@oryxos/provider-spec';
 import { webError } from './errors.ts';
 
 /**

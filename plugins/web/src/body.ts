@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isShape, issueText, type Shape } from '@oryxos/kernel';
+import { isShape, issueText, type Shape } from '@oryxos/schema-kit';
 import { type } from 'arktype';
 import { webError } from './errors.ts';
 

@@ -1,4 +1,4 @@
-import { KERNEL_ERROR_CODES, OryxError, isOryxError, errorMessage } from '@oryxos/kernel';
+import { OryxError, isOryxError, errorMessage } from '@oryxos/provider-spec';
 
 /**
  * The web plugin's error codes with how to fix each. The README lists the same table and
@@ -125,7 +125,7 @@ const OPENAI_TYPES: Record<number, string> = {
  * so OpenAI clients raise their usual exception classes; `code`, `message` and `hint` stay.
  */
 export function errorBody(error: OryxError, options: { openai?: boolean } = {}): ErrorBody {
-  const hint = error.hint ?? (ERROR_CODES as Record<string, string>)[error.code] ?? (KERNEL_ERROR_CODES as Record<string, string>)[error.code] ?? ERROR_CODES.ORYX_E_WEB_INTERNAL;
+  const hint = error.hint ?? (ERROR_CODES as Record<string, string>)[error.code] ?? ERROR_CODES.ORYX_E_WEB_INTERNAL;
   const body: ErrorBody = { error: { code: error.code, message: error.message, hint } };
   if (options.openai) {
     body.error.type = OPENAI_TYPES[statusOf(error)] ?? 'server_error';

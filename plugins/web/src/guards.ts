@@ -1,4 +1,4 @@
-import type { OryxError } from '@oryxos/kernel';
+import type { OryxError } from '@oryxos/provider-spec';
 import { bearerError } from './auth.ts';
 import { webError } from './errors.ts';
 import { hostAllowed, parseHost, type HostParts } from './host.ts';

@@ -9,7 +9,7 @@ export { OPERATOR, safeEqual, type WebIdentity } from './auth.ts';
 export type { WebServer, Listening, ShutdownReport } from './server.ts';
 export type { OpenApiDocument } from './openapi.ts';
 
-declare module '@oryxos/kernel' {
+declare module '@oryxos/contracts' {
   interface Services {
     /** The REST channel (plugin `web`): the Hono app, `listen` and a graceful `close`. */
     web: WebServer;
@@ -49,6 +49,8 @@ export default function web(options: WebOptions = {}): Plugin {
       const { WebServer } = await import('./server.ts');
       const server = new WebServer(ctx, resolved, pkg.version);
       ctx.provide('web', server);
+      // A door: the host starts it with the others (`oryx web` listens first, with its flags).
+      ctx.registerDoor({ name: 'web', start: async () => { if (!server.url) await server.listen(); }, stop: (o) => server.close(o) });
       // In init, once every plugin is set up: routes for the services other plugins provide.
       ctx.hooks.init.tapPromise(async () => {
         const { registerTaskRoutes, schedulerOf } = await import('./task-routes.ts');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Message, RunResult } from '@oryxos/kernel';
+import type { Message } from '@oryxos/provider-spec';
+import type { RunResult } from '@oryxos/kernel';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
 import type { WebContext } from './context.ts';

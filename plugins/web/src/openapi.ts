@@ -1,4 +1,4 @@
-import { isShape } from '@oryxos/kernel';
+import { isShape } from '@oryxos/schema-kit';
 import type { type } from 'arktype';
 import type { RequestType, RouteSpec } from './routes.ts';
 import { ErrorResponse } from './schemas.ts';

@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import { webError } from './errors.ts';
 import { MIN_TOKEN } from './token-file.ts';
 

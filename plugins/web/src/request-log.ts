@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { escapeControls, type Logger } from '@oryxos/kernel';
+import { escapeControls } from '@oryxos/plugin-kit';
+import type { Logger } from '@oryxos/kernel';
 import type { WebIdentity } from './auth.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:@+\/=-]{1,128}$/;

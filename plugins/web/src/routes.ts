@@ -1,4 +1,4 @@
-import type { Shape } from '@oryxos/kernel';
+import type { Shape } from '@oryxos/schema-kit';
 import type { type } from 'arktype';
 import type { Context, Hono } from 'hono';
 import { check, parseJson, readBody } from './body.ts';

@@ -1,4 +1,5 @@
-import { OryxError, type RunResult } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { RunResult } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { AbortCause } from './runner.ts';
 

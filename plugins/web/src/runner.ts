@@ -1,4 +1,6 @@
-import { deadline, type AgentService, type PluginContext, type Message, type RunEvent, type RunInput, type RunResult, type SessionInfo } from '@oryxos/kernel';
+import type { PluginContext, RunEvent, RunInput, RunResult, Runs } from '@oryxos/kernel';
+import { OryxError, type Message } from '@oryxos/provider-spec';
+import type { SessionInfo } from '@oryxos/contracts';
 import { webError } from './errors.ts';
 import type { ClientSignal } from './incoming.ts';
 
@@ -9,8 +11,8 @@ export interface InvokeInput {
   agent: string;
   session: string;
   message: string;
-  /** The id of a decided approval: resume its run instead of sending a message. */
-  resume?: string;
+  /** The id of a suspended run (a decided approval's): continue it instead of sending a message. */
+  continue?: string;
   /** Who the run acts for (the request's principal); memory scopes key on it. */
   user?: string;
   stream: boolean;
@@ -29,7 +31,7 @@ export interface InvokeOutcome { result?: RunResult; aborted?: AbortCause }
  * drops out of the queue before anything is written.
  */
 export class Runner {
-  readonly service: AgentService;
+  readonly service: Runs;
   private readonly creating = new Map<string, Promise<SessionInfo>>();
   private readonly active = new Set<{ controller: AbortController; session: string }>();
   private idle?: () => void;
@@ -44,17 +46,16 @@ export class Runner {
   async invoke(input: InvokeInput): Promise<InvokeOutcome> {
     if (this.closing) throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down and takes no new runs');
     const controller = new AbortController();
-    // The kernel's deadline: the runs' limits (one duration) share one timer, not one each.
-    const limit = deadline(this.timeoutMs, () => controller.abort('timeout' satisfies AbortCause));
+    const limit = setTimeout(() => controller.abort('timeout' satisfies AbortCause), this.timeoutMs);
     const entry = { controller, session: input.session };
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
     let work: Promise<RunResult>;
-    if (input.resume) {
-      work = this.service.resume(input.resume, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) });
+    if (input.continue) {
+      work = this.service.continue(input.continue, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) });
     } else {
-      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent };
+      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent, door: 'web' };
       if (input.user !== undefined) run.user = input.user;
       work = this.service.process(run);
     }
@@ -67,7 +68,7 @@ export class Runner {
       if (result.stopReason === 'aborted') return { result, aborted: cause };
       return { result };
     } finally {
-      limit.cancel();
+      clearTimeout(limit);
       input.clientSignal?.removeEventListener('abort', onClientGone);
       this.active.delete(entry);
       if (this.active.size === 0) {
@@ -87,7 +88,14 @@ export class Runner {
     const pending = this.creating.get(id);
     if (pending) return { session: await pending, created: false };
     const existing = await store.get(id);
-    if (existing) return { session: await this.service.openSession(agent, id), created: false };
+    if (existing) {
+      if (existing.agent !== agent) {
+        throw new OryxError('ORYX_E_SESSION_AGENT_MISMATCH', `Session "${id}" belongs to agent "${existing.agent}", not "${agent}"`, {
+          hint: `Send it to agent ${existing.agent}, or start a new session.`,
+        });
+      }
+      return { session: existing, created: false };
+    }
     const again = this.creating.get(id);
     if (again) return { session: await again, created: false };
     const creating = (async () => {

@@ -1,4 +1,4 @@
-import { Shape, shape as s, type ShapeIssue } from '@oryxos/kernel';
+import { Shape, shape as s, type ShapeIssue } from '@oryxos/schema-kit';
 import { type } from 'arktype';
 import { lazyType } from './lazy-type.ts';
 import { textProblem } from './text.ts';

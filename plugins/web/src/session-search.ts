@@ -1,4 +1,4 @@
-import type { Page, SessionInfo, SessionStore } from '@oryxos/kernel';
+import type { Page, SessionInfo, SessionStore } from '@oryxos/contracts';
 
 /** How many sessions one search request reads from the store at most before it answers. */
 export const SEARCH_SCAN_LIMIT = 2_000;

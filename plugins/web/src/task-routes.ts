@@ -1,4 +1,5 @@
-import { isOryxError, type PluginContext } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import type { PluginContext } from '@oryxos/kernel';
 import { type } from 'arktype';
 import type { Context } from 'hono';
 import { errorBody, webError } from './errors.ts';

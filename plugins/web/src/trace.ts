@@ -1,4 +1,5 @@
-import type { AuditLog, PluginContext } from '@oryxos/kernel';
+import type { AuditLog } from '@oryxos/contracts';
+import type { PluginContext } from '@oryxos/kernel';
 import { webError } from './errors.ts';
 import type { LlmEntry, SessionTrace, ToolEntry, TraceApproval, TraceRun, TraceTotals } from './trace-types.ts';
 

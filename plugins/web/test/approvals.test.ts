@@ -3,7 +3,7 @@
 // decision is refused with its code.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ChatRequest } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
 import { echoTool, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
 import { allSse, post, startWeb, type Harness } from './helpers.ts';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import web, { assertSafeBind, isLoopback, safeEqual } from '../src/index.ts';
 import { post, startWeb } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ChatRequest } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
 import { deferred, newSession, post, readSse, startWeb } from './helpers.ts';
 
 const lastUser = (r: ChatRequest) => [...r.messages].reverse().find((m) => m.role === 'user')!.content;

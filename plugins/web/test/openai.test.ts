@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
-import type { ChatRequest } from '@oryxos/kernel';
+import type { ChatRequest } from '@oryxos/provider-spec';
 import { allSse, post, startWeb, type Harness } from './helpers.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';

@@ -3,7 +3,8 @@
 import { Hono } from 'hono';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STAGE, type LongTermMemoryStore, type Plugin } from '@oryxos/kernel';
+import { STAGE, type Plugin } from '@oryxos/kernel';
+import type { LongTermMemoryStore } from '@oryxos/contracts';
 import { asOryxError, errorBody, statusOf } from '../src/errors.ts';
 import { OPERATOR } from '../src/auth.ts';
 import type { WebEnv } from '../src/request-log.ts';

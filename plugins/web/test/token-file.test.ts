@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { OryxError } from '@oryxos/kernel';
+import type { OryxError } from '@oryxos/provider-spec';
 import { loadTokenFile } from '../src/token-file.ts';
 import { startWeb } from './helpers.ts';
 

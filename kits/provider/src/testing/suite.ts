@@ -5,7 +5,8 @@
  * provider gives a {@link WireDialect} (how its server speaks) and gets the tests.
  */
 import assert from 'node:assert/strict';
-import { STAGE, type OryxError, type Plugin, type RunEvent } from '@oryxos/kernel';
+import { STAGE, type Plugin, type RunEvent } from '@oryxos/kernel';
+import type { OryxError } from '@oryxos/provider-spec';
 import { echoTool, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import { wireServer, type Reply, type ScriptEntry, type WireServer, type WireServerOptions } from './wire-server.ts';
 

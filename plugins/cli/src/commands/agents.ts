@@ -1,4 +1,3 @@
-import { agentToolName } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import { table } from '../format.ts';
 
@@ -22,7 +21,7 @@ export default class Agents extends OryxCommand {
       if (agents.length === 0) this.log(`No agents in ${kernel.agents.agentsDir}. Run \`oryx init\` to create one.`);
       else {
         this.log(table(agents.map((a) => ({
-          ...a, tools: [...a.tools, ...a.agents.map(agentToolName)].join(','), description: a.error ? `BROKEN (${a.error.code})` : a.description,
+          ...a, tools: [...a.tools, ...a.agents.map((name) => `agent__${name.replaceAll('.', '_')}`)].join(','), description: a.error ? `BROKEN (${a.error.code})` : a.description,
         })), ['name', 'provider', 'model', 'tools', 'description']));
       }
       for (const a of broken) this.logToStderr(`error ${a.error!.code}: ${a.error!.message}`);

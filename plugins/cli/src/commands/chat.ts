@@ -1,11 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
-import { errorMessage, isOryxError } from '@oryxos/kernel';
+import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { RunEvent } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import { assertText } from '../text.ts';
 
-import { tapApprovals, type ApprovalMode } from '../approval-tap.ts';
+import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { resolveSessionId } from '../session-id.ts';
 
@@ -31,18 +31,23 @@ export default class Chat extends OryxCommand {
     const progress = await RunProgress.create(terminalMode({ json: false, color: flags.color }), {
       write: (text) => { process.stderr.write(text); }, clean: (t) => this.forPeople(t),
     });
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    const mode = terminalMode({ json: false, color: flags.color });
+    const door = cliDoor({
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, rl,
+      paint: await paintFor(mode), clean: (t) => this.forPeople(t), write: (t) => { process.stderr.write(t); }, quiet: () => progress?.finish(),
+    });
     const { kernel, service, config } = await this.boot({
-      logger: progressLogger(progress, (line) => this.logToStderr(line)),
+      logger: progressLogger(progress, (line) => this.logToStderr(line)), plugins: [door],
     });
     const resumed = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
     const agent = flags.agent ?? resumed?.agent ?? config.defaultAgent;
-    let session = resumed ? (await service.openSession(agent, resumed.id)).id : undefined;
-    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
-    const mode = terminalMode({ json: false, color: flags.color });
-    tapApprovals(kernel, {
-      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, root: config.root, rl,
-      paint: await paintFor(mode), clean: (t) => this.forPeople(t), write: (t) => { process.stderr.write(t); }, quiet: () => progress?.finish(),
-    });
+    if (resumed && resumed.agent !== agent) {
+      throw new OryxError('ORYX_E_SESSION_AGENT_MISMATCH', `Session "${resumed.id}" belongs to agent "${resumed.agent}", not "${agent}"`, {
+        hint: `Resume it with --agent ${resumed.agent}, or start a new session.`,
+      });
+    }
+    let session = resumed?.id;
     let running: AbortController | undefined;
     // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
     rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });
@@ -68,13 +73,16 @@ export default class Chat extends OryxCommand {
       };
       try {
         assertText(line, 'this line');
-        const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent });
+        const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent, door: 'cli' });
         progress?.finish();
         session = result.sessionId;
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
         else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
         if (result.stopReason === 'aborted') this.logToStderr('(cancelled)');
-        else if (result.stopReason === 'approval' && result.approval) this.logToStderr(`(waiting for approval ${result.approval.id.slice(0, 8)}: decide with \`${this.config.bin} approvals approve|deny ${result.approval.id.slice(0, 8)}\`)`);
+        else if (result.stopReason === 'suspended') {
+          const id = String(result.suspended?.[0]?.data?.approvalId ?? '');
+          this.logToStderr(`(${result.notice}${id ? `: decide with \`${this.config.bin} approvals approve|deny ${id.slice(0, 8)}\`` : ''})`);
+        }
         else if (result.stopReason !== 'final' && result.stopReason !== 'error') this.logToStderr(`(${result.notice ?? result.stopReason})`);
       } catch (error) {
         this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);

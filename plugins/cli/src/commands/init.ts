@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { ERROR_CODES } from '../errors.ts';
 import { OryxCommand } from '../command.ts';
 import { precompileConfig } from '../config-file.ts';

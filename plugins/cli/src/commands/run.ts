@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import type { RunEvent, RunResult } from '@oryxos/kernel';
 import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
-import { tapApprovals, type ApprovalMode } from '../approval-tap.ts';
+import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
 import { resolveSessionId } from '../session-id.ts';
@@ -64,14 +64,14 @@ export default class Run extends OryxCommand {
     const mode = terminalMode({ json, quiet: flags.quiet, color: flags.color });
     const write = (text: string) => { process.stderr.write(text); };
     const progress = await RunProgress.create(mode, { write, clean: (t) => this.forPeople(t) });
-    const { kernel, service, config } = await this.boot({
-      logger: progressLogger(progress, (line) => this.logToStderr(line)),
-    });
-    const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
-    tapApprovals(kernel, {
-      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY && !!process.stderr.isTTY, root: config.root,
+    const door = cliDoor({
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY && !!process.stderr.isTTY,
       paint: await paintFor(mode), clean: (t) => this.forPeople(t), write, quiet: () => progress?.finish(),
     });
+    const { kernel, service, config } = await this.boot({
+      logger: progressLogger(progress, (line) => this.logToStderr(line)), plugins: [door],
+    });
+    const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
     const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
     // servers are shut down, the database is closed). A second Ctrl-C exits at once.
@@ -110,7 +110,7 @@ export default class Run extends OryxCommand {
     let result: RunResult;
     try {
       result = await service.process({
-        agent: flags.agent ?? session?.agent ?? config.defaultAgent, session: session?.id, message, stream, signal: controller.signal, onEvent,
+        agent: flags.agent ?? session?.agent ?? config.defaultAgent, session: session?.id, message, stream, signal: controller.signal, onEvent, door: 'cli',
         ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}),
       });
     } finally {
@@ -124,9 +124,10 @@ export default class Run extends OryxCommand {
       throw new OryxError(result.error.code, result.error.message, { hint: result.error.hint });
     }
     if ((!stream || result.stopReason !== 'final') && (result.answer || result.stopReason === 'final')) this.log(result.answer);
-    if (result.stopReason === 'approval' && result.approval) {
-      this.logToStderr(`note: waiting for approval ${result.approval.id.slice(0, 8)}: ${result.approval.summary}\n`
-        + `  decide: ${this.config.bin} approvals approve ${result.approval.id.slice(0, 8)} (or deny ${result.approval.id.slice(0, 8)} --reason "…"); session ${result.sessionId}`);
+    const approval = result.suspended?.[0]?.data?.approvalId;
+    if (result.stopReason === 'suspended' && typeof approval === 'string') {
+      this.logToStderr(`note: ${result.notice}\n`
+        + `  decide: ${this.config.bin} approvals approve ${approval.slice(0, 8)} (or deny ${approval.slice(0, 8)} --reason "…"); session ${result.sessionId}`);
     } else if (result.stopReason !== 'final') {
       this.logToStderr(`note: ${result.notice ?? result.stopReason}; session ${result.sessionId}${result.stopReason === 'aborted' ? ' keeps what was done' : ''}`);
     }

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { listedSubAgentTools } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import { table } from '../format.ts';
 
@@ -18,7 +17,7 @@ export default class Tools extends OryxCommand {
     const { flags } = await this.parse(Tools);
     const { kernel, config } = await this.boot();
     const agent = await kernel.agents.load(flags.agent ?? config.defaultAgent).catch((e) => { if (flags.agent) throw e; return undefined; });
-    const list = agent && flags.agent ? [...await kernel.toolsFor(agent), ...listedSubAgentTools(agent)] : agent ? await kernel.allTools(agent) : [];
+    const list = agent && flags.agent ? await kernel.toolsFor(agent) : agent ? await kernel.allTools(agent) : [];
     const tools = list.map((t) => ({ name: t.name, source: t.source, plugin: t.plugin, description: t.description, inputSchema: t.inputSchema }));
     const sources = await kernel.toolSourceStatus();
     if (!this.jsonEnabled()) {

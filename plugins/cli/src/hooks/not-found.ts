@@ -7,7 +7,7 @@ import type { Hook } from '@oclif/core';
  * one config keys and tool names use; nothing is run on a guess.
  */
 const hook: Hook.CommandNotFound = async function notFound(opts) {
-  const { closest, escapeControls } = await import('@oryxos/kernel');
+  const [{ closest }, { escapeControls }] = await Promise.all([import('@oryxos/schema-kit'), import('@oryxos/plugin-kit')]);
   const { config } = opts;
   const sep = config.topicSeparator === ' ' ? ' ' : ':';
   const shown = (id: string) => id.replaceAll(':', sep);

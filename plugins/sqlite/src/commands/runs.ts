@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { RunRecord } from '@oryxos/kernel';
+import type { RunRecord } from '@oryxos/contracts';
 import { OryxCommand, listJson, table, type ListJson } from '@oryxos/plugin-cli';
 import { resolveSession } from '../resolve-session.ts';
 

@@ -1,4 +1,5 @@
-import { isOryxError, type ToolResult } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
+import type { ToolResult } from '@oryxos/kernel';
 
 /** An error result the model sees and can act on. */
 export function failure(content: string, retryable = false): ToolResult {

@@ -1,4 +1,5 @@
-import { shape as s, type Infer, type Tool } from '@oryxos/kernel';
+import { shape as s, type Infer } from '@oryxos/schema-kit';
+import type { Tool } from '@oryxos/kernel';
 import { absolutePath } from '@oryxos/plugin-kit';
 import { builtinTool, later, type ToolEnv } from '../builtin.ts';
 

@@ -1,4 +1,5 @@
-import { shape as s, type Infer, type Tool } from '@oryxos/kernel';
+import { shape as s, type Infer } from '@oryxos/schema-kit';
+import type { Tool } from '@oryxos/kernel';
 import { builtinTool, fileAction, later, type ToolEnv } from '../builtin.ts';
 
 const args = s.object({ path: s.string({ min: 1 }), content: s.string() });

@@ -3,7 +3,6 @@ import type { Logger } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { webError } from '../errors.ts';
 import '../index.ts';
-import { schedulerOf } from '../task-routes.ts';
 
 export default class Web extends OryxCommand {
   static override serving = true;
@@ -52,11 +51,10 @@ export default class Web extends OryxCommand {
     const { url } = await web.listen({ host: flags.host, port: flags.port });
     this.log(`oryx web listening on ${url} (docs: ${url}/docs)`);
     // The scheduler plugin, when enabled, ticks alongside the server (and only under oryx web or oryx schedule start).
-    const scheduler = schedulerOf(kernel);
-    if (scheduler) {
-      await scheduler.start();
-      this.log(`scheduler started: ${(await scheduler.list()).length} task(s), /api/tasks`);
-    }
+    // Every other enabled door (the scheduler, channels) starts with the server: this command is their host.
+    await kernel.startDoors();
+    const others = kernel.doors.filter((d) => d.name !== 'web').map((d) => d.name);
+    if (others.length) this.log(`doors started: ${others.join(', ')}`);
     const { auth, token, tokenFrom } = web.options;
     if (auth === 'none') this.log('auth: none');
     else if (token !== undefined) this.log(`auth: bearer token from ${tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`);
@@ -67,9 +65,10 @@ export default class Web extends OryxCommand {
     }
     const signal = await stop;
     const grace = flags.grace ?? web.options.shutdownGraceMs;
-    this.log(`${signal}: shutting down (${web.inFlight + (scheduler?.inFlight ?? 0)} run(s) in flight, ${grace} ms grace)`);
-    const [report, scheduled] = await Promise.all([web.close({ graceMs: grace }), scheduler?.stop({ graceMs: grace })]);
-    this.log(`stopped: ${report.finished + (scheduled?.finished ?? 0)} run(s) finished, ${report.aborted + (scheduled?.aborted ?? 0)} aborted`);
+    const scheduled = kernel.hasService('scheduler') ? kernel.service('scheduler').inFlight : 0;
+    this.log(`${signal}: shutting down (${web.inFlight + scheduled} run(s) in flight, ${grace} ms grace)`);
+    const reports = Object.values(await kernel.stopDoors({ graceMs: grace }));
+    this.log(`stopped: ${reports.reduce((n, r) => n + r.finished, 0)} run(s) finished, ${reports.reduce((n, r) => n + r.aborted, 0)} aborted`);
     // The kernel (and with it the database) is closed by OryxCommand.finally.
   }
 }

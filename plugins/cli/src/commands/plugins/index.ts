@@ -1,4 +1,5 @@
-import { errorMessage, kernelVersion } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
+import { kernelVersion } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
 import { OryxCommand } from '../../command.ts';
 import { table } from '../../format.ts';

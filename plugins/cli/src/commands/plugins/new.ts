@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { OryxCommand } from '../../command.ts';
 import { findPackage } from '../../config-imports.ts';
 import { ERROR_CODES } from '../../errors.ts';

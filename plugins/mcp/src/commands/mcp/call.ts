@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxError, errorMessage, type ToolResult } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
+import type { ToolResult } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { quietMcpLogger } from '../../cli-logger.ts';
 

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import type { MemoryEntry } from '@oryxos/kernel';
+import type { MemoryEntry } from '@oryxos/contracts';
 import { OryxCommand, listJson, type ListJson } from '@oryxos/plugin-cli/command';
 import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
-import type { MemoryEntry } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { MemoryEntry } from '@oryxos/contracts';
 import { OryxCommand, readStdin } from '@oryxos/plugin-cli/command';
 import { displayPath, scopedStore, storeFor, targetOf, userFlag } from '../../cli.ts';
 

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { OryxCommand } from '@oryxos/plugin-cli';
-import type { MemoryZones } from '@oryxos/kernel';
+import type { MemoryZones } from '@oryxos/contracts';
 import { renderZones, scopedStore, sessionFlag, storeFor, targetOf, userFlag } from '../../cli.ts';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { resolveSessionId } from '@oryxos/plugin-cli';
 
 export default class MemoryShow extends OryxCommand {

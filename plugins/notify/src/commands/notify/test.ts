@@ -1,8 +1,8 @@
 import { Args } from '@oclif/core';
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 import { OryxCommand } from '@oryxos/plugin-cli/command';
 import { notifierOf } from '../../cli.ts';
-import type { SendResult } from '../../notifier.ts';
+import type { SendResult } from '@oryxos/contracts';
 
 export default class NotifyTest extends OryxCommand {
   static override summary = 'Send a test mail on a channel and say exactly what failed: sandbox, DNS, connect, TLS, auth or a refused recipient.';

@@ -28,13 +28,13 @@ export default class ScheduleStart extends OryxCommand {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
-    await scheduler.start();
+    await kernel.startDoors(['scheduler']);
     const tasks = await scheduler.list();
     const enabled = tasks.filter((t) => t.enabled);
     this.log(`oryx scheduler started: ${enabled.length} enabled task(s)${enabled.length ? `: ${enabled.map((t) => `${t.name} (${t.schedule})`).join(', ')}` : ''}`);
     const signal = await stop;
     this.log(`${signal}: stopping the scheduler (${scheduler.inFlight} run(s) going on)`);
-    const report = await scheduler.stop({ graceMs: flags.grace });
+    const report = (await kernel.stopDoors({ ...(flags.grace !== undefined ? { graceMs: flags.grace } : {}) })).scheduler ?? { finished: 0, aborted: 0 };
     this.log(`stopped: ${report.finished} run(s) finished, ${report.aborted} aborted`);
   }
 }

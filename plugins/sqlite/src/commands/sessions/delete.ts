@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import type { SessionStore } from '@oryxos/kernel';
+import type { SessionStore } from '@oryxos/contracts';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import { resolveSession } from '../../resolve-session.ts';
 import type { SqliteSessionStore } from '../../session-store.ts';

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { Page, SessionInfo } from '@oryxos/kernel';
+import type { Page, SessionInfo } from '@oryxos/contracts';
 import { OryxCommand, table } from '@oryxos/plugin-cli/command';
 
 export default class Sessions extends OryxCommand {

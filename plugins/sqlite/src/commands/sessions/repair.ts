@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
-import { OryxError, type SessionStore } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
+import type { SessionStore } from '@oryxos/contracts';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import { resolveSession } from '../../resolve-session.ts';
 import type { SqliteSessionStore } from '../../session-store.ts';

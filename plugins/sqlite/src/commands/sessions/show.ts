@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import type { SessionInfo, SessionStore, StoredMessage } from '@oryxos/kernel';
+import type { SessionInfo, SessionStore, StoredMessage } from '@oryxos/contracts';
 import { OryxCommand } from '@oryxos/plugin-cli';
 import { formatSession } from '../../format-session.ts';
 import { resolveSession } from '../../resolve-session.ts';

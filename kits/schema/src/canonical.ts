@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Canonical JSON: object keys sorted, `undefined` left out, so two values that differ only in
+ * key order give the same text.
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }) // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * SHA-256 (hex) of a value's canonical JSON: what an approval and a tool call's start mark are
+ * bound to, so the same arguments in another key order are the same call.
+ *
+ * @example
+ * argsHash({ path: 'a.txt' }) === argsHash({ path: 'a.txt' }) // true
+ */
+export function argsHash(args: unknown): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex');
+}
