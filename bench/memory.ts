@@ -1,7 +1,7 @@
 // Benchmarks of @oryxos/plugin-memory. Run: npx tsx bench/memory.ts
 // Numbers vary with the machine and its disk (every save fsyncs twice); compare runs on one machine.
 //
-// - prompt build: the plugin's beforePrompt tap (scope, migration check, the run's agent, user
+// - prompt build: the plugin's prepareStep tap (scope, migration check, the run's agent, user
 //   and session files, the section) with a 10-entry and a 100,000-entry agent archive, the
 //   latter rotated as saves leave it (a 256 KiB MEMORY.md and dated archive files). Goal:
 //   the second within 1.2x of the first.
@@ -47,9 +47,10 @@ try {
     await store.save('assistant', 'Ana prefers tea', 'core', { scope: 'user', user: 'ana' });
     await store.checkpoint('session-1', [{ key: '(session session-1 #1)', text: 'Earlier conversation: the user asked "hi"; the answer was "hello" (session session-1 #1)' }]);
     const agent = await t.kernel.agents.load('assistant');
-    const run: RunContext = { runId: 'r', agent, sessionId: 'session-1', provider: 'scripted', model: 'm', iteration: 1, signal: new AbortController().signal, user: 'ana' };
+    const run: RunContext = { runId: 'r', agent, sessionId: 'session-1', provider: 'scripted', model: 'm', iteration: 1, signal: new AbortController().signal, user: 'ana', startedAt: new Date().toISOString() };
     const prompt = (): Prompt => ({ system: [], memory: [], history: [], tools: [], report: { injected: [], cut: [], estimatedTokens: 0 } });
-    const build = () => t.kernel.hooks.beforePrompt.promise(prompt(), run);
+    // A new run id per build: memory is read once per run (later steps reuse what the first read).
+    const build = () => t.kernel.hooks.prepareStep.promise(prompt(), { ...run, runId: crypto.randomUUID() });
     const section = (await build()).memory[0]!.content;
     const rotated = (await archiveFiles(file)).length;
     results[`agent archive of ${n.toLocaleString('en-US')} entries`] = `MEMORY.md ${((await readFile(file)).length / 1024).toFixed(0)} KiB + ${rotated} rotated files; section ${section.length} chars`;
@@ -64,7 +65,7 @@ try {
     }
   }
   delete results.tmp;
-  for (const [n, ms] of best) results[`prompt build (beforePrompt), ${n.toLocaleString('en-US')} entries`] = `${(ms * 1000).toFixed(1)} µs/build`;
+  for (const [n, ms] of best) results[`prompt build (prepareStep), ${n.toLocaleString('en-US')} entries`] = `${(ms * 1000).toFixed(1)} µs/build`;
   results['prompt build ratio, 100,000 / 10'] = `${(best.get(100_000)! / best.get(10)!).toFixed(2)} (goal <= 1.20)`;
 
   const large = builds[1]!;

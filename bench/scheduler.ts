@@ -14,10 +14,10 @@ const t = await testKernel({
 });
 const rss0 = process.memoryUsage().rss;
 const cpu0 = process.cpuUsage();
-await t.kernel.service('scheduler').start();
+await t.kernel.startDoors(['scheduler']);
 const rows = async () => t.kernel.service('database').query<ExecutionRow>("SELECT * FROM task_executions WHERE status = 'ok' ORDER BY slot");
 while ((await rows()).length < slots) await new Promise((r) => setTimeout(r, 200));
-await t.kernel.service('scheduler').stop();
+await t.kernel.stopDoors();
 const cpu = process.cpuUsage(cpu0);
 const late = (await rows()).slice(0, slots).map((e) => Date.parse(e.started_at!) - Date.parse(e.slot)).sort((a, b) => a - b);
 const q = (p: number) => late[Math.min(late.length - 1, Math.floor(p * late.length))];

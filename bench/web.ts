@@ -9,7 +9,7 @@
 // Scenarios, each measured for `seconds` after a short warm-up:
 //   bare  GET  /health                            Hono + @hono/node-server, one route
 //   oryx  GET  /health                            the plugin: request id, security headers, Host check, shutdown gate, log line
-//   bare  POST /invoke                            Hono route calling AgentService.process directly
+//   bare  POST /invoke                            Hono route calling kernel.runs.process directly
 //   oryx  POST /api/sessions/:id/messages         the plugin: the checks above, bearer auth, body limit and check, session lookup, timeout
 //   oryx  POST /api/sessions/:id/messages (SSE)   the same, streamed as server-sent events
 // The provider answers at once in-process (no network), so the numbers are the HTTP and
@@ -73,12 +73,12 @@ async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 4);
   const concurrency = Number(process.argv[3] ?? 32);
   const rounds = Number(process.argv[4] ?? 3);
-  const [{ Hono }, { getRequestListener }, { AgentService }, { testKernel }, { default: web }] = await Promise.all([
-    import('hono'), import('@hono/node-server'), import('@oryxos/kernel'), import('@oryxos/kernel/testing'), import(process.env.WEB_PLUGIN ?? '@oryxos/plugin-web') as Promise<typeof import('@oryxos/plugin-web')>,
+  const [{ Hono }, { getRequestListener }, { testKernel }, { default: web }] = await Promise.all([
+    import('hono'), import('@hono/node-server'), import('@oryxos/kernel/testing'), import(process.env.WEB_PLUGIN ?? '@oryxos/plugin-web') as Promise<typeof import('@oryxos/plugin-web')>,
   ]);
-  type Provider = import('@oryxos/kernel').Provider;
+  type Provider = import('@oryxos/provider-spec').Provider;
   const answer = (model: string) => ({
-    message: { role: 'assistant' as const, content: 'ok, done' }, usage: { inputTokens: 50, outputTokens: 3 }, finishReason: 'stop', model,
+    message: { role: 'assistant' as const, content: 'ok, done' }, usage: { inputTokens: 50, outputTokens: 3 }, finishReason: 'stop' as const, model,
   });
   const provider: Provider = {
     name: 'bench', defaultModel: 'bench',
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const { url: oryxUrl } = await oryx.listen({ port: 0 });
 
   // The bare app: the same /health, and /invoke calling the kernel directly with none of the plugin's checks.
-  const service = new AgentService(t.kernel);
+  const service = t.kernel.runs;
   const bare = new Hono();
   bare.get('/health', (c) => c.json({ status: 'ok' }));
   bare.post('/invoke/:id', async (c) => {
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const scenarios: Scenario[] = [
     ['bare  GET  /health', { url: `${bareUrl}/health`, method: 'GET', headers: {} }],
     ['oryx  GET  /health', { url: `${oryxUrl}/health`, method: 'GET', headers: {} }],
-    ['bare  POST /invoke/:id (AgentService.process)', { url: `${bareUrl}/invoke/{session}`, method: 'POST', headers: json, body, perSession: true }],
+    ['bare  POST /invoke/:id (kernel.runs.process)', { url: `${bareUrl}/invoke/{session}`, method: 'POST', headers: json, body, perSession: true }],
     ['oryx  POST /api/sessions/:id/messages', { url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: oryxJson, body, perSession: true }],
     ['oryx  POST /api/sessions/:id/messages (SSE)', {
       url: `${oryxUrl}/api/sessions/{session}/messages`, method: 'POST', headers: { ...oryxJson, accept: 'text/event-stream' }, body, perSession: true,

@@ -41,7 +41,7 @@ test('approve: the run suspends with the call unanswered, refuses new messages, 
     const paused = await t.service.process({ agent: 'assistant', message: 'go', onEvent: (e) => events.push(e) });
     assert.is(paused.stopReason, 'suspended');
     const id = approvalOf(paused);
-    assert.match(paused.suspended![0]!.reason, /^approval [0-9a-f]{8}: echo \{"text":"push"\}: echo needs approval: approve: \[echo\] in /);
+    assert.match(paused.suspended![0]!.reason, /^echo \{"text":"push"\}: echo needs approval: approve: \[echo\] in /);
     assert.equal(echo.calls, [], 'nothing ran');
     assert.equal(await shape(t, paused.sessionId), ['user', 'assistant'], 'the call has no result yet');
     assert.ok(events.some((e) => e.type === 'suspended' && e.call.toolCallId === 'c1' && e.args.text === 'push'));
@@ -214,7 +214,7 @@ test('pending_approval: deny — a new message denies what waits (decided by new
     const paused = await t.service.process({ agent: 'assistant', message: 'go' });
     const id = approvalOf(paused);
     const next = await t.service.process({ agent: 'assistant', session: paused.sessionId, message: 'never mind' });
-    assert.match(next.answer, /it was waiting \(approval [0-9a-f]{8}: echo/);
+    assert.match(next.answer, /it was waiting \(echo \{"text":"push"\}: echo needs approval/);
     assert.match(next.answer, /Not run: a new message came before this call ran/);
     const decided = (await t.kernel.service('approvals').get(id))!;
     assert.equal([decided.status, decided.decidedBy], ['denied', 'new-message']);

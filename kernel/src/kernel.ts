@@ -22,9 +22,9 @@ export function kernelVersion(): string {
 
 /** With no sandbox plugin, every action is denied, and each denial is audited as the sandbox plugin audits its own. */
 function denyAll(audit: () => AuditLog | undefined): Sandbox {
-  const deny = (action: SandboxAction, ctx: SandboxContext | undefined, reason: string) => {
+  const deny = async (action: SandboxAction, ctx: SandboxContext | undefined, reason: string) => {
     if (!ctx?.probe) {
-      audit()?.sandboxEvent({
+      await audit()?.sandboxEvent({
         decision: 'deny', kind: action.kind, target: describeAction(action),
         reason, origin: ctx?.origin, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId, toolCallId: ctx?.toolCallId,
       }).catch(() => {});

@@ -1,9 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Kernel, kernelVersion, STAGE, pluginPackage, resolveConfig, type PluginContext, type Tool } from '@oryxos/kernel';
-import type { Plugin } from '../src/plugin.ts';
+import { Kernel, kernelVersion, STAGE, pluginPackage, resolveConfig, type Plugin, type PluginContext, type Tool } from '@oryxos/kernel';
 import { OryxError } from '@oryxos/provider-spec';
-import { orderPlugins } from '../src/plugin.ts';
+import { orderPlugins as orderSource } from '../src/plugin.ts';
+
+/** The loader's ordering (from the source), taking plugins as the package types them. */
+const orderPlugins = (plugins: Plugin[], version: string, builtIn?: string[]): Plugin[] => orderSource(plugins as never, version, builtIn) as never;
 import satisfies from 'semver/functions/satisfies.js';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import { readFileSync } from 'node:fs';

@@ -168,5 +168,5 @@ export function attachGuard(ctx: PluginContext, store: () => ApprovalStore, opti
 
 /** What the run stops with at a call that waits for `approval`. */
 function suspend(approval: Approval): Suspend {
-  return { suspend: { by: 'approvals', reason: `approval ${approval.id.slice(0, 8)}: ${approvalRef(approval).summary}`, data: { approvalId: approval.id } } };
+  return { suspend: { by: 'approvals', reason: approvalRef(approval).summary, data: { approvalId: approval.id } } };
 }

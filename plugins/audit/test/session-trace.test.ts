@@ -27,8 +27,10 @@ test('sessionTrace gives the rows of the last runs of one session, oldest first,
     assert.is(all.runs.length, 3);
     assert.is(all.moreRuns, false);
     assert.is(all.llmCalls.length, 6, 'two model calls per run, none from the other session');
-    assert.equal(all.toolInvocations.map((r) => [r.tool_call_id, r.status, r.approval]), [
-      ['a-echo', 'ok', null], ['a-deny', 'denied', null], ['b-echo', 'ok', null], ['b-deny', 'denied', null], ['c-echo', 'ok', null], ['c-deny', 'denied', null],
+    // The two calls of a step run side by side: rows are in the order they ended, steps in order.
+    const bySteps = (rows: typeof all.toolInvocations) => rows.map((r) => [r.tool_call_id, r.status, r.approval]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    assert.equal(bySteps(all.toolInvocations), [
+      ['a-deny', 'denied', null], ['a-echo', 'ok', null], ['b-deny', 'denied', null], ['b-echo', 'ok', null], ['c-deny', 'denied', null], ['c-echo', 'ok', null],
     ], 'a sandbox denial is not a person\'s');
     assert.equal([...new Set(all.llmCalls.map((r) => r.run_id))], all.runs, 'runs in the order they ran');
 
@@ -36,7 +38,7 @@ test('sessionTrace gives the rows of the last runs of one session, oldest first,
     assert.is(last.runs.length, 2);
     assert.equal(last.runs, all.runs.slice(1));
     assert.is(last.moreRuns, true);
-    assert.equal(last.toolInvocations.map((r) => r.tool_call_id), ['b-echo', 'b-deny', 'c-echo', 'c-deny']);
+    assert.equal(last.toolInvocations.map((r) => r.tool_call_id).sort(), ['b-deny', 'b-echo', 'c-deny', 'c-echo']);
 
     assert.equal(await service.sessionTrace('no-such-session'), { runs: [], llmCalls: [], toolInvocations: [], moreRuns: false });
     assert.equal((await service.sessionTrace(first.sessionId.slice(0, 8))).runs, [], 'an id, not a prefix');

@@ -239,7 +239,7 @@ test("turns leaving the window are checkpointed once into their session's memory
   const stored = await t.kernel.service('sessions').messages(session!);
   const agent = await t.kernel.agents.load('assistant');
   await t.kernel.hooks.trimContext.promise({
-    run: { runId: 'r', agent, sessionId: session!, provider: 'scripted', model: 'm', iteration: 1, signal: new AbortController().signal },
+    run: { runId: 'r', agent, sessionId: session!, provider: 'scripted', model: 'm', iteration: 1, signal: new AbortController().signal, startedAt: new Date().toISOString() },
     reason: 'budget',
     turns: [{ firstSeq: 1, messages: stored.slice(0, 4).map((s) => s.message) }, { firstSeq: 5, messages: stored.slice(4, 6).map((s) => s.message) }],
   });

@@ -23,7 +23,7 @@ async function fiftyIterations(stream: boolean): Promise<string[]> {
   });
   try {
     const controller = new AbortController();
-    const session = await t.service.openSession('assistant');
+    const session = await t.kernel.service('sessions').create({ agent: 'assistant' });
     const r = await t.service.process({ agent: 'assistant', session: session.id, message: 'go', stream, signal: controller.signal });
     assert.is(r.stopReason, 'final');
     assert.is(r.iterations, 50);

@@ -49,9 +49,9 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
       for (const warning of built.warnings) ctx.log.warn(`${warning}`);
       // The code that decides and confines loads on the first decision: a command that never
       // asks the sandbox (`oryx agents`, `oryx sessions`) does not load it.
-      const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx), (event) => {
+      const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx), async (event) => {
         if (!ctx.hasService('audit')) return;
-        ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit a sandbox denial (${event.target}): ${error.message}`));
+        await ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit a sandbox denial (${event.target}): ${error.message}`));
       });
       ctx.provide('sandbox', service);
       ctx.hooks.init.tapPromise({ stage: STAGE.LATE }, async () => {

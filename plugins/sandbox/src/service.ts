@@ -19,16 +19,16 @@ export class SandboxService implements Sandbox {
   private readonly pending: [string, string][] = [];
 
   /** `record` writes a decision worth keeping to the audit trail (every denial this service gives). */
-  constructor(private readonly load: () => Promise<AllowListSandbox>, private readonly record: (event: SandboxEvent) => void = () => {}) {}
+  constructor(private readonly load: () => Promise<AllowListSandbox>, private readonly record: (event: SandboxEvent) => Promise<void> = async () => {}) {}
 
   /**
    * Every denial is audited here, once: an `ask` inside a tool call is the approvals plugin's to
    * record (with its decision), and a probe (what would a call need?) is not a decision.
    */
-  private audited<D extends { allow: boolean; reason?: string; ask?: boolean }>(action: SandboxAction, ctx: SandboxContext | undefined, decision: D): D {
+  private async audited<D extends { allow: boolean; reason?: string; ask?: boolean }>(action: SandboxAction, ctx: SandboxContext | undefined, decision: D): Promise<D> {
     if (decision.allow || ctx?.probe || (decision.ask && ctx?.toolCallId)) return decision;
-    this.record({
-      decision: decision.ask ? 'ask' : 'deny', kind: action.kind, target: describeAction(action), reason: decision.reason,
+    await this.record({
+      decision: decision.ask ? 'ask' : 'deny', kind: action?.kind ?? 'unknown' as SandboxAction['kind'], target: describeAction(action), reason: decision.reason,
       origin: ctx?.origin, agent: ctx?.agent?.name ?? ctx?.run?.agent.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId, toolCallId: ctx?.toolCallId,
     });
     return decision;

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 // The third outcome: `ask` lists beside every allow-list. Deny beats ask beats allow, for each
 // action kind, in the global policy and in an agent's narrowing (which can add asks, never
 // remove them). The verdicts come from the real policy on a real folder tree.
@@ -6,7 +8,10 @@ import * as assert from 'uvu/assert';
 import { isOryxError } from '@oryxos/provider-spec';
 import type { SandboxAction } from '@oryxos/contracts';
 import { scripted, testKernel, type TestAgent } from '@oryxos/kernel/testing';
+import type { Plugin } from '@oryxos/kernel';
 import tools from '@oryxos/plugin-tools';
+import approvals from '@oryxos/plugin-approvals';
+import sqlite from '@oryxos/plugin-sqlite';
 import sandbox, { type AllowListSandbox, type SandboxOptions, type Verdict } from '../src/index.ts';
 import { makeFixture, type Fixture } from './fixture.ts';
 
@@ -176,6 +181,13 @@ test('agents: frontmatter can add asks, and listing an action on its own allow-l
 });
 
 test('through the kernel: an approved shell call runs the program it asked for; the same call denied, or another one, does not', async () => {
+  const asked: string[] = [];
+  let answer: 'approve' | 'deny' = 'approve';
+  // The person behind the run's door answers (the approvals plugin asks them).
+  const door: Plugin = {
+    name: 'test-door', version: '1.0.0', kernel: '^1',
+    setup(ctx) { ctx.registerDoor({ name: 'test', ask: async (q) => { if (q.kind === 'approval') asked.push(...q.asks.map((a) => a.reason)); return { decision: answer, by: 'tester' }; } }); },
+  };
   const llm = scripted([
     { toolCalls: [{ id: 'ls', name: 'shell', args: { command: 'ls', args: ['sub'] } }] },
     (req) => ({ text: String(req.messages.at(-1)!.content) }),
@@ -183,18 +195,15 @@ test('through the kernel: an approved shell call runs the program it asked for; 
     (req) => ({ text: String(req.messages.at(-1)!.content) }),
   ]);
   const t = await testKernel({
-    dir: f.root, plugins: [llm, sandbox({ files: { read: ['.'] }, exec: { ask: ['ls'] }, confine: false }), tools({ include: ['shell'] })],
+    dir: f.root, plugins: [llm, sandbox({ files: { read: ['.'] }, exec: { ask: ['ls'] }, confine: false }), tools({ include: ['shell'] }), sqlite({ url: `file:${path.join(tmpdir(), `oryx-ask-${process.pid}-${Date.now()}.db`)}` }), approvals(), door],
     agents: { a: { tools: ['shell'] } },
   });
   try {
-    const asked: string[] = [];
-    let answer: 'approve' | 'deny' = 'approve';
-    t.kernel.hooks.onApproval.tapPromise({ name: 'test' }, async (info) => { asked.push(...info.asks.map((a) => a.reason)); return { decision: answer, by: 'tester' }; });
-    const first = await t.service.process({ agent: 'a', message: 'list' });
+    const first = await t.service.process({ agent: 'a', message: 'list', door: 'test' });
     assert.match(first.answer, /file\.txt/, 'approved: ls ran (confined by nothing but the decision) and listed the folder');
     assert.match(asked[0]!, /\["ls","sub"\] needs approval: it matches exec\.ask entry "ls"/);
     answer = 'deny';
-    const second = await t.service.process({ agent: 'a', session: first.sessionId, message: 'again' });
+    const second = await t.service.process({ agent: 'a', session: first.sessionId, message: 'again', door: 'test' });
     assert.match(second.answer, /^Not run: this call needed a person's approval, and it was denied by tester\./);
   } finally {
     await t.close();

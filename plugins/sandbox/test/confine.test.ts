@@ -17,6 +17,7 @@ import { scripted, testKernel, type TestAgent, type TestKernel } from '@oryxos/k
 import audit from '@oryxos/plugin-audit';
 import sqlite from '@oryxos/plugin-sqlite';
 import tools from '@oryxos/plugin-tools';
+import subagents from '@oryxos/plugin-subagents';
 import sandbox, { type SandboxOptions } from '../src/index.ts';
 import { afterToolProbe } from './fixture.ts';
 
@@ -249,7 +250,7 @@ test('a caller\'s narrowing applies inside its sub-agent\'s child too (the sub-a
   const t = await testKernel({
     dir: root, configFile: path.join(root, 'oryx.config.mjs'),
     agents: { assistant: { agents: ['runner'], tools: [], sandbox: { files: { read: ['docs'] } } }, runner: { tools: ['*'] } },
-    plugins: [llm, sqlite(), audit(), sandbox(policy()), tools(), afterToolProbe(seen)],
+    plugins: [llm, sqlite(), audit(), sandbox(policy()), tools(), subagents(), afterToolProbe(seen)],
   });
   try {
     await t.service.process({ agent: 'assistant', message: 'go' });

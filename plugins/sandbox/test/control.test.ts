@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AgentLoader, Kernel, prepareExec, resolveConfig, type Plugin } from '@oryxos/kernel';
+import { Kernel, prepareExec, resolveConfig, type Plugin } from '@oryxos/kernel';
 import type { ExecRequest, SandboxEvent } from '@oryxos/contracts';
 import { loadConfig } from '@oryxos/plugin-cli';
 import { scripted, writeAgents, type TestAgent } from '@oryxos/kernel/testing';
@@ -108,7 +108,7 @@ async function hashes(): Promise<Record<string, string>> {
 async function nextStart(): Promise<void> {
   const config = await loadConfig({ cwd: p.root });
   assert.is(config?.defaultAgent, 'assistant');
-  const agents = await new AgentLoader(p.ws).list();
+  const agents = await new Kernel({ config: { ...resolveConfig({ plugins: [] }, p.root), workspaceDir: p.ws } }).agents.list();
   assert.equal(agents.find((a) => a.name === 'assistant')?.sandbox, AGENTS.assistant!.sandbox, 'the agent lost its narrowing');
   await run('git', ['status', '--porcelain'], { cwd: p.root });
   await run('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.com', 'commit', '-q', '--allow-empty', '-m', 'later'], { cwd: p.root });
@@ -178,7 +178,7 @@ test('control files: every attack is refused, and nothing happens on the next st
 
 test('an environment that changes what an allowed program does is refused, and audited', async () => {
   const events: SandboxEvent[] = [];
-  const audit: Plugin = { name: 'audit-probe', version: '1.0.0', kernel: '^1', provides: ['audit'], setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); } }); } };
+  const audit: Plugin = { name: 'audit-probe', version: '1.0.0', kernel: '^1', provides: ['audit'], setup(k) { k.provide('audit', { async sandboxEvent(e) { events.push(e); }, async sessionTrace() { return { runs: [], llmCalls: [], toolInvocations: [], moreRuns: false }; } }); } };
   const fsmonitor = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: `touch ${p.marker}` };
   const attempts: [ExecRequest, SandboxOptions, RegExp][] = [
     [{ command: 'git', args: ['status'], env: fsmonitor }, policy(), /environment variable GIT_CONFIG_COUNT is not allowed for \/\S+\/git: GIT_\* variables can change what a program does/],
@@ -236,7 +236,7 @@ test('control: opted-in control files are written; others stay protected', async
     write('.oryxos/agents/other/AGENT.md', 'x'),
   ], options);
   assert.equal(seen.map((s) => s.status), ['ok', 'ok', 'denied']);
-  assert.is((await new AgentLoader(p.ws).load('notes')).description, 'notes');
+  assert.is((await new Kernel({ config: { ...resolveConfig({ plugins: [] }, p.root), workspaceDir: p.ws } }).agents.load('notes')).description, 'notes');
   assert.is(await readFile(path.join(p.root, 'package.json'), 'utf8'), '{ "name": "p2" }\n');
   assert.equal((await readdir(path.join(p.ws, 'agents', 'notes'))), ['AGENT.md'], 'a temp file was left');
   await rm(path.join(p.ws, 'agents', 'notes'), { recursive: true });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scripted, testKernel, type ScriptStep } from '@oryxos/kernel/testing';
+import subagents from '@oryxos/plugin-subagents';
 import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
 
@@ -16,7 +17,7 @@ const shell = (command: string, ...args: string[]): ScriptStep => ({ toolCalls: 
 async function kernelWith(steps: ScriptStep[], agents: Parameters<typeof testKernel>[0]['agents']) {
   const llm = scripted(steps);
   const t = await testKernel({
-    plugins: [llm, sandbox({ files: { read: ['docs'] }, exec: { allow: ['echo'] }, confine: false }), tools()],
+    plugins: [llm, sandbox({ files: { read: ['docs'] }, exec: { allow: ['echo'] }, confine: false }), tools(), subagents()],
     agents,
   });
   await mkdir(path.join(t.dir, 'docs', 'public'), { recursive: true });

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { ExecutionRow } from '../src/index.ts';
 import { SETTLE_MS } from '../src/engine.ts';
 import { executions, schedulerKernel, sleep, tempDir, waitFor } from './helpers.ts';
+import type { TaskScheduler } from '../src/service.ts';
 
 const TASKS = (['latest', 'none', 'all'] as const).map((catchUp) => ({ name: `c-${catchUp}`, agent: 'assistant', message: catchUp, every: '1s', catchUp, overlap: 'queue' as const }));
 
@@ -17,7 +18,7 @@ test('restart after downtime: latest runs the newest missed slot once, none runs
   const { dir, cleanup } = await tempDir();
   try {
     const first = await schedulerKernel(dir, { tasks: TASKS });
-    await first.kernel.service('scheduler').start();
+    await (first.kernel.service('scheduler') as TaskScheduler).start();
     await waitFor(async () => {
       for (const t of TASKS) if (!(await executions(first, t.name)).some((e) => e.status === 'ok')) return false;
       return true;
@@ -30,7 +31,7 @@ test('restart after downtime: latest runs the newest missed slot once, none runs
     const second = await schedulerKernel(dir, { tasks: TASKS });
     try {
       const restartedAt = Date.now();
-      await second.kernel.service('scheduler').start();
+      await (second.kernel.service('scheduler') as TaskScheduler).start();
       await waitFor(async () => {
         for (const t of TASKS) {
           const rows = await executions(second, t.name);
@@ -39,7 +40,7 @@ test('restart after downtime: latest runs the newest missed slot once, none runs
         }
         return true;
       }, 60_000, 'a scheduled run after the restart');
-      await second.kernel.service('scheduler').stop();
+      await (second.kernel.service('scheduler') as TaskScheduler).stop();
 
       for (const t of TASKS) {
         const rows = await executions(second, t.name);
@@ -75,7 +76,7 @@ test('a new task, or one enabled again, does not count the time before as missed
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir);
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.add({ name: 'later', agent: 'assistant', message: 'm', every: '1s', enabled: false });
     await sleep(3000);
     await tasks.start();
@@ -94,7 +95,7 @@ test('a late tick (the event loop stalled for 2.5 s, as on a loaded machine) run
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir, { tasks: [{ name: 'steady', agent: 'assistant', message: 'm', every: '1s', overlap: 'queue' }] });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.start();
     await waitFor(async () => (await executions(t, 'steady')).some((e) => e.status === 'ok'), 60_000, 'a first run');
     // Neither a timer nor a tick worker's message is handled meanwhile: the next tick comes

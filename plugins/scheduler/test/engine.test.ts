@@ -1,14 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { executions, schedulerKernel, sleep, tempDir, waitFor } from './helpers.ts';
+import type { TaskScheduler } from '../src/service.ts';
 
 test('every 1s: each slot runs once through the AgentService and is recorded with its session, run id and answer', async () => {
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir, { tasks: [{ name: 'tick', agent: 'assistant', message: 'report', every: '1s' }] });
   try {
-    await t.kernel.service('scheduler').start();
+    await (t.kernel.service('scheduler') as TaskScheduler).start();
     await waitFor(async () => (await executions(t, 'tick')).filter((e) => e.status === 'ok').length >= 3, 60_000, 'three ok runs');
-    await t.kernel.service('scheduler').stop();
+    await (t.kernel.service('scheduler') as TaskScheduler).stop();
     // Read after the stop: a slot claimed while the test looked would have a session and no row here.
     const rows = await executions(t, 'tick');
     const ok = rows.filter((e) => e.status === 'ok');
@@ -40,7 +41,7 @@ test('overlap skip: slots that come while the run goes are recorded skipped; ove
     ],
   }, { step: () => ({ text: 'slow answer', delayMs: 1600 }) });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.start();
     await waitFor(async () => (await executions(t, 'skipper')).filter((e) => e.status === 'skipped').length >= 2
       && (await executions(t, 'queuer')).filter((e) => e.status === 'ok').length >= 3, 60_000, 'skips and queued runs');
@@ -69,7 +70,7 @@ test('timeoutMs aborts the run and records timeout; the session keeps what was c
   });
   try {
     const started = Date.now();
-    const e = await t.kernel.service('scheduler').run('slow');
+    const e = await (t.kernel.service('scheduler') as TaskScheduler).run('slow');
     assert.ok(Date.now() - started < 8000, 'aborted well before the model answered');
     assert.is(e.status, 'timeout');
     assert.is(e.error_code, 'ORYX_E_SCHEDULER_TIMEOUT');
@@ -87,12 +88,12 @@ test('the scheduler never ticks unless started: a kernel that only boots (oryx r
   const t = await schedulerKernel(dir, { tasks: [{ name: 'tick', agent: 'assistant', message: 'm', every: '1s' }] });
   try {
     await t.service.process({ agent: 'assistant', message: 'a normal run' });
-    const listed = await t.kernel.service('scheduler').list();
+    const listed = await (t.kernel.service('scheduler') as TaskScheduler).list();
     assert.is(listed[0]!.name, 'tick');
     assert.is(listed[0]!.source, 'config');
     await sleep(2500);
     assert.equal(await executions(t, 'tick'), []);
-    assert.is(t.kernel.service('scheduler').running, false);
+    assert.is((t.kernel.service('scheduler') as TaskScheduler).running, false);
   } finally {
     await t.close();
     await cleanup();
@@ -105,7 +106,7 @@ test('stop: running runs get the grace period, then are aborted and recorded tim
     step: () => ({ text: 'never', delayMs: 30_000 }),
   });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.start();
     await waitFor(async () => (await executions(t, 'long')).some((e) => e.status === 'queued'), 60_000, 'a queued slot');
     const stopping = Date.now();

@@ -5,6 +5,7 @@ import notify from '@oryxos/plugin-notify';
 import sandbox from '@oryxos/plugin-sandbox';
 import { closedPort, startSmtp } from '../../notify/test/smtp-server.ts';
 import { executions, schedulerKernel, tempDir, waitFor } from './helpers.ts';
+import type { TaskScheduler } from '../src/service.ts';
 
 test('a scheduled result is mailed: subject has task and status, body the answer; an error mails the error and the session', async () => {
   const smtp = await startSmtp();
@@ -15,7 +16,7 @@ test('a scheduled result is mailed: subject has task and status, body the answer
     step: (n) => (n === 1 ? { text: 'Everything is green today.' } : { error: Object.assign(new Error('model exploded'), { code: 'ORYX_E_LLM_SERVER' }) }),
   });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.start();
     const [first] = await smtp.received(1);
     assert.is(first!.subject, '[oryx] brief: ok');
@@ -49,7 +50,7 @@ test('a result whose channel fails or is denied is still recorded: the execution
   ];
   const t = await schedulerKernel(dir, {}, { plugins: [sandbox({ smtp: { allow: [`127.0.0.1:${down}`] } }), notify({ channels, retry: { attempts: 2, baseDelayMs: 20 } })] });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.add({ name: 'to-down', agent: 'assistant', message: 'm', every: '1d', notify: 'down' });
     await tasks.add({ name: 'to-blocked', agent: 'assistant', message: 'm', every: '1d', notify: 'blocked' });
     const a = await tasks.run('to-down');

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { testKernel } from '@oryxos/kernel/testing';
 import scheduler, { parseEvery, slotsBetween, type ExecutionRow } from '../src/index.ts';
 import { executions, model, rejection, schedulerKernel, tempDir, waitFor } from './helpers.ts';
+import type { TaskScheduler } from '../src/service.ts';
 
 const base = { agent: 'assistant', message: 'm' };
 
@@ -10,7 +11,7 @@ test('bad input is refused when the task is added, each with its own code and a 
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir, { tasks: [{ name: 'from-config', ...base, every: '1h' }] });
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.add({ name: 'taken', ...base, every: '1h' });
     const cases: [Record<string, unknown>, string, string | RegExp][] = [
       [{ name: 'c', ...base, cron: '61 * * * *' }, 'ORYX_E_SCHEDULER_BAD_CRON', 'cron "61 * * * *" is not valid: Invalid value for minute: 61'],
@@ -61,24 +62,24 @@ test('config tasks are checked at the factory (schedule) and at start (agent, ch
   const { dir, cleanup } = await tempDir();
   try {
     const ghost = await schedulerKernel(dir, { tasks: [{ name: 'g', agent: 'ghost', message: 'm', every: '1h' }] });
-    const e = await rejection(() => ghost.kernel.service('scheduler').start());
+    const e = await rejection(() => (ghost.kernel.service('scheduler') as TaskScheduler).start());
     assert.is(e.code, 'ORYX_E_SCHEDULER_UNKNOWN_AGENT');
     assert.match(e.message, 'task "g" in oryx.config.ts');
     await ghost.close({ keep: true });
 
     const one = await schedulerKernel(dir, { tasks: [{ name: 'a', ...base, every: '1h' }, { name: 'b', ...base, every: '1h' }] });
-    await one.kernel.service('scheduler').start();
+    await (one.kernel.service('scheduler') as TaskScheduler).start();
     const rows1 = await one.kernel.service('database').query<{ name: string; source: string; every_ms: number; active_since: string }>('SELECT name, source, every_ms, active_since FROM scheduled_tasks ORDER BY name');
     assert.equal(rows1.map((r) => [r.name, r.source, r.every_ms]), [['a', 'config', 3_600_000], ['b', 'config', 3_600_000]]);
     await one.kernel.service('database').execute("INSERT INTO task_executions (task, slot, status, fired_by) VALUES ('b', '2020-01-01T00:00:00.000Z', 'ok', 'manual')");
     await one.close({ keep: true });
 
     const two = await schedulerKernel(dir, { tasks: [{ name: 'a', ...base, every: '2h' }] });
-    await two.kernel.service('scheduler').start();
+    await (two.kernel.service('scheduler') as TaskScheduler).start();
     const rows2 = await two.kernel.service('database').query<{ name: string; every_ms: number; active_since: string }>('SELECT name, every_ms, active_since FROM scheduled_tasks ORDER BY name');
     assert.equal(rows2.map((r) => [r.name, r.every_ms]), [['a', 7_200_000]], 'a changed, b gone');
     assert.ok(rows2[0]!.active_since > rows1[0]!.active_since, 'a new schedule counts its slots from now');
-    assert.is((await two.kernel.service('scheduler').executions('b')).length, 1, "b's executions are kept");
+    assert.is((await (two.kernel.service('scheduler') as TaskScheduler).executions('b')).length, 1, "b's executions are kept");
     await two.close();
   } finally {
     await cleanup();
@@ -91,9 +92,9 @@ test('two schedulers on one database file: each slot is claimed by exactly one o
   const a = await schedulerKernel(dir, { tasks });
   const b = await testKernel({ dir, plugins: [model(), (await import('@oryxos/plugin-sqlite')).default(), scheduler({ tasks, refreshMs: 500, leaseMs: 3000 })] });
   try {
-    await Promise.all([a.kernel.service('scheduler').start(), b.kernel.service('scheduler').start()]);
+    await Promise.all([(a.kernel.service('scheduler') as TaskScheduler).start(), (b.kernel.service('scheduler') as TaskScheduler).start()]);
     await waitFor(async () => (await executions(a, 'shared')).filter((e) => e.status === 'ok').length >= 6, 60_000, 'six runs');
-    await Promise.all([a.kernel.service('scheduler').stop(), b.kernel.service('scheduler').stop()]);
+    await Promise.all([(a.kernel.service('scheduler') as TaskScheduler).stop(), (b.kernel.service('scheduler') as TaskScheduler).stop()]);
     const all = await executions(a, 'shared');
     const shown = JSON.stringify(all.map((e) => [e.slot, e.status, e.fired_by, e.owner?.slice(-8), e.started_at, e.finished_at, e.error_code]));
     assert.is(new Set(all.map((e) => e.slot)).size, all.length);
@@ -117,7 +118,7 @@ test("session 'task' continues one session across runs; run now is recorded like
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir);
   try {
-    const tasks = t.kernel.service('scheduler');
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
     await tasks.add({ name: 'diary', ...base, every: '1d', session: 'task' });
     const first: ExecutionRow = await tasks.run('diary');
     const second: ExecutionRow = await tasks.run('diary');

@@ -27,9 +27,6 @@ export const ERROR_CODES = {
   ORYX_E_SQLITE_SESSION_NOT_FOUND: 'The session was deleted (or never existed) while a run was writing to it; start a new session.',
   ORYX_E_SQLITE_APPEND_CONFLICT: 'Another writer kept taking the same message positions; make sure every writer goes through AgentService (which locks the session).',
   ORYX_E_SQLITE_SESSION_BUSY: 'Another process is running this session; wait for it to finish, or raise lockTimeoutMs (`oryx sessions delete --force` stops it first).',
-  ORYX_E_APPROVAL_NOT_FOUND: 'No approval has that id: list them with `oryx approvals` (or GET /api/approvals) and pass one of those ids.',
-  ORYX_E_APPROVAL_DECIDED: 'The approval was already decided (by the person or process the message names); its decision stands. List pending ones with `oryx approvals`.',
-  ORYX_E_APPROVAL_EXPIRED: 'The approval expired before it was decided and its run went on with a denial; run the task again to get a new approval.',
 } as const;
 
 export type SqliteErrorCode = keyof typeof ERROR_CODES;

@@ -28,7 +28,7 @@ test('runs: final, limit, error and aborted runs each get a row with their stop 
     const last = records.at(-1)!;
     assert.equal([last.inputTokens, last.outputTokens, last.agent, last.sessionId], [10, 2, 'assistant', session]);
     assert.is(records[2]!.notice, 'stopped at max_iterations (1 model calls)');
-    assert.ok(Date.parse(last.finishedAt) >= Date.parse(last.startedAt));
+    assert.ok(Date.parse(last.finishedAt!) >= Date.parse(last.startedAt));
     assert.is((await t.kernel.service('runRecords').list()).length, 4);
     await t.kernel.service('sessions').delete(session);
     assert.equal(await t.kernel.service('runRecords').list(), [], 'the runs went with their session');

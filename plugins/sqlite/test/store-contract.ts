@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Runs, type Plugin, type Tool } from '@oryxos/kernel';
+import type { Plugin, Tool } from '@oryxos/kernel';
 import type { AssistantMessage, Message } from '@oryxos/provider-spec';
 import type { Database, StoredMessage } from '@oryxos/contracts';
 import { scripted, testKernel, writeAgents } from '@oryxos/kernel/testing';
@@ -338,16 +338,18 @@ export function storeContract(engine: StoreEngine): void {
     assert.match(kept[0]!.reason, 'tool_calls');
   });
 
-  it('two runs on one session at once in one process, through two AgentServices: serialized by the lease', async (p) => {
+  it('two runs on one session at once, through two kernels on one database: serialized by the lease', async (p) => {
     const byLabel = scripted(Array.from({ length: 8 }, () => (request) => {
       const last = request.messages.at(-1)!;
       if (last.role === 'user') return { toolCalls: [{ name: 'slow', args: { label: last.content.replace('go ', '') } }] };
       return { text: `done ${last.content.replace('slow ', '')}` };
     }));
     const k = await testKernel({ plugins: [byLabel, tools, p.plugin()], dir: p.dir });
+    // Its own in-process queue and its own connection: only the store's lock orders them.
+    const second = await testKernel({ plugins: [byLabel, tools, p.plugin()], dir: p.dir });
     try {
       const session = await k.kernel.service('sessions').create({ agent: 'assistant' });
-      const other = new AgentService(k.kernel); // its own in-process queue: only the store's lock orders them
+      const other = second.service;
       const results = await Promise.all([
         k.service.process({ agent: 'assistant', session: session.id, message: 'go A' }),
         other.process({ agent: 'assistant', session: session.id, message: 'go B' }),
@@ -357,6 +359,7 @@ export function storeContract(engine: StoreEngine): void {
       assertExchangesNotInterleaved(await k.kernel.service('sessions').messages(session.id), ['A', 'B', 'C']);
       assert.equal(await k.kernel.service('database').query('SELECT * FROM session_leases'), [], 'every lease released');
     } finally {
+      await second.close({ keep: true });
       await k.close({ keep: true });
     }
   });
@@ -421,7 +424,13 @@ export function storeContract(engine: StoreEngine): void {
         assert.equal((stored[5]!.message as AssistantMessage).toolCalls?.map((c) => c.id), ['c3'], 'the step in flight: its call committed, its result lost');
         const r = await k.service.process({ agent: 'assistant', session: sessionId, message: 'are you there?' });
         assert.is(r.answer, 'resumed');
-        assert.equal(llm.requests[0]!.messages.slice(1)[6], { role: 'tool', toolCallId: 'c3', name: 'step', content: 'No result was recorded for this call (the run was interrupted).', isError: true });
+        // The call had started (its start mark is committed) when the process died: it is not run
+        // again, the model is told it may have run, and that result is stored.
+        assert.equal(llm.requests[0]!.messages.slice(1)[6], {
+          role: 'tool', toolCallId: 'c3', name: 'step', isError: true,
+          content: 'Interrupted: this call had started when its process stopped, and its result was never recorded. It may have run, in part or whole; it was not run again. Check its effect before you call it again.',
+        });
+        assert.equal((await store.messages(sessionId))[6]!.message.role, 'tool', 'the interrupted result is committed before the new message');
         assertConsistent(await store.messages(sessionId));
         assert.ok(k.warnings.some((w) => w.includes('took over the lease')), 'the dead process\'s lease was taken over');
       } finally {

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { ChatRequest } from '@oryxos/provider-spec';
 import { echoTool, toolsPlugin } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
+import approvals from '@oryxos/plugin-approvals';
 import { allSse, post, startWeb, type Harness } from './helpers.ts';
 
 // Calls echo once per message, then answers with what the tool said.
@@ -16,7 +17,7 @@ const step = (req: ChatRequest) => (req.messages.at(-1)!.role === 'tool'
 async function careful(): Promise<Harness & { echo: ReturnType<typeof echoTool> }> {
   const echo = echoTool();
   const h = await startWeb({
-    script: Array.from({ length: 20 }, () => step), plugins: [toolsPlugin(echo), sqlite()],
+    script: Array.from({ length: 20 }, () => step), plugins: [toolsPlugin(echo), sqlite(), approvals()],
     agents: { assistant: { tools: ['echo'], approve: ['echo'] } },
   });
   return Object.assign(h, { echo });
@@ -37,7 +38,7 @@ test('a paused run answers 202 with the approval; GET lists it; approving resume
   try {
     const session = await newSession(h);
     const paused = await pause(h, session);
-    assert.equal([paused.status, paused.stopReason, paused.approval.tool], [202, 'approval', 'echo']);
+    assert.equal([paused.status, paused.stopReason, paused.approval.tool], [202, 'suspended', 'echo']);
     assert.equal(h.echo.calls, []);
     const listed = (await (await fetch(`${h.url}/api/approvals?session=${session}`, { headers: h.auth })).json()) as { items: { id: string }[] };
     assert.equal(listed.items.map((a) => a.id), [paused.approval.id]);
@@ -62,7 +63,7 @@ test('a paused run answers 202 with the approval; GET lists it; approving resume
   }
 });
 
-test('SSE: approval_required with the id and summary, done with stopReason approval; deny over SSE streams the resumed run', async () => {
+test('SSE: approval_required with the id and summary, done with stopReason suspended; deny over SSE streams the resumed run', async () => {
   const h = await careful();
   try {
     const session = await newSession(h);

@@ -15,7 +15,7 @@ import { memoryService, newSession, post, startWeb, type Harness } from './helpe
 function userRecorder(users: (string | undefined)[]): Plugin {
   return {
     name: 'user-recorder', version: '1.0.0', kernel: '^1',
-    setup(k) { k.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (p, run) => { users.push(run.user); return p; }); },
+    setup(k) { k.hooks.runStart.tapPromise({ stage: STAGE.OBSERVE }, async (run) => { users.push(run.user); }); },
   };
 }
 

@@ -13,6 +13,7 @@ import { toolsPlugin, type Script, type TestAgent } from '@oryxos/kernel/testing
 import audit from '@oryxos/plugin-audit';
 import { type } from 'arktype';
 import sqlite from '@oryxos/plugin-sqlite';
+import approvals from '@oryxos/plugin-approvals';
 import { plain, step } from '../../audit/test/decided-sessions.ts';
 import { TraceResponse } from '../src/run-routes.ts';
 import { searchSessions } from '../src/session-search.ts';
@@ -40,7 +41,7 @@ const tools: Plugin = {
 async function withStore(script: Script, fn: (h: Harness) => Promise<void>, withAudit = true, more: { plugins?: Plugin[]; agents?: Record<string, TestAgent> } = {}): Promise<void> {
   const dbDir = await mkdtemp(path.join(tmpdir(), 'oryx-web-runs-'));
   const h = await startWeb({
-    plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` }), ...(withAudit ? [audit()] : []), tools, ...more.plugins ?? []], script, agents: more.agents,
+    plugins: [sqlite({ url: `file:${path.join(dbDir, 'oryx.db')}` }), ...(withAudit ? [audit()] : []), approvals(), tools, ...more.plugins ?? []], script, agents: more.agents,
   });
   try {
     await fn(h);
@@ -123,7 +124,7 @@ test('the trace says who approved or denied each tool call that waited for a per
     for (const [call, decision, by] of [['c1', 'deny', 'carol'], ['c2', 'approve', 'dave']] as const) {
       const paused = await message(second, `${call} echo`);
       await h.kernel.service('approvals').decide(paused.approval.id, { decision, by });
-      assert.is((await h.kernel.runs.resume(paused.approval.id)).stopReason, 'final');
+      assert.is((await h.kernel.runs.continue(paused.runId)).stopReason, 'final');
     }
 
     const calls = async (id: string) => {

@@ -1,11 +1,13 @@
-// The `approvals` service's contract, on any engine that provides it (sqlite here, postgres in
-// plugins/postgres): two kernels on one database stand for two processes. Not a test file.
+// The `approvals` service's contract (the approvals plugin) on any database engine (sqlite and
+// postgres: test/approvals-store.test.ts): two kernels on one database stand for two processes.
+// Not a test file.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isOryxError } from '@oryxos/provider-spec';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import type { ApprovalRequest } from '@oryxos/contracts';
-import type { StoreEngine } from './store-contract.ts';
+import approvalsPlugin from '@oryxos/plugin-approvals';
+import type { StoreEngine } from '../plugins/sqlite/test/store-contract.ts';
 
 /** The error code a promise rejects with. */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -19,9 +21,8 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 
 export function approvalsContract(engine: StoreEngine): void {
   const request = (sessionId: string, over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-    runId: 'run-1', sessionId, agent: 'assistant', tool: 'shell', toolCallId: 'call-1', args: { command: 'git', args: ['push'] },
-    asks: [{ action: { kind: 'exec', command: 'git', args: ['push'] }, reason: '["git","push"] needs approval' }],
-    resume: { user: 'ann' }, ...over,
+    runId: 'run-1', sessionId, agent: 'assistant', tool: 'shell', toolCallId: 'call-1', args: { command: 'git', args: ['push'] }, argsHash: 'h1',
+    asks: [{ action: { kind: 'exec', command: 'git', args: ['push'] }, reason: '["git","push"] needs approval' }], ...over,
   });
 
   test(`approvals (${engine.name}): stored, listed and found by prefix from another process; a decision is a compare-and-set`, async () => {
@@ -29,7 +30,7 @@ export function approvalsContract(engine: StoreEngine): void {
     const kernels: TestKernel[] = [];
     try {
       const boot = async () => {
-        const k = await testKernel({ dir: project.dir, plugins: [scripted([]), project.plugin()] });
+        const k = await testKernel({ dir: project.dir, plugins: [scripted([]), project.plugin(), approvalsPlugin()] });
         kernels.push(k);
         return k;
       };
@@ -74,7 +75,7 @@ export function approvalsContract(engine: StoreEngine): void {
 
   test(`approvals (${engine.name}): past its deadline a person's decision is refused and the timeout's expires it once`, async () => {
     const project = await engine.project();
-    const k = await testKernel({ dir: project.dir, plugins: [scripted([]), project.plugin()] });
+    const k = await testKernel({ dir: project.dir, plugins: [scripted([]), project.plugin(), approvalsPlugin()] });
     try {
       const approvals = k.kernel.service('approvals');
       const { id: sessionId } = await k.kernel.service('sessions').create({ agent: 'assistant' });
@@ -93,6 +94,9 @@ export function approvalsContract(engine: StoreEngine): void {
       assert.is(await codeOf(approvals.decide(due.id, { decision: 'deny', by: 'cli' })), 'ORYX_E_APPROVAL_EXPIRED');
       const approved = await approvals.decide(future.id, { decision: 'approve', by: 'cli', reason: 'fine' });
       assert.equal([approved.status, approved.reason], ['approved', 'fine']);
+      // Used once by its call: a second use of the same approval is refused.
+      assert.equal(await Promise.all([approvals.use(future.id), approvals.use(future.id)]).then((r) => r.sort()), [false, true]);
+      assert.equal([(await approvals.get(future.id))!.status, await approvals.use(open.id)], ['used', false], 'a pending one cannot be used');
       assert.equal((await approvals.list({ status: 'pending' })).map((x) => x.id), [open.id]);
     } finally {
       await k.close();
