@@ -10,6 +10,7 @@ import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
 import mcp from '@oryxos/plugin-mcp';
 import web from '@oryxos/plugin-web';
+import approvals from '@oryxos/plugin-approvals';
 
 export default defineConfig({
   defaultAgent: 'assistant',
@@ -24,5 +25,6 @@ export default defineConfig({
     tools({ maxOutputChars: 60_000 }), // the whole README fits in one read_file result
     mcp(),
     web(),
+    approvals(),
   ],
 });

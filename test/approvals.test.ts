@@ -23,6 +23,7 @@ import tools from '@oryxos/plugin-tools';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '@oryxos/plugin-audit';
 import web from '@oryxos/plugin-web';
+import approvals from '@oryxos/plugin-approvals';
 const step = (req) => {
   const result = req.messages.findLast((m) => m.role === 'tool');
   if (!result) return { toolCalls: [{ id: 'w1', name: 'write_file', args: { path: 'src/notes.md', content: '# notes\\n' } }] };
@@ -32,7 +33,7 @@ export default defineConfig({
   plugins: [
     scripted(Array.from({ length: 20 }, () => step)),
     sandbox({ files: { read: ['.'], write: ['.'], ask: { write: ['src'] } } }),
-    tools({ include: ['write_file'] }), sqlite(), audit(), web({ token: '${TOKEN}' }),
+    tools({ include: ['write_file'] }), sqlite(), audit(), web({ token: '${TOKEN}' }), approvals(),
   ],
 });
 `;
@@ -68,7 +69,7 @@ test('the JSON call answers 202 with the approval id; approve → the call runs 
   const paused = await fetch(`${s.url}/api/sessions/${id}/messages`, { method: 'POST', headers: json, body: JSON.stringify({ message: 'take notes' }) });
   assert.is(paused.status, 202);
   const body = (await paused.json()) as { stopReason: string; approval: { id: string; tool: string } };
-  assert.is(body.stopReason, 'approval');
+  assert.is(body.stopReason, 'suspended');
   assert.is(body.approval.tool, 'write_file');
   assert.equal((await messages(s.url, id)).map((m) => m.role), ['user', 'assistant'], 'the call has no result yet');
 
@@ -99,7 +100,7 @@ test('SSE: approval_required with the id and summary, then done; deny → the mo
   const approval = JSON.parse(asked!.data) as { id: string; tool: string; summary: string };
   assert.is(approval.tool, 'write_file');
   assert.match(approval.summary, /src\/notes\.md/);
-  assert.is(JSON.parse(events.at(-1)!.data).stopReason, 'approval');
+  assert.is(JSON.parse(events.at(-1)!.data).stopReason, 'suspended');
 
   const denied = await fetch(`${s.url}/api/approvals/${approval.id}`, { method: 'POST', headers: json, body: JSON.stringify({ decision: 'deny', reason: 'notes go to docs/' }) });
   const after = (await denied.json()) as { run: { answer: string } };

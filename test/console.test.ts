@@ -225,7 +225,7 @@ browserTest('a write that needs approval waits in the chat with Approve and Deny
   await open(page, h);
   const ended = await send(page, 'write a plan');
   await ended();
-  await page.locator('.notice[data-reason="approval"]').waitFor();
+  await page.locator('.notice[data-reason="suspended"]').waitFor();
   const card = page.locator('.approval[data-tool="write_file"]');
   await card.waitFor();
   assert.match(await card.textContent() ?? '', /drafts\/plan\.md.*needs approval: it is inside "drafts" on files\.ask\.write/s);

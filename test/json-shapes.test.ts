@@ -67,15 +67,16 @@ const execution = type({
   notifyStatus: nullable('string'), notificationId: nullable('number'), '+': 'reject',
 });
 const runResult = type({
-  runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error' | 'approval'",
+  runId: 'string', sessionId: 'string', agent: 'string', answer: 'string', stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'length' | 'content_filter' | 'aborted' | 'error' | 'suspended'",
   'notice?': 'string', 'limit?': { name: 'string', value: 'number' }, iterations: 'number', usage,
   budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' }, 'error?': 'object',
+  'suspended?': type({ toolCallId: 'string', tool: 'string', by: 'string', reason: 'string', 'data?': 'object', '+': 'reject' }).array(),
   'approval?': { id: 'string', tool: 'string', summary: 'string', 'expiresAt?': 'string', '+': 'reject' }, '+': 'reject',
 });
 const approval = type({
   id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
-  asks: type({ 'action?': 'object', reason: 'string', '+': 'reject' }).array(), status: "'pending' | 'approved' | 'denied' | 'expired'",
-  requestedAt: 'string', 'decidedBy?': 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'resume?': 'object', '+': 'reject',
+  argsHash: 'string', asks: type({ 'action?': 'object', reason: 'string', '+': 'reject' }).array(), status: "'pending' | 'approved' | 'used' | 'denied' | 'expired'",
+  requestedAt: 'string', 'decidedBy?': 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string', '+': 'reject',
 });
 const channel = type({
   name: 'string', host: 'string', port: 'number', secure: 'boolean', requireTLS: 'boolean', 'user?': 'string', password: 'string',

@@ -47,6 +47,7 @@ export abstract class DecideCommand extends OryxCommand {
 export function reportRun(command: { log(m: string): void; logToStderr(m: string): void }, run: RunResult): void {
   if (run.answer) command.log(run.answer);
   const waiting = run.suspended?.[0];
-  if (run.stopReason === 'suspended' && waiting) command.logToStderr(`note: the run waits again: ${waiting.reason}`);
+  const id = typeof waiting?.data?.approvalId === 'string' ? waiting.data.approvalId : undefined;
+  if (run.stopReason === 'suspended' && waiting) command.logToStderr(id ? `note: the run waits for another approval: ${id.slice(0, 8)} ${waiting.reason}` : `note: the run waits: ${waiting.reason}`);
   else if (run.stopReason !== 'final') command.logToStderr(`note: ${run.error ? `${run.error.code}: ${run.error.message}` : run.notice ?? run.stopReason}; session ${run.sessionId}`);
 }

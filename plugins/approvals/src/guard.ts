@@ -37,8 +37,9 @@ export function approvalRef(approval: Pick<Approval, 'id' | 'tool' | 'args' | 'a
 /** The result the model gets for a call a person denied (or nobody decided in time). */
 export function deniedResult(by: string, reason?: string): ToolResult {
   const why = by === 'timeout' ? 'nobody approved it in time'
-    : by === 'nobody' ? `nobody could approve it: ${reason}` : `it was denied by ${by}${reason ? `: ${reason}` : ''}`;
-  return { content: `Not run: this call needed a person's approval, and ${why}. Do not retry it unchanged; ask the user or do something else.`, isError: true, denied: why };
+    : by === 'nobody' ? `nobody could approve it: ${reason}` : `denied by ${by}${reason ? `: ${reason}` : ''}`;
+  const clause = why.startsWith('denied') ? `it was ${why}` : why;
+  return { content: `Not run: this call needed a person's approval, and ${clause}. Do not retry it unchanged; ask the user or do something else.`, isError: true, denied: why };
 }
 
 /** Why a call asks by rule, or undefined: `approve:` in AGENT.md, the tool's own rule, an MCP `destructiveHint`. */

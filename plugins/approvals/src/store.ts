@@ -130,7 +130,7 @@ export function approvalStore(db: () => Database): ApprovalStore {
         throw approvalsError('ORYX_E_APPROVAL_EXPIRED', `Approval ${id} expired at ${row.expiresAt}; the run went on with a denial`, { data: { id, expiresAt: row.expiresAt } });
       }
       const code = row.status === 'expired' ? 'ORYX_E_APPROVAL_EXPIRED' : 'ORYX_E_APPROVAL_DECIDED';
-      throw approvalsError(code, `Approval ${id} is already ${row.status}${row.decidedBy ? ` (by ${row.decidedBy}${row.decidedAt ? ` at ${row.decidedAt}` : ''})` : ''}`, {
+      throw approvalsError(code, `Approval ${id} is already ${row.status === 'used' ? 'approved and used' : row.status}${row.decidedBy ? ` (by ${row.decidedBy}${row.decidedAt ? ` at ${row.decidedAt}` : ''})` : ''}`, {
         data: { id, status: row.status, decidedBy: row.decidedBy },
       });
     },

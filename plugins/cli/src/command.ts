@@ -11,7 +11,7 @@ import { pluginSources, versions } from './installation.ts';
  * embedded default database. Loaded by package name, only if installed: the CLI imports no
  * plugin statically.
  */
-export const DEFAULT_PLUGIN_PACKAGES = ['@oryxos/plugin-sqlite', '@oryxos/plugin-audit'];
+export const DEFAULT_PLUGIN_PACKAGES = ['@oryxos/plugin-sqlite', '@oryxos/plugin-audit', '@oryxos/plugin-approvals'];
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof OryxCommand)['baseFlags'] & T['flags']>;
 

@@ -16,6 +16,8 @@ import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
 import mcp from '@oryxos/plugin-mcp';
 import web from '@oryxos/plugin-web';
+import approvals from '@oryxos/plugin-approvals';
+import subagents from '@oryxos/plugin-subagents';
 // import scheduler from '@oryxos/plugin-scheduler';
 // import notify, { env } from '@oryxos/plugin-notify';
 
@@ -40,6 +42,8 @@ ${providerLine}
       // smtp: { allow: ['smtp.example.com:587'] },
     }),
     tools(), // read_file, write_file, edit_file, list_dir, shell, http_request, current_time
+    approvals(), // a call the sandbox answers "ask" for (files.ask, exec.ask…) waits for a person: oryx approvals
+    subagents(), // agents: [name] in AGENT.md offers agent__<name> tools
     mcp(), // servers from .oryxos/mcp_servers.yaml
     web(), // oryx web: REST + SSE on 127.0.0.1:8787
     // Mail through SMTP (its host:port must be in smtp.allow above), and agents on a schedule

@@ -20,6 +20,7 @@ import { scripted } from '@oryxos/kernel/testing';
 import sandbox from '@oryxos/plugin-sandbox';
 import tools from '@oryxos/plugin-tools';
 import sqlite from '@oryxos/plugin-sqlite';
+import approvals from '@oryxos/plugin-approvals';
 // Decided from the conversation, not by position: a resumed run starts in another process.
 const step = (req) => {
   const results = req.messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -33,6 +34,7 @@ export default defineConfig({
     sandbox({ files: { read: ['.'], write: ['.'], ask: { write: ['src'] } } }),
     tools({ include: ['write_file'] }),
     sqlite(),
+    approvals(),
   ],
 });
 `;
@@ -125,7 +127,7 @@ test('off a terminal the call is denied by default, and the output says so; --ap
   const waited = await runOryx(['run', 'write', 'them', '--approval', 'wait', '--json'], { cwd: dir });
   assert.is(waited.code, 4, waited.stderr);
   const paused = JSON.parse(waited.stdout);
-  assert.is(paused.stopReason, 'approval');
+  assert.is(paused.stopReason, 'suspended');
   const listed = JSON.parse((await runOryx(['approvals', '--json'], { cwd: dir })).stdout);
   assert.equal(listed.items.map((a: { id: string }) => a.id), [paused.approval.id]);
   const approved = await runOryx(['approvals', 'approve', paused.approval.id.slice(0, 8)], { cwd: dir });

@@ -19,7 +19,8 @@ import sqlite from '@oryxos/plugin-sqlite';
 import postgres, { env } from '@oryxos/plugin-postgres';
 import audit from '@oryxos/plugin-audit';
 import scheduler from '@oryxos/plugin-scheduler';
-export default defineConfig({ plugins: [${store}, audit(), scheduler()] });
+import approvals from '@oryxos/plugin-approvals';
+export default defineConfig({ plugins: [${store}, audit(), scheduler(), approvals()] });
 `;
 
 async function project(store: string): Promise<string> {
@@ -36,16 +37,16 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
   const database = await freshDatabase();
   try {
     const engines = [
-      { store: "sqlite({ url: 'file:data/oryx.db' })", own: 'sqlite:0/6', env: {}, newer: 'ORYX_E_SQLITE_SCHEMA_NEWER' },
-      { store: "postgres({ url: env('ORYX_DATABASE_URL') })", own: 'postgres:0/2', env: { ORYX_DATABASE_URL: database.url }, newer: 'ORYX_E_PG_SCHEMA_NEWER' },
+      { store: "sqlite({ url: 'file:data/oryx.db' })", own: 'sqlite:0/7', env: {}, newer: 'ORYX_E_SQLITE_SCHEMA_NEWER' },
+      { store: "postgres({ url: env('ORYX_DATABASE_URL') })", own: 'postgres:0/3', env: { ORYX_DATABASE_URL: database.url }, newer: 'ORYX_E_PG_SCHEMA_NEWER' },
     ];
     for (const e of engines) {
       const dir = await project(e.store);
       const [owner, versions] = e.own.split(':') as [string, string];
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
-      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/5 pending', scheduler: '0/1 pending', runs: '0/1 pending', approvals: '0/1 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 14 : 10);
+      assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/6 pending', scheduler: '0/1 pending', runs: '0/2 pending', approvals: '0/2 pending' }, e.store);
+      assert.is(json(status).pending, owner === 'sqlite' ? 18 : 14);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });
@@ -102,10 +103,10 @@ test('oryx db copy: a SQLite project\'s sessions, audit and scheduler rows to Po
     const report = json(copied) as { tables: { table: string; rows: number; checksum: string }[]; to: string };
     assert.not.match(copied.stdout, ':oryx@', 'the password is not shown');
     const raw = new Libsql(path.join(source, '.oryxos', 'oryx.db'));
-    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions', 'runs']
+    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions', 'runs', 'call_starts']
       .map((t) => [t, (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
     raw.close();
-    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1, runs: 3 });
+    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1, runs: 3, call_starts: 1 });
     assert.equal(Object.fromEntries(report.tables.map((t) => [t.table, t.rows])), counts, 'every table with rows, each count as in the source');
 
     const twice = await runOryx(['db', 'copy', '--from', `file:${source}/.oryxos/oryx.db`, '--to', database.url, '--json'], { cwd: target, env });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
+import approvals from '@oryxos/plugin-approvals';
 import audit from '@oryxos/plugin-audit';
 import { listLlmCalls, listToolInvocations, sessionTrace, summarize } from '@oryxos/plugin-audit/trail';
 import notify from '@oryxos/plugin-notify';
@@ -66,12 +67,12 @@ test('three kernels starting at once on an empty database: each migration applie
   const database = await freshDatabase();
   const { dir, cleanup } = await tempDir();
   try {
-    const plugins = () => [scripted([]), postgres({ url: database.url, poolSize: 2 }), audit(), scheduler(), notify()];
+    const plugins = () => [scripted([]), postgres({ url: database.url, poolSize: 2 }), audit(), scheduler(), notify(), approvals()];
     const kernels = await Promise.all([1, 2, 3].map(() => testKernel({ plugins: plugins(), dir })));
     const db = kernels[0]!.kernel.service('database');
     const recorded = await db.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
-    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'audit:1', 'audit:2', 'audit:3', 'audit:4', 'audit:5', 'notify:1', 'postgres:1', 'postgres:2', 'runs:1', 'scheduler:1']);
-    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 6, 'from the future', 'now')");
+    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'approvals:2', 'audit:1', 'audit:2', 'audit:3', 'audit:4', 'audit:5', 'audit:6', 'notify:1', 'postgres:1', 'postgres:2', 'postgres:3', 'runs:1', 'runs:2', 'scheduler:1']);
+    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 7, 'from the future', 'now')");
     for (const k of kernels) await k.close({ keep: true });
 
     const tables = async () => {
@@ -81,7 +82,7 @@ test('three kernels starting at once on an empty database: each migration applie
     const before = await tables();
     const e = await rejection(() => testKernel({ plugins: plugins(), dir }));
     assert.is(e.code, 'ORYX_E_PG_SCHEMA_NEWER');
-    assert.match(e.message, 'audit schema version 6, newer than the 5');
+    assert.match(e.message, 'audit schema version 7, newer than the 6');
     assert.is(await tables(), before, 'nothing was changed');
 
     const own = await openPostgres({ url: database.url, poolSize: 1, statementTimeoutMs: 0, connectTimeoutMs: 5000, applicationName: 't' });

@@ -138,8 +138,16 @@ export function stopNoticeOf(e: RunStreamEvent): StopNotice | undefined {
 
 /** What the console says about the stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
 const KNOWN_STOPS: Record<string, Omit<StopNotice, 'reason'>> = {
-  approval: {
+  suspended: {
     message: 'A tool call waits for your approval: approve or deny it below, and the run goes on.',
+  },
+  length: {
+    message: 'The answer was cut off: the model reached the most it may write in one answer.',
+    hint: 'Ask for a shorter answer, or raise the model\'s output limit.',
+  },
+  content_filter: {
+    message: 'The provider withheld or refused the answer.',
+    hint: 'Rephrase the request; the provider\'s content policy stopped it.',
   },
   limit: {
     message: 'The agent used all the iterations it may take in one run before it gave a final answer.',

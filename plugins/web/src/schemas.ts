@@ -100,7 +100,7 @@ function build() {
     error: { code: 'string', message: 'string', hint: 'string', 'type?': 'string', 'param?': 'string | null' },
   });
 
-  const usage = type({ inputTokens: 'number', outputTokens: 'number' });
+  const usage = type({ inputTokens: 'number', outputTokens: 'number', 'cacheReadTokens?': 'number', 'cacheWriteTokens?': 'number', 'reasoningTokens?': 'number' });
 
   const Session = type({
     id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number',
@@ -118,9 +118,11 @@ function build() {
   });
 
   const RunRecordSchema = type({
-    runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', finishedAt: 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'aborted' | 'error' | 'approval'", 'notice?': 'string', iterations: 'number', toolCalls: 'number',
-    inputTokens: 'number', outputTokens: 'number', retries: 'number', durationMs: 'number', 'errorCode?': 'string',
+    runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', 'finishedAt?': 'string',
+    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'length' | 'content_filter' | 'aborted' | 'error' | 'suspended' | 'running' | 'crashed'",
+    'notice?': 'string', iterations: 'number', toolCalls: 'number', inputTokens: 'number', outputTokens: 'number',
+    'cacheReadTokens?': 'number', 'cacheWriteTokens?': 'number', 'costUsd?': 'number', retries: 'number', durationMs: 'number', 'errorCode?': 'string',
+    'continuation?': 'object',
   });
 
   const SessionWithMessages = Session.and({
@@ -135,13 +137,14 @@ function build() {
     runId: 'string',
     sessionId: 'string',
     answer: 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'approval'",
+    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'length' | 'content_filter' | 'suspended'",
     'notice?': 'string',
     'limit?': { name: 'string', value: 'number' },
     iterations: 'number',
     usage,
     budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' },
     'error?': { code: 'string', message: 'string', 'hint?': 'string' },
+    'suspended?': type({ toolCallId: 'string', tool: 'string', by: 'string', reason: 'string', 'data?': 'object' }).array(),
     'approval?': { id: 'string', tool: 'string', summary: 'string', 'expiresAt?': 'string' },
   });
 

@@ -57,7 +57,7 @@ test('a paused run answers 202 with the approval; GET lists it; approving resume
     assert.is(again.status, 409);
     const error = ((await again.json()) as any).error;
     assert.is(error.code, 'ORYX_E_APPROVAL_DECIDED');
-    assert.match(error.message, /already approved \(by operator/);
+    assert.match(error.message, /already approved and used \(by operator/);
   } finally {
     await h.close();
   }

@@ -47,7 +47,7 @@ export default class Run extends OryxCommand {
     }),
   };
 
-  async run(): Promise<Omit<RunResult, 'error'> & { error?: RunResult['error'] }> {
+  async run(): Promise<RunResult & { approval?: { id: string; tool: string; summary?: string } }> {
     const { argv, flags } = await this.parse(Run);
     const words = argv as string[];
     let message = words.join(' ');
@@ -119,7 +119,9 @@ export default class Run extends OryxCommand {
       process.off('SIGTERM', onSigint);
     }
     process.exitCode = exitCode(result);
-    if (json) return result;
+    // What a suspended run waits for, as the REST API answers it: the approval's id, tool and summary.
+    const waiting = result.suspended?.find((c) => typeof c.data?.approvalId === 'string');
+    if (json) return waiting ? { ...result, approval: { id: String(waiting.data!.approvalId), tool: waiting.tool, summary: waiting.reason } } : result;
     if (result.stopReason === 'error' && result.error) {
       throw new OryxError(result.error.code, result.error.message, { hint: result.error.hint });
     }

@@ -5,7 +5,9 @@ function titleOf(notice: StopNotice): string {
   if (notice.code === 'ORYX_E_WEB_STOPPED' || notice.reason === 'aborted') return 'Stopped';
   if (notice.reason === 'error') return 'The run failed';
   if (notice.reason === 'limit') return 'Stopped at the iteration limit';
-  if (notice.reason === 'approval') return 'Waiting for approval';
+  if (notice.reason === 'suspended') return 'Waiting for approval';
+  if (notice.reason === 'length') return 'The answer was cut off';
+  if (notice.reason === 'content_filter') return 'The answer was withheld';
   return `Stopped: ${notice.reason}`;
 }
 
