@@ -30,9 +30,9 @@ test('the audit redactor built with secretlint inside redacts exactly as its sou
 });
 
 test('a built package holds its entry files and chunks, no per-file module of its sources', () => {
-  const dist = path.resolve('kernel/dist');
+  const dist = path.resolve('plugins/audit/dist');
   const js = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js')).sort();
-  assert.equal(js.filter((f) => !f.startsWith(`chunks${path.sep}`)), ['index.js', 'internal.js']);
+  assert.equal(js.filter((f) => !f.startsWith(`chunks${path.sep}`)), ['commands/audit/llm.js', 'commands/audit/sandbox.js', 'commands/audit/summary.js', 'commands/audit/tools.js', 'index.js', 'trail.js'].map((f) => f.replaceAll('/', path.sep)));
   assert.ok(js.some((f) => f.startsWith(`chunks${path.sep}`)), 'the code the entries share is in chunks/');
 });
 

@@ -22,7 +22,7 @@ const FIXTURE = path.resolve('plugins/mcp/test/fixtures/fixture-server.mjs');
 const list = <T extends type.Any>(item: T, extra: Record<string, string | type.Any> = {}) =>
   type({ items: item.array(), 'nextCursor?': 'string', ...extra, '+': 'reject' });
 const usage = type({ inputTokens: 'number', outputTokens: 'number', '+': 'reject' });
-const session = type({ id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', 'parentSessionId?': 'string', '+': 'reject' });
+const session = type({ id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', turns: 'number', 'parentSessionId?': 'string', '+': 'reject' });
 const message = type({ seq: 'number', message: { role: "'system' | 'user' | 'assistant' | 'tool'", content: 'string', '+': 'ignore' }, createdAt: 'string', '+': 'reject' });
 const agent = type({
   name: 'string', description: 'string', 'provider?': 'string', 'model?': 'string', tools: 'string[]', skills: 'string[]', agents: 'string[]',
@@ -33,7 +33,7 @@ const source = type({ provider: 'string', name: 'string', ok: 'boolean', 'reason
 const nullable = <const T extends string>(t: T) => `${t} | null` as const;
 const llmCall = type({
   id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), attempt: 'number',
-  provider: nullable('string'), model: nullable('string'), inputTokens: nullable('number'), outputTokens: nullable('number'), latencyMs: nullable('number'),
+  provider: nullable('string'), model: nullable('string'), inputTokens: nullable('number'), outputTokens: nullable('number'), cacheReadTokens: nullable('number'), cacheWriteTokens: nullable('number'), latencyMs: nullable('number'),
   finishReason: nullable('string'), status: "'ok' | 'error'", errorCode: nullable('string'), error: nullable('string'), retried: nullable('number'), createdAt: 'string',
   promptReport: type({ in: type(['string', 'number']).array(), cut: type(['string', 'number', 'string']).array(), tokens: 'number', '+': 'reject' }).or('null'), '+': 'reject',
 });
@@ -176,6 +176,7 @@ import mcp from '@oryxos/plugin-mcp';
 import scheduler from '@oryxos/plugin-scheduler';
 import notify from '@oryxos/plugin-notify';
 import web from '@oryxos/plugin-web';
+import approvals from '@oryxos/plugin-approvals';
 const shout = {
   name: 'shout-tool', version: '1.0.0', kernel: '^1',
   setup(k) {
@@ -191,7 +192,7 @@ export default defineConfig({
     allowAll(), scripted(Array.from({ length: 10 }, () => step)), shout, sqlite(), audit(), memory(), mcp(),
     scheduler({ tasks: [{ name: 'nightly', agent: 'assistant', message: 'report', cron: '0 3 * * *' }] }),
     notify({ channels: [{ name: 'ops', host: '127.0.0.1', port: ${smtp.port}, from: 'bot@example.com', to: ['me@example.com'] }] }),
-    web({ token: '${TOKEN}' }),
+    web({ token: '${TOKEN}' }), approvals(),
   ],
 });
 `);
@@ -223,7 +224,7 @@ async function shape(command: string, args: string[]): Promise<any> {
 
 test('every command with --json has a schema here', () => {
   const withJson: string[] = [];
-  for (const pkg of ['plugins/cli', 'plugins/sqlite', 'plugins/audit', 'plugins/memory', 'plugins/mcp', 'plugins/scheduler', 'plugins/notify', 'plugins/web']) {
+  for (const pkg of ['plugins/cli', 'plugins/sqlite', 'plugins/audit', 'plugins/memory', 'plugins/mcp', 'plugins/scheduler', 'plugins/notify', 'plugins/web', 'plugins/approvals']) {
     const manifest = JSON.parse(readFileSync(path.join(pkg, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { enableJsonFlag?: boolean }> };
     for (const [id, c] of Object.entries(manifest.commands)) if (c.enableJsonFlag) withJson.push(id);
   }
@@ -288,7 +289,7 @@ test('every command prints its one shape; lists are {items}, shows the object, k
       assert.equal([approved.status, approved.run.stopReason, approved.run.answer], ['approved', 'final', 'said HI']);
       const denied = await shape('approvals:deny', ['approvals', 'deny', waiting[1]!, '--reason', 'not now']);
       assert.equal([denied.reason, denied.run.stopReason], ['not now', 'final']);
-      assert.equal((await shape('approvals', ['approvals', 'list', '--status', 'all'])).items.map((a: { status: string }) => a.status).sort(), ['approved', 'denied']);
+      assert.equal((await shape('approvals', ['approvals', 'list', '--status', 'all'])).items.map((a: { status: string }) => a.status).sort(), ['denied', 'used'], 'the approved call ran, so its approval is used');
       await shape('notify:add', ['notify', 'add', 'pager', '--host', '127.0.0.1', '--port', String(smtp.port), '--from', 'bot@example.com', '--to', 'me@example.com']);
       await shape('notify:remove', ['notify', 'remove', 'pager']);
       await shape('sessions:repair', ['sessions', 'repair', run.sessionId.slice(0, 8)]);

@@ -58,7 +58,7 @@ export default defineConfig({
     assert.match(model.requests[0]!.body.messages.at(-1).content, 'Write the status report.');
 
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(logs)![1]!;
-    assert.match(logs, 'scheduler started: 1 task(s)');
+    assert.match(logs, 'scheduler: started with 1 task(s)');
     const res = await fetch(`${url}/api/tasks/status/executions`, { headers: { authorization: `Bearer ${TOKEN}` } });
     const { items } = await res.json() as { items: { status: string; notifyStatus: string; slot: string; answer: string }[] };
     const sent = items.filter((e) => e.notifyStatus === 'sent');

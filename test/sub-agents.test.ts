@@ -27,6 +27,7 @@ import tools from '@oryxos/plugin-tools';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '@oryxos/plugin-audit';
 import web from '@oryxos/plugin-web';
+import subagents from '@oryxos/plugin-subagents';
 const behave = (req) => {
   const system = req.messages[0].content;
   const last = req.messages.at(-1);
@@ -42,7 +43,7 @@ const behave = (req) => {
 };
 export default defineConfig({
   plugins: [
-    scripted(Array.from({ length: 20 }, () => behave)), sandbox({ files: { read: ['docs'] } }), tools(), sqlite(), audit(),
+    scripted(Array.from({ length: 20 }, () => behave)), sandbox({ files: { read: ['docs'] } }), tools(), sqlite(), audit(), subagents(),
     web({ token: '${TOKEN}' }),
   ],
 });
@@ -122,7 +123,7 @@ test('delegation through the CLI: the answer, the linked sessions, the run recor
       const sub = listed.items.find((t: { name: string }) => t.name === 'agent__researcher');
       assert.ok(sub, 'agent__researcher is listed');
       assert.equal(sub.inputSchema.required, ['task']);
-      assert.is(sub.plugin, 'kernel');
+      assert.is(sub.plugin, 'subagents');
     }
     assert.equal(cliTools.items.map((t: { name: string }) => t.name), restTools.items.map((t: { name: string }) => t.name));
     assert.not.ok((await get('/api/tools?agent=researcher')).items.some((t: { name: string }) => t.name.startsWith('agent__')), 'the researcher has no sub-agents');

@@ -9,6 +9,7 @@ import Libsql from 'libsql';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
+import approvals from '@oryxos/plugin-approvals';
 import audit from '@oryxos/plugin-audit';
 import notify from '@oryxos/plugin-notify';
 import scheduler from '@oryxos/plugin-scheduler';
@@ -16,7 +17,7 @@ import sqlite from '@oryxos/plugin-sqlite';
 import { SHIPPED_V5 } from '../plugins/sqlite/test/fixtures/schema-v5.ts';
 
 const T = '2020-01-01T00:00:00.000Z';
-const all = () => [scripted([]), sqlite(), audit(), scheduler(), notify()];
+const all = () => [scripted([]), sqlite(), audit(), scheduler(), notify(), approvals()];
 
 /** A database as version `version` of the sqlite plugin left it, with a row in every table it had. */
 async function oldDatabase(dir: string, version: number): Promise<string> {
@@ -74,7 +75,7 @@ test('version 5 with a row in every table: every row is kept, each plugin record
     const k = await testKernel({ plugins: all(), dir: old });
     const db = k.kernel.service('database');
     const migrations = await db.query<{ owner: string; version: number; applied_at: string }>('SELECT owner, version, applied_at FROM schema_migrations ORDER BY owner, version');
-    assert.equal(migrations.map((m) => `${m.owner} ${m.version}`), ['approvals 1', 'audit 1', 'audit 2', 'audit 3', 'audit 4', 'audit 5', 'notify 1', 'runs 1', 'scheduler 1', 'sqlite 1', 'sqlite 2', 'sqlite 3', 'sqlite 4', 'sqlite 5', 'sqlite 6']);
+    assert.equal(migrations.map((m) => `${m.owner} ${m.version}`), ['approvals 1', 'approvals 2', 'audit 1', 'audit 2', 'audit 3', 'audit 4', 'audit 5', 'audit 6', 'notify 1', 'runs 1', 'runs 2', 'scheduler 1', 'sqlite 1', 'sqlite 2', 'sqlite 3', 'sqlite 4', 'sqlite 5', 'sqlite 6', 'sqlite 7']);
     assert.ok(migrations.filter((m) => m.owner === 'sqlite' && m.version <= 5).every((m) => m.applied_at === T), 'the old history is kept as it was');
 
     assert.is((await k.kernel.service('sessions').messages('s1'))[0]!.message.content, 'hello');
@@ -128,7 +129,7 @@ test('with sqlite alone, a new database gets only the store\'s tables and an old
   try {
     await (await testKernel({ plugins: [scripted([]), sqlite()], dir })).close({ keep: true });
     assert.equal(Object.keys(schemaOf(path.join(dir, '.oryxos', 'oryx.db'))).filter((t) => t !== '(indexes)'),
-      ['approvals', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions']);
+      ['call_starts', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions']);
     const file = await oldDatabase(old, 5);
     await (await testKernel({ plugins: [scripted([]), sqlite()], dir: old })).close({ keep: true });
     const raw = new Libsql(file);

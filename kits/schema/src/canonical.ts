@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * Canonical JSON: object keys sorted, `undefined` left out, so two values that differ only in
  * key order give the same text.
@@ -24,5 +22,8 @@ export function canonicalJson(value: unknown): string {
  * argsHash({ path: 'a.txt' }) === argsHash({ path: 'a.txt' }) // true
  */
 export function argsHash(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex');
+  // node:crypto is fetched at the first hash, not imported: the kernel loads this kit, and a read
+  // command (`oryx agents`) that never hashes would otherwise load all of Node's crypto (~5 ms of a
+  // ~120 ms start; test/help.test.ts holds it).
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(canonicalJson(args)).digest('hex');
 }

@@ -16,8 +16,11 @@ export interface ApprovalTapOptions {
   write(text: string): void;
   /** Stops the spinner before the question is shown. */
   quiet?(): void;
-  /** The readline interface to ask with (chat has one); else one is opened on stdin per question. */
-  rl?: Interface;
+  /**
+   * The readline interface to ask with (chat's, made after the kernel starts: one made before
+   * would read piped lines while nobody listens); without one, one is opened on stdin per question.
+   */
+  rl?: () => Interface | undefined;
 }
 
 /**
@@ -50,7 +53,8 @@ async function askToApprove(q: Extract<Question, { kind: 'approval' }>, root: st
   }
   o.quiet?.();
   o.write(`${await describeQuestion({ tool: q.call.name, args: q.call.args, reasons: q.asks.map((a) => a.reason) }, root, o.paint, o.clean)}\n`);
-  const rl = o.rl ?? createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const shared = o.rl?.();
+  const rl = shared ?? createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   let closed = false;
   const onClose = () => { closed = true; };
   rl.once('close', onClose);
@@ -64,6 +68,6 @@ async function askToApprove(q: Extract<Question, { kind: 'approval' }>, root: st
     return answer === 'deny' ? { decision: 'deny', by: 'cli', reason: 'the person at the terminal said no' } : { decision: answer, by: 'cli' };
   } finally {
     rl.off('close', onClose);
-    if (!o.rl) rl.close();
+    if (!shared) rl.close();
   }
 }

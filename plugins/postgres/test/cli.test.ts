@@ -70,7 +70,7 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       }
       status = await runOryx(['db', 'status'], { cwd: dir, env: e.env });
       assert.is(status.code, 1, 'status fails on a database newer than the code');
-      assert.match(status.stdout, /audit\s+9\s+5\s+NEWER than this code: refused at start/);
+      assert.match(status.stdout, /audit\s+9\s+6\s+NEWER than this code: refused at start/);
       const refused = await runOryx(['sessions', '--json'], { cwd: dir, env: e.env });
       assert.is(refused.code, 1);
       assert.is(json(refused).error.code, e.newer);

@@ -32,7 +32,14 @@ export default function scheduler(options: SchedulerOptions = {}): Plugin {
       ctx.provide('scheduler', service);
       // A door: the host (`oryx serve`, `oryx web`, `oryx schedule start`) starts it with the others.
       // Nobody is there to ask during its runs: what needs a person is stored and mailed.
-      ctx.registerDoor({ name: 'scheduler', start: () => service.start(), stop: (o) => service.stop(o) });
+      ctx.registerDoor({
+        name: 'scheduler',
+        start: async () => {
+          await service.start();
+          ctx.log.info(`started with ${(await service.list()).length} task(s)`);
+        },
+        stop: (o) => service.stop(o),
+      });
 
       // In init: the database plugin opens its database and migrates its own tables first.
       ctx.hooks.init.tapPromise(async () => {

@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   ORYX_E_WEB_SESSION_DELETED: 'The session was deleted (DELETE /api/sessions/:id) while this run was going on; start a new session to go on.',
   ORYX_E_WEB_STOPPED: 'The run was stopped on request (POST /api/sessions/:id/stop); the session keeps every step committed before that, so send the next message when ready.',
   ORYX_E_WEB_NO_AUDIT: 'Enable the audit plugin (audit() from @oryxos/plugin-audit) in oryx.config.ts: the run timeline is read from its trail.',
-  ORYX_E_WEB_NO_APPROVALS: 'Enable a session store plugin that provides approvals (sqlite() or postgres()) in oryx.config.ts.',
+  ORYX_E_WEB_NO_APPROVALS: 'Enable the approvals plugin (approvals() from @oryxos/plugin-approvals) in oryx.config.ts; it keeps its table in the database the sqlite or postgres plugin opens.',
   ORYX_E_WEB_NO_CONSOLE: 'The web console is not built: run `npm run build` in the OryxOS checkout (or reinstall @oryxos/plugin-web), or turn it off with web({ console: false }).',
   ORYX_E_WEB_INTERNAL: 'An unexpected server error; the log line with the same request id has the details.',
 } as const;

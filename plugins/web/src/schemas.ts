@@ -103,7 +103,7 @@ function build() {
   const usage = type({ inputTokens: 'number', outputTokens: 'number', 'cacheReadTokens?': 'number', 'cacheWriteTokens?': 'number', 'reasoningTokens?': 'number' });
 
   const Session = type({
-    id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number',
+    id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', turns: 'number',
     'parentSessionId?': 'string',
   });
 

@@ -109,7 +109,9 @@ test('two deciders at once: one wins, the other gets 409; an unknown id is 404; 
   }
   const bare = await startWeb();
   try {
-    const res = await fetch(`${bare.url}/api/approvals`, { headers: bare.auth });
+    const listed = await fetch(`${bare.url}/api/approvals`, { headers: bare.auth });
+    assert.equal([listed.status, await listed.json()], [200, { items: [] }], 'without the plugin nothing waits');
+    const res = await fetch(`${bare.url}/api/approvals/00000000-0000-0000-0000-000000000000`, { headers: bare.auth });
     assert.equal([res.status, ((await res.json()) as any).error.code], [404, 'ORYX_E_WEB_NO_APPROVALS']);
   } finally {
     await bare.close();

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { RunEvent } from '@oryxos/kernel';
@@ -31,10 +31,10 @@ export default class Chat extends OryxCommand {
     const progress = await RunProgress.create(terminalMode({ json: false, color: flags.color }), {
       write: (text) => { process.stderr.write(text); }, clean: (t) => this.forPeople(t),
     });
-    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    let asking: Interface | undefined;
     const mode = terminalMode({ json: false, color: flags.color });
     const door = cliDoor({
-      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, rl,
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, rl: () => asking,
       paint: await paintFor(mode), clean: (t) => this.forPeople(t), write: (t) => { process.stderr.write(t); }, quiet: () => progress?.finish(),
     });
     const { kernel, service, config } = await this.boot({
@@ -48,6 +48,8 @@ export default class Chat extends OryxCommand {
       });
     }
     let session = resumed?.id;
+    const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+    asking = rl;
     let running: AbortController | undefined;
     // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
     rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });

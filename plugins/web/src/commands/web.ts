@@ -50,11 +50,9 @@ export default class Web extends OryxCommand {
     }
     const { url } = await web.listen({ host: flags.host, port: flags.port });
     this.log(`oryx web listening on ${url} (docs: ${url}/docs)`);
-    // The scheduler plugin, when enabled, ticks alongside the server (and only under oryx web or oryx schedule start).
-    // Every other enabled door (the scheduler, channels) starts with the server: this command is their host.
+    // Every other enabled door (the scheduler, channels) starts with the server: this command is
+    // their host. Each says on the log that it started.
     await kernel.startDoors();
-    const others = kernel.doors.filter((d) => d.name !== 'web').map((d) => d.name);
-    if (others.length) this.log(`doors started: ${others.join(', ')}`);
     const { auth, token, tokenFrom } = web.options;
     if (auth === 'none') this.log('auth: none');
     else if (token !== undefined) this.log(`auth: bearer token from ${tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`);
