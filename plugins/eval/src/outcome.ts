@@ -52,7 +52,7 @@ export interface CaseReport {
 /** Judges one run: its checks, or why there are none to make. */
 export async function judgeRun(c: EvalCase, run: CaseRun): Promise<RunOutcome> {
   const t = run.transcript;
-  const base = { steps: t.steps, tokens: tokensOf(t), durationMs: t.durationMs, ...(t.sessionId ? { sessionId: t.sessionId } : {}) };
+  const base = { steps: t.steps, tokens: tokensOf(t), durationMs: Math.round(t.durationMs), ...(t.sessionId ? { sessionId: t.sessionId } : {}) };
   if (run.divergedAt !== undefined && t.error) {
     return { ...base, status: 'diverged', assertions: [], failure: { assertion: 'replay', evidence: `diverged at step ${run.divergedAt}: ${t.error.message}` } };
   }
@@ -81,7 +81,7 @@ export function caseReport(c: EvalCase, mode: EvalMode, outcomes: RunOutcome[]):
   const shown = firstBad ?? outcomes.at(-1);
   return {
     ...head, status, runs: outcomes.length, passed, passRate,
-    steps: mean(outcomes.map((o) => o.steps)), tokens: mean(outcomes.map((o) => o.tokens)), durationMs: mean(outcomes.map((o) => o.durationMs)),
+    steps: mean(outcomes.map((o) => o.steps)), tokens: mean(outcomes.map((o) => o.tokens)), durationMs: Math.round(mean(outcomes.map((o) => o.durationMs))),
     sessions: outcomes.flatMap((o) => (o.sessionId ? [o.sessionId] : [])),
     // Shown even when the case passes on its pass rate: a flaky failure is worth reading.
     ...(firstBad?.failure ? { failure: firstBad.failure } : {}),

@@ -82,6 +82,9 @@ export async function runCaseOnce(c: EvalCase, env: CaseEnv, repetition: number)
       tags: evalTags({ agent: agent.name, caseName: c.name, evalRun: env.evalRun }),
     });
     t.sessionId = session.id;
+    // Paths in denials and errors name the project, not its copy: a recording replays the same.
+    const copy = scratch.root;
+    const unscratch = (text: string) => text.split(copy).join(env.base.root);
     const provider = runProvider(env, env.provider ?? env.agentProvider, env.provider);
     // Another provider than the agent's does not take the agent's model (as with `oryx run --provider`).
     const model = env.model ?? (env.mode !== 'replay' && env.provider && env.provider !== env.agentProvider ? undefined : agent.model);
@@ -91,7 +94,7 @@ export async function runCaseOnce(c: EvalCase, env: CaseEnv, repetition: number)
         if (e.type === 'tool_call') calls.set(e.call.id, { name: e.call.name, args: e.call.args ?? {}, isError: false, turn });
         if (e.type === 'tool_result') {
           const call = calls.get(e.call.id) ?? { name: e.call.name, args: e.call.args ?? {}, isError: false, turn };
-          calls.set(e.call.id, { ...call, isError: e.result.isError, ...(e.result.denied !== undefined ? { denied: e.result.denied } : {}) });
+          calls.set(e.call.id, { ...call, isError: e.result.isError, ...(e.result.denied !== undefined ? { denied: unscratch(e.result.denied) } : {}) });
         }
       };
       let result: RunResult;
@@ -99,7 +102,7 @@ export async function runCaseOnce(c: EvalCase, env: CaseEnv, repetition: number)
         result = await kernel.runs.process({ agent: agent.name, session: session.id, message, onEvent, ...(provider ? { provider } : {}), ...(model ? { model } : {}) });
       } catch (error) {
         const e = toOryxError(error, 'ORYX_E_RUN_FAILED');
-        t.error = { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+        t.error = { code: e.code, message: unscratch(e.message), ...(e.hint ? { hint: unscratch(e.hint) } : {}) };
         t.stopReason = 'error';
         break;
       } finally {
@@ -113,7 +116,7 @@ export async function runCaseOnce(c: EvalCase, env: CaseEnv, repetition: number)
       t.steps += result.iterations;
       t.inputTokens += result.usage.inputTokens;
       t.outputTokens += result.usage.outputTokens;
-      if (result.error) t.error = result.error;
+      if (result.error) t.error = { ...result.error, message: unscratch(result.error.message), ...(result.error.hint ? { hint: unscratch(result.error.hint) } : {}) };
       if (isFailure(result.stopReason) || isSuspended(result.stopReason)) break;
     }
     if (t.error?.code === 'ORYX_E_REPLAY_DIVERGED') divergedAt = probe.calls;

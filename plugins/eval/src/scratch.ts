@@ -8,7 +8,7 @@
  * `oryx sessions show` finds them. `.git` and the workspace's `logs/` and `cache/` are left out.
  */
 import { constants } from 'node:fs';
-import { copyFile, cp, lstat, mkdir, mkdtemp, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '@oryxos/kernel';
@@ -38,14 +38,16 @@ async function copyProject(from: string, to: string, rules: CopyRules): Promise<
     const source = path.join(from, name);
     const target = path.join(to, name);
     if (rules.skip.has(source) || name === '.git') continue;
-    const info = await lstat(source);
+    // A file that goes while the copy is made (another case's recording moved into place) is left out.
+    const info = await lstat(source).catch((error: NodeJS.ErrnoException) => { if (error.code === 'ENOENT') return undefined; throw error; });
+    if (!info) continue;
     if (name === 'node_modules' && info.isDirectory()) { await symlink(source, target, 'dir'); continue; }
     if (info.isSymbolicLink()) { await symlink(await readlink(source), target); continue; }
     if (info.isDirectory()) { await copyProject(source, target, rules); continue; }
     if (!info.isFile()) continue;
     if (rules.link.has(source)) { await symlink(source, target); continue; }
     // A copy-on-write clone where the file system has them, a plain copy elsewhere.
-    await copyFile(source, target, constants.COPYFILE_FICLONE);
+    await copyFile(source, target, constants.COPYFILE_FICLONE).catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOENT') throw error; });
   }
 }
 
@@ -69,7 +71,8 @@ export interface ScratchSource {
 export async function makeScratch(project: ScratchSource, fixtures: Fixture[]): Promise<Scratch> {
   let root: string | undefined;
   try {
-    root = await mkdtemp(path.join(tmpdir(), 'oryx-eval-'));
+    // Its real path: the tools and the sandbox resolve the project folder to it.
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'oryx-eval-')));
     const link = new Set(project.database ? [project.database] : []);
     const skip = new Set([path.join(project.workspaceDir, 'logs'), path.join(project.workspaceDir, 'cache'), ...[...link].flatMap((db) => COMPANIONS.map((c) => db + c))]);
     const rules = { skip, link };
