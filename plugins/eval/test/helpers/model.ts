@@ -57,6 +57,8 @@ export interface TestModel {
   url: string;
   /** Every chat request, read. */
   readonly asks: Asked[];
+  /** The most requests it was answering at one time. */
+  readonly maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,8 @@ export interface TestModel {
  */
 export async function testModel(brain: Brain, options: { delayMs?: number } = {}): Promise<TestModel> {
   const asks: Asked[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -82,7 +86,9 @@ export async function testModel(brain: Brain, options: { delayMs?: number } = {}
     const a = asked(body);
     asks.push(a);
     const step = brain(a) ?? { text: 'I do not know that one.' };
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+    inFlight--;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(step, a.model || 'm')));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -90,6 +96,7 @@ export async function testModel(brain: Brain, options: { delayMs?: number } = {}
   return {
     url: `http://127.0.0.1:${port}/v1`,
     asks,
+    get maxInFlight() { return maxInFlight; },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
