@@ -128,7 +128,7 @@ export async function checkExpectations(expect: Expectations, t: Transcript): Pr
     const verdict = t.verdicts.find((v) => v.rubric === rubric);
     const assertion = `llm_rubric ${quoted(rubric)}`;
     if (!verdict) out.push({ assertion, passed: false, skipped: 'no judge is configured (--judge, or evals({ judge }) in oryx.config.ts)' });
-    else check(assertion, verdict.pass, () => `the judge said no: ${cut(verdict.reason, 240)}${verdict.sessionId ? ` (judge session ${verdict.sessionId.slice(0, 8)})` : ''}`);
+    else check(assertion, verdict.pass, () => `the judge said no: ${cut(verdict.reason, 240)}`);
   }
   return out;
 }
