@@ -10,7 +10,6 @@ export const ERROR_CODES = {
   ORYX_E_EVAL_NO_CASES: 'Write a case file in .oryxos/agents/<agent>/evals/ (docs/evals.md), name the folder that holds them, or loosen --filter.',
   ORYX_E_EVAL_NO_CASSETTE: 'Record the case first with oryx eval --record, or run it against the real model with --live.',
   ORYX_E_EVAL_JUDGE_MISSING: 'Name an enabled provider in --judge or evals({ judge }), e.g. judge: \'openai:gpt-4o-mini\'.',
-  ORYX_E_EVAL_FIXTURE: 'Fix the fixture the message names: a path inside the project, and a from: file that exists beside the case file.',
   ORYX_E_EVAL_SCRATCH: 'The throwaway copy of the project could not be made: check the free space and permissions of the temporary folder (TMPDIR).',
   ORYX_E_EVAL_REPORT_WRITE: 'Check that the folder of the --junit file exists and is writable.',
 } as const;
