@@ -74,7 +74,8 @@ test('usage errors: --record with --repeat, --compare with one side', async () =
   const kernel = await project.kernel();
   try {
     const io = { out: () => {}, err: () => {}, loadConfig: async () => { throw new Error('no'); } };
-    for (const [f, message] of [[{ record: true, repeat: 3 }, /--record records each case once/], [{ compare: ['a'] }, /--compare takes two models or configs \(got 1\)/]] as const) {
+    const bad: [Partial<EvalFlags>, RegExp][] = [[{ record: true, repeat: 3 }, /--record records each case once/], [{ compare: ['a'] }, /--compare takes two models or configs \(got 1\)/]];
+    for (const [f, message] of bad) {
       await evalCommand(kernel, kernel.config, flags(f), io).then(() => assert.unreachable('accepted'), (error) => {
         assert.is(error.code, 'ORYX_E_CLI_USAGE');
         assert.match(error.message, message);
