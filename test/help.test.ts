@@ -16,7 +16,7 @@ test('oryx --help lists commands from every plugin without importing plugin code
       encoding: 'utf8', env: { ...process.env, ORYX_TRACE_FILE: file },
     });
     assert.is(r.status, 0, r.stderr);
-    for (const cmd of ['init', 'run', 'chat', 'agents', 'tools', 'sessions', 'audit', 'memory', 'mcp', 'web', 'schedule', 'notify']) {
+    for (const cmd of ['init', 'run', 'chat', 'agents', 'tools', 'sessions', 'audit', 'memory', 'mcp', 'web', 'schedule', 'notify', 'eval']) {
       assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\s`, 'm'), `${cmd} is listed`);
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);

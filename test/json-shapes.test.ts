@@ -78,6 +78,16 @@ const approval = type({
   argsHash: 'string', asks: type({ 'action?': 'object', reason: 'string', '+': 'reject' }).array(), status: "'pending' | 'approved' | 'used' | 'denied' | 'expired'",
   requestedAt: 'string', 'decidedBy?': 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string', '+': 'reject',
 });
+const evalCheck = type({ assertion: 'string', passed: 'boolean', 'evidence?': 'string', 'skipped?': 'string', '+': 'reject' });
+const evalCase = type({
+  name: 'string', agent: 'string', file: 'string', line: 'number', mode: "'replay' | 'live' | 'record'", status: "'pass' | 'fail' | 'error' | 'diverged' | 'skipped'",
+  runs: 'number', passed: 'number', passRate: 'number', steps: 'number', tokens: 'number', durationMs: 'number', sessions: 'string[]',
+  'failure?': { assertion: 'string', evidence: 'string', '+': 'reject' }, assertions: evalCheck.array(), 'skipped?': 'string', '+': 'reject',
+});
+const evalSide = type({
+  label: 'string', 'provider?': 'string', 'model?': 'string', 'config?': 'string', runs: 'number', passed: 'number', passRate: 'number',
+  tokens: 'number', durationMs: 'number', cases: evalCase.array(), '+': 'reject',
+});
 const channel = type({
   name: 'string', host: 'string', port: 'number', secure: 'boolean', requireTLS: 'boolean', 'user?': 'string', password: 'string',
   from: 'string', to: 'string[]', source: "'config' | 'runtime'", '+': 'reject',
@@ -131,6 +141,8 @@ const SCHEMAS: Record<string, type.Any> = {
   }), { kernel: 'string' }),
   'plugins:new': type({ dir: 'string', package: 'string', kind: "'tool' | 'provider' | 'channel'", files: 'string[]', '+': 'reject' }),
   'doctor': list(type({ check: 'string', status: "'ok' | 'fail' | 'warn' | 'skip'", detail: 'string', 'code?': 'string', 'fix?': 'string', '+': 'reject' })),
+  // A list of cases, or with --compare a list of the two sides.
+  'eval': list(evalCase).or(list(evalSide)),
   'notify:test': type({ id: 'number', status: "'sent'", attempts: 'number', channel: 'string', to: 'string[]', 'messageId?': 'string', 'rejected?': 'string[]', '+': 'reject' }),
 };
 
@@ -201,6 +213,8 @@ export default defineConfig({
   await writeFile(path.join(agent, 'AGENT.md'), '---\ndescription: test\ntools: [shout]\n---\nYou shout.\n');
   await mkdir(path.join(dir, '.oryxos', 'agents', 'careful'), { recursive: true });
   await writeFile(path.join(dir, '.oryxos', 'agents', 'careful', 'AGENT.md'), '---\ndescription: asks first\ntools: [shout]\napprove: [shout]\n---\nYou shout, once allowed.\n');
+  await mkdir(path.join(agent, 'evals'), { recursive: true });
+  await writeFile(path.join(agent, 'evals', 'shout.yaml'), 'name: shouts\ninput: hi\nexpect: { tools_called: [shout], answer_contains: HI }\n');
   await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'), `servers:\n  fx:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    connectTimeoutMs: 60000\n`);
 });
 test.after(async () => {
@@ -224,7 +238,7 @@ async function shape(command: string, args: string[]): Promise<any> {
 
 test('every command with --json has a schema here', () => {
   const withJson: string[] = [];
-  for (const pkg of ['plugins/cli', 'plugins/sqlite', 'plugins/audit', 'plugins/memory', 'plugins/mcp', 'plugins/scheduler', 'plugins/notify', 'plugins/web', 'plugins/approvals']) {
+  for (const pkg of ['plugins/cli', 'plugins/sqlite', 'plugins/audit', 'plugins/memory', 'plugins/mcp', 'plugins/scheduler', 'plugins/notify', 'plugins/web', 'plugins/approvals', 'plugins/eval']) {
     const manifest = JSON.parse(readFileSync(path.join(pkg, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { enableJsonFlag?: boolean }> };
     for (const [id, c] of Object.entries(manifest.commands)) if (c.enableJsonFlag) withJson.push(id);
   }
@@ -257,6 +271,10 @@ test('every command prints its one shape; lists are {items}, shows the object, k
   assert.is(sessions.items[0].messageCount, 8, 'both runs went to the session the short id named');
   await Promise.all([shape('memory:show', ['memory', 'show']), shape('memory:recall', ['memory', 'recall', 'tea']), shape('version', ['version'])]);
   await shape('plugins', ['plugins']);
+  const evaluated = await shape('eval', ['eval', 'assistant']);
+  assert.equal(evaluated.items.map((c: { status: string }) => c.status), ['pass']);
+  const compared = await shape('eval', ['eval', 'assistant', '--compare', 'model-a', 'model-b']);
+  assert.equal(compared.items.map((s: { label: string }) => s.label), ['model-a', 'model-b']);
   // The web port of this config (8787) may be taken on this machine: the doctor then exits 1, with the same shape.
   const doctor = await runOryx(['doctor', '--json'], { cwd: dir });
   const checks = JSON.parse(doctor.stdout);

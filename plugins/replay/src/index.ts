@@ -8,6 +8,7 @@
 export { default, default as replay } from './replay.ts';
 export type { ReplayOptions } from './options.ts';
 export { ERROR_CODES } from './errors.ts';
+// The cassette contract itself lives in @oryxos/provider-kit/cassette (oryx eval uses it too).
 export {
-  conversationKey, parseCassette, type CassetteEntry, type KeyMessage, type RecordedResponse,
-} from './cassette.ts';
+  conversationKey, parseCassette, type CassetteEntry, type KeyMessage, type RecordedResponse, type PromptPrint,
+} from '@oryxos/provider-kit/cassette';

@@ -1,7 +1,7 @@
 import { OryxError } from '@oryxos/provider-spec';
 import { pluginPackage, type Plugin } from '@oryxos/kernel';
 import { cassettePath, validateOptions, type ReplayOptions } from './options.ts';
-import { recordProvider, replayProvider } from './provider.ts';
+import { recordProvider, replayProvider } from '@oryxos/provider-kit/cassette';
 
 /**
  * Record and replay model traffic. In `record` mode it registers a provider that forwards to
@@ -33,6 +33,7 @@ export default function replay(options: ReplayOptions): Plugin {
       const settings = {
         name: opts.name, cassette: opts.cassette, file: cassettePath(opts.cassette, ctx.config),
         target: opts.target, defaultModel: opts.defaultModel,
+        howToRecord: `set replay({ mode: 'record', cassette: '${opts.cassette}', target: '<provider>' }) and run again`,
       };
       if (opts.mode === 'replay') {
         const provider = replayProvider(settings);

@@ -19,9 +19,24 @@ export interface RecordedResponse {
   finishReason?: string;
 }
 
+/**
+ * What a model call's prompt held that stays the same from run to run, as short hashes of each
+ * part: the agent's own sections (its instructions, bootstrap files, skill index — never the
+ * clock or memory) and each tool offered (its description and input schema). A recording
+ * that carries it is replayed only while the prompt still matches, so a changed AGENT.md or
+ * tool makes the replay diverge instead of passing on stale answers.
+ */
+export interface PromptPrint {
+  /** Section id (`agent`, `AGENTS.md`, `skills`, …) → hash of its text. */
+  system: Record<string, string>;
+  /** Tool name → hash of its description and input schema. */
+  tools: Record<string, string>;
+}
+
 /** One line of a cassette file. */
 export interface CassetteEntry {
-  request: { messages: KeyMessage[] };
+  /** `prompt` is written by recorders that know the prompt (`oryx eval --record`); lines without it match any prompt. */
+  request: { messages: KeyMessage[]; prompt?: PromptPrint };
   response: RecordedResponse;
   model?: string;
   recordedAt?: string;
@@ -100,6 +115,8 @@ export function parseCassette(text: string, file: string): LoadedEntry[] {
         }
       } else bad(`${where}: role must be user, assistant or tool (system prompts are not matched)`);
     });
+    const prompt = entry.request.prompt;
+    if (prompt !== undefined && !isPrint(prompt)) bad('request.prompt must be {"system": {section: hash}, "tools": {tool: hash}}');
     const response = entry.response;
     if (!response || typeof response !== 'object') bad('response must be an object');
     if (response.content !== undefined && typeof response.content !== 'string') bad('response.content must be a string');
@@ -146,4 +163,52 @@ export function divergence(entries: LoadedEntry[], conversation: KeyMessage[], k
   }
   if (!best) return { index: 0, actual: conversation[0] };
   return { entry: best.entry, index: best.prefix, actual: conversation[best.prefix], expected: best.entry.request.messages[best.prefix] };
+}
+
+const isHashes = (v: unknown): v is Record<string, string> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((h) => typeof h === 'string');
+const isPrint = (v: unknown): v is PromptPrint => !!v && typeof v === 'object' && isHashes((v as PromptPrint).system) && isHashes((v as PromptPrint).tools);
+
+/** The first 16 hex digits of the SHA-256 of `text` (Web Crypto: node:crypto would load with every command). */
+async function shortHash(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The {@link PromptPrint} of a prompt's stable parts.
+ *
+ * @example
+ * await promptPrint([{ id: 'agent', content: 'You are careful.' }], [{ name: 'read_file', description: 'Read a file', inputSchema: {} }]);
+ * // { system: { agent: '…' }, tools: { read_file: '…' } }
+ */
+export async function promptPrint(
+  sections: readonly { id: string; content: string }[],
+  tools: readonly { name: string; description: string; inputSchema: unknown }[],
+): Promise<PromptPrint> {
+  const system: Record<string, string> = {};
+  for (const s of sections) system[s.id] = await shortHash(s.content);
+  const byName: Record<string, string> = {};
+  for (const t of tools) byName[t.name] = await shortHash(canonical({ description: t.description, inputSchema: t.inputSchema }));
+  return { system, tools: byName };
+}
+
+const SECTION_NAMES: Record<string, string> = { agent: "the agent's instructions (the body of AGENT.md)", skills: 'the skill index' };
+
+/**
+ * How `current` differs from `recorded`, in words (`the agent's instructions (the body of
+ * AGENT.md) changed; tool write_file is new`), or undefined when it does not.
+ */
+export function promptDifference(recorded: PromptPrint, current: PromptPrint): string | undefined {
+  const changes: string[] = [];
+  const compare = (was: Record<string, string>, now: Record<string, string>, name: (k: string) => string) => {
+    for (const k of Object.keys(was)) {
+      if (!(k in now)) changes.push(`${name(k)} is gone`);
+      else if (was[k] !== now[k]) changes.push(`${name(k)} changed`);
+    }
+    for (const k of Object.keys(now)) if (!(k in was)) changes.push(`${name(k)} is new`);
+  };
+  compare(recorded.system, current.system, (k) => SECTION_NAMES[k] ?? k);
+  compare(recorded.tools, current.tools, (k) => `tool ${k}`);
+  return changes.length ? changes.join('; ') : undefined;
 }

@@ -3,18 +3,30 @@ import path from 'node:path';
 import { OryxError, errorMessage, type ChatRequest, type ChatResponse, type Provider, type StreamEvent, type FinishReason } from '@oryxos/provider-spec';
 import type { PluginContext } from '@oryxos/kernel';
 import {
-  conversationKey, describe, divergence, findEntry, messageKey, parseCassette, recordResponse,
-  type CassetteEntry, type LoadedEntry,
-} from './cassette.ts';
+  conversationKey, describe, divergence, findEntry, messageKey, parseCassette, promptDifference, recordResponse,
+  type CassetteEntry, type LoadedEntry, type PromptPrint,
+} from './format.ts';
 
+/** What a cassette provider is: its name, its file, and what its messages tell people to do. */
 export interface ReplaySettings {
+  /** The provider name agents (or a run's `provider`) refer to. */
   name: string;
-  /** As given in the options, for messages. */
+  /** The cassette as the user named it, for messages. */
   cassette: string;
   /** Absolute path of the cassette file. */
   file: string;
   target?: string;
   defaultModel?: string;
+  /**
+   * How to record the cassette, in the words of whoever configured it, for hints:
+   * `set replay({ mode: 'record', cassette: 'smoke', target: '<provider>' }) and run again`.
+   */
+  howToRecord: string;
+  /**
+   * The stable parts of the prompt a request was made from, when the host knows them (from a
+   * `beforePrompt` tap): recorded with each line, and compared in replay with a line that has them.
+   */
+  promptOf?(request: ChatRequest): PromptPrint | undefined;
 }
 
 const aborted = (request: ChatRequest) => new OryxError('ORYX_E_RUN_ABORTED', 'The run was aborted', { cause: request.signal?.reason });
@@ -46,7 +58,7 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
       info = await stat(settings.file);
     } catch {
       throw new OryxError('ORYX_E_REPLAY_CASSETTE_NOT_FOUND', `replay "${settings.name}": no cassette at ${rel()}`, {
-        hint: `Record it first: replay({ mode: 'record', cassette: '${settings.cassette}', target: '<provider>' }), run the agent, then switch back to mode: 'replay'.`,
+        hint: `Record it first: ${settings.howToRecord}.`,
         data: { file: settings.file },
       });
     }
@@ -64,6 +76,16 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
     const keys = conversation.map(messageKey);
     const entry = findEntry(entries, keys);
     if (!entry) throw diverged(entries, conversation, keys);
+    const recorded = entry.request.prompt;
+    const current = recorded ? settings.promptOf?.(request) : undefined;
+    const changed = recorded && current ? promptDifference(recorded, current) : undefined;
+    if (changed) {
+      const where = `${rel()}:${entry.line}`;
+      throw new OryxError('ORYX_E_REPLAY_DIVERGED', `replay "${settings.name}": the prompt differs from the recording (${where}): ${changed}`, {
+        hint: `Re-record: ${settings.howToRecord} (the prompt changed, so the recorded answers may no longer be what the model says).`,
+        data: { file: settings.file, line: entry.line, message: keys.length, prompt: changed },
+      });
+    }
     const calls = (entry.response.toolCalls ?? []).map((c) => ({
       // The global Web Crypto: node:crypto would load with the plugin, on every command (~3 ms).
       id: `call_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`,
@@ -88,7 +110,7 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
         ? `the cassette has no answer after message ${d.index}; its closest line (${where}) goes on with ${describe(d.expected)}`
         : `first difference at message ${d.index + 1}: this run has ${describe(d.actual)}, the cassette (${where}) has ${describe(d.expected)}`;
     return new OryxError('ORYX_E_REPLAY_DIVERGED', `replay "${settings.name}": the conversation diverged from the recording: ${detail}`, {
-      hint: `Re-record: set replay({ mode: 'record', cassette: '${settings.cassette}', target: '<provider>' }) and run again (appended lines win), or edit ${where}. System prompts, assistant text and tool output are not compared.`,
+      hint: `Re-record: ${settings.howToRecord} (appended lines win), or edit ${where}. System prompts, assistant text and tool output are not compared.`,
       data: { file: settings.file, line: d.entry?.line, message: d.index + 1 },
     });
   };
@@ -112,13 +134,14 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
  * the request's key and the response as one JSON line. Failed calls are not recorded; the
  * target's errors pass through unchanged, so the kernel retries them as usual.
  */
-export function recordProvider(settings: ReplaySettings & { target: string }, kernel: PluginContext): Provider {
+export function recordProvider(settings: ReplaySettings & { target: string }, kernel: Pick<PluginContext, 'provider'>): Provider {
   let writing: Promise<void> = Promise.resolve();
   const target = () => kernel.provider(settings.target);
 
   const save = (request: ChatRequest, response: ChatResponse): Promise<void> => {
+    const prompt = settings.promptOf?.(request);
     const entry: CassetteEntry = {
-      request: { messages: conversationKey(request.messages) },
+      request: { messages: conversationKey(request.messages), ...(prompt ? { prompt } : {}) },
       response: recordResponse(response),
       model: response.model,
       recordedAt: new Date().toISOString(),
