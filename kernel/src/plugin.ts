@@ -20,7 +20,7 @@ import type { ServiceName } from '@oryxos/contracts';
  *   return {
  *     ...pluginPackage(import.meta.url), name: 'clock', options,
  *     setup(ctx) {
- *       ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.LATE }, async (prompt) => {
+ *       ctx.hooks.prepareStep.tapPromise({ stage: STAGE.LATE }, async (prompt) => {
  *         prompt.system.push({ id: 'zone', title: 'Time zone', content: options.zone ?? 'UTC' });
  *         return prompt;
  *       });

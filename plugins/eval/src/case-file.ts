@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import { didYouMean, shape as s } from '@oryxos/kernel';
+import { didYouMean, shape as s } from '@oryxos/schema-kit';
 import { compileSchema, SchemaError } from '@oryxos/schema-kit';
 import { caseShape } from './case-shape.ts';
 import { cassetteFor, cassetteSlug, type DenialExpectation, type EvalCase, type Expectations, type Fixture, type ToolExpectation } from './cases.ts';

@@ -1,4 +1,4 @@
-import { shape as s } from '@oryxos/kernel';
+import { shape as s } from '@oryxos/schema-kit';
 
 /**
  * The keys of a case file, as written (snake_case, like AGENT.md frontmatter), checked by shape

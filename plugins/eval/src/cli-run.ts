@@ -5,7 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Kernel, OryxError, errorMessage, type Logger, type ResolvedConfig } from '@oryxos/kernel';
+import { Kernel, type Logger, type ResolvedConfig } from '@oryxos/kernel';
+import { OryxError, errorMessage } from '@oryxos/provider-spec';
 import { table } from '@oryxos/plugin-cli/command';
 import { anyFailed, compareRows, isConfigSpec, modelSide, sideReport, type CompareSide, type SideReport } from './compare.ts';
 import { discoverCases } from './discover.ts';

@@ -1,4 +1,4 @@
-import { OryxError } from '@oryxos/kernel';
+import { OryxError } from '@oryxos/provider-spec';
 
 /**
  * Every error code this package throws, with how to fix it. The README lists the same codes;

@@ -8,7 +8,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { didYouMean } from '@oryxos/kernel';
+import { didYouMean } from '@oryxos/schema-kit';
 import { evalError } from './errors.ts';
 import type { RubricVerdict } from './transcript.ts';
 

@@ -1,4 +1,4 @@
-import { shape as s, validateOptions } from '@oryxos/kernel';
+import { shape as s, validateOptions } from '@oryxos/schema-kit';
 
 /** Options of {@link evals}: defaults for `oryx eval` in this project. */
 export interface EvalOptions {

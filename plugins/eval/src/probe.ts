@@ -1,9 +1,10 @@
 /**
  * What `oryx eval` adds to the kernel of each case: the providers that answer from the case's
- * cassette (replay) or record into it (record), and a `beforePrompt` observer that prints the
+ * cassette (replay) or record into it (record), and a `prepareStep` observer that prints the
  * prompt's stable parts so a replay diverges when the agent's prompt or tools changed.
  */
-import { STAGE, pluginPackage, type ChatRequest, type Plugin, type Provider } from '@oryxos/kernel';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
+import type { ChatRequest, Provider } from '@oryxos/provider-spec';
 import { promptPrint, recordProvider, replayProvider, type PromptPrint } from '@oryxos/provider-kit/cassette';
 
 /** How a case's model calls are answered. */
@@ -62,7 +63,7 @@ export function evalProbe(options: ProbeOptions): Probe {
     get calls() { return calls; },
     setup(ctx) {
       // Last, after every plugin that adds to the prompt: the print is of what the model is sent.
-      ctx.hooks.beforePrompt.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
+      ctx.hooks.prepareStep.tapPromise({ stage: STAGE.OBSERVE }, async (prompt, run) => {
         const bootstrap = run.agent.bootstrap.map((b) => b.name);
         prints.set(run.signal, await promptPrint(stableSections(prompt, bootstrap), prompt.tools));
         return prompt;

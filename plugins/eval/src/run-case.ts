@@ -6,7 +6,8 @@
  */
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isOryxError, toOryxError, type HostInfo, type Kernel, type Logger, type ResolvedConfig, type RunEvent, type RunResult } from '@oryxos/kernel';
+import { isOryxError, toOryxError } from '@oryxos/provider-spec';
+import type { HostInfo, Kernel, Logger, ResolvedConfig, RunEvent, RunResult } from '@oryxos/kernel';
 import type { EvalCase } from './cases.ts';
 import { startCaseKernel } from './case-kernel.ts';
 import { JUDGE_AGENT, judgeMessage, parseVerdict, writeJudgeAgent, type JudgeSpec } from './judge.ts';

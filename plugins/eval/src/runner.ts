@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { errorMessage, isOryxError, type HostInfo, type Kernel, type Logger, type ResolvedConfig } from '@oryxos/kernel';
+import { errorMessage, isOryxError } from '@oryxos/provider-spec';
+import type { HostInfo, Kernel, Logger, ResolvedConfig } from '@oryxos/kernel';
 import type { EvalCase } from './cases.ts';
 import { evalError } from './errors.ts';
 import type { JudgeSpec } from './judge.ts';

@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import { copyFile, cp, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { errorMessage } from '@oryxos/kernel';
+import { errorMessage } from '@oryxos/provider-spec';
 import type { Fixture } from './cases.ts';
 import { evalError } from './errors.ts';
 

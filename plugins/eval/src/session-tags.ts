@@ -1,4 +1,4 @@
-import type { SessionInfo, SessionStore } from '@oryxos/kernel';
+import type { SessionInfo, SessionStore } from '@oryxos/contracts';
 
 /** The tags of a case's session: every eval session, this case's, and this `oryx eval`'s. */
 export function evalTags(input: { agent: string; caseName: string; evalRun: string }): string[] {

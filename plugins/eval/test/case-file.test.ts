@@ -4,7 +4,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { tempProject } from '@oryxos/kernel/testing';
 import { readCaseFile } from '../src/case-file.ts';
 import { discoverCases } from '../src/discover.ts';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/kernel';
+import { isOryxError } from '@oryxos/provider-spec';
 import { parseJudge } from '../src/judge.ts';
 import evals from '../src/plugin.ts';
 import { brain } from './helpers/brain.ts';

@@ -21,7 +21,7 @@ function describe(sources: MemorySource[], relative: (file: string) => string): 
 }
 
 /**
- * The `beforePrompt` work of the memory plugin: the section `Long-term memory` built from the
+ * The `prepareStep` work of the memory plugin: the section `Long-term memory` built from the
  * run's memory files (the agent's, the user's, the session's). The files come from the
  * store's cache (one `stat` each when unchanged) and the section itself is kept by the files'
  * versions, so a prompt costs the same with 10 entries as with 100,000. `migrate` is called

@@ -11,7 +11,7 @@ const SHOW_TIMEOUT_MS = 10_000;
  * `modelOptions.num_ctx` in the config wins.
  *
  * The kernel's ChatRequest carries no agent settings, so the plugin records them per run from
- * `beforePrompt` ({@link remember}), keyed by the run's AbortSignal, which is the request's.
+ * `prepareStep` ({@link remember}), keyed by the run's AbortSignal, which is the request's.
  */
 export class ContextWindow {
   private readonly byRun = new WeakMap<AbortSignal, number>();

@@ -88,7 +88,7 @@ export class SchedulerEngine {
   private readonly lost = new Set<number>();
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  /** Session → run id of the run going on in it, seen in `beforePrompt`. */
+  /** Session → run id of the run going on in it, seen in `runStart`. */
   private readonly runIds = new Map<string, string>();
   private refreshTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -108,7 +108,7 @@ export class SchedulerEngine {
   /** Runs going on (or queued) in this process. */
   get inFlight(): number { return this.held.size; }
 
-  /** Called from the kernel's `beforePrompt`: remembers the run id of a run the scheduler started. */
+  /** Called from the kernel's `runStart`: remembers the run id of a run the scheduler started. */
   noteRun(run: RunContext): void {
     if (this.runIds.has(run.sessionId)) this.runIds.set(run.sessionId, run.runId);
   }

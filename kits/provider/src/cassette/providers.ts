@@ -24,7 +24,7 @@ export interface ReplaySettings {
   howToRecord: string;
   /**
    * The stable parts of the prompt a request was made from, when the host knows them (from a
-   * `beforePrompt` tap): recorded with each line, and compared in replay with a line that has them.
+   * `prepareStep` tap): recorded with each line, and compared in replay with a line that has them.
    */
   promptOf?(request: ChatRequest): PromptPrint | undefined;
 }
