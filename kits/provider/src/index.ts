@@ -14,3 +14,13 @@ export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, PROVIDER_CALL_SHAPE, retr
 export { callCap, providerCallCapError, type CallCap } from './call-cap.ts';
 export { stableCallId } from './call-id.ts';
 export { normalizeFinishReason } from './finish.ts';
+export { parseToolArguments } from './tool-arguments.ts';
+export { chatUsage, type WireUsage } from './chat-usage.ts';
+export {
+  ChatAnswer, REASONING_FIELDS, type AnswerDelta, type ChatCallMeta, type ChatMessageMeta, type ChatReasoningMeta, type PartialCall, type ReasoningField,
+} from './chat-answer.ts';
+export { fromChatCompletion } from './chat-completion.ts';
+export { ChatChunkAssembler } from './chat-stream.ts';
+export {
+  ServerReportedError, checkedFetch, isHtml, providerServerError, serverErrorOf, serverErrorOfText, serverReportedIn, type ServerError,
+} from './error-body.ts';
