@@ -129,7 +129,8 @@ export function checkedFetch(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
     const type = response.headers.get('content-type') ?? '';
-    if (response.ok && !/text\/html/i.test(type) && !(wantsStream(init) && /json/i.test(type))) return response;
+    // A stream (SSE, NDJSON) passes untouched; a single JSON body to a streamed request is read: it is usually an error.
+    if (response.ok && !/text\/html/i.test(type) && !(wantsStream(init) && /^\s*application\/json\b/i.test(type))) return response;
     const text = await response.text().catch(() => '');
     const reported = (server: ServerError) => new ServerReportedError(server, 'response', response.status, response.headers);
     if (!response.ok || isHtml(text, type)) throw reported(serverErrorOfText(text, type));

@@ -24,3 +24,4 @@ export { ChatChunkAssembler } from './chat-stream.ts';
 export {
   ServerReportedError, checkedFetch, isHtml, providerServerError, serverErrorOf, serverErrorOfText, serverReportedIn, type ServerError,
 } from './error-body.ts';
+export { modelMatcher } from './model-matcher.ts';

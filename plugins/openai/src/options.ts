@@ -1,5 +1,5 @@
 import { shape as s, validateOptions as validate, type RetryPolicy } from '@oryxos/kernel';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, modelMatcher, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OpenAIOptions extends ProviderCallOptions {
@@ -87,15 +87,3 @@ export function resolveSettings(options: OpenAIOptions, env: NodeJS.ProcessEnv):
   };
 }
 
-/**
- * `true`, `false`, or a list of model names where `*` matches any run of characters, as a test
- * of a model name.
- *
- * @example
- * modelMatcher(['gpt-4o*'])('gpt-4o-mini') // true
- */
-export function modelMatcher(value: boolean | string[]): (model: string) => boolean {
-  if (typeof value === 'boolean') return () => value;
-  const patterns = value.map((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i'));
-  return (model) => patterns.some((p) => p.test(model));
-}

@@ -9,5 +9,5 @@
  * providerWireSuite(test, myDialect);
  * test.run();
  */
-export { wireServer, type Reply, type ScriptEntry, type RecordedRequest, type WireServer, type WireServerOptions } from './wire-server.ts';
+export { wireServer, type Reply, type ScriptEntry, type RecordedRequest, type WireServer, type WireServerOptions, type Framing } from './wire-server.ts';
 export { providerWireSuite, wireKernel, attemptRecorder, type Attempt, type WireCall, type WireDialect } from './suite.ts';

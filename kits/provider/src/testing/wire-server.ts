@@ -6,12 +6,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** How a streamed answer is framed on the wire. */
+export type Framing = 'sse' | 'sse-events' | 'ndjson';
+
 /** One scripted reply. */
 export type Reply =
   /** A JSON answer (default status 200). */
   | { json: unknown; status?: number; headers?: Record<string, string> }
   /** Plain text (a proxy's error page). */
-  | { text: string; status: number }
+  | { text: string; status: number; headers?: Record<string, string> }
   /**
    * A streamed answer: each item framed as one event (SSE `data:` line or NDJSON line). SSE
    * ends with `[DONE]` unless `done` is false; `hold` keeps the response open; `cut` breaks
@@ -35,8 +38,11 @@ export interface RecordedRequest { method: string; path: string; headers: Incomi
 
 /** How the server frames streamed events and where its API lives. */
 export interface WireServerOptions {
-  /** `sse` (OpenAI and most hosted APIs) or `ndjson` (Ollama). */
-  framing: 'sse' | 'ndjson';
+  /**
+   * `sse` (OpenAI and most hosted APIs: `data:` lines, then `[DONE]`), `sse-events` (Anthropic:
+   * each item as `event: <its type>` and `data:`, no `[DONE]`), or `ndjson` (Ollama).
+   */
+  framing: Framing;
   /** Appended to the origin in {@link WireServer.url}, e.g. `/v1`. */
   basePath?: string;
   /**
@@ -115,16 +121,17 @@ function send(res: ServerResponse, reply: Reply, framing: WireServerOptions['fra
     return;
   }
   if ('text' in reply) {
-    res.writeHead(reply.status, { 'content-type': 'text/plain' });
+    res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
     res.end(reply.text);
     return;
   }
-  const sse = framing === 'sse';
+  const sse = framing !== 'ndjson';
   const frame = (item: unknown) => {
     const data = typeof item === 'string' ? item : JSON.stringify(item);
+    if (framing === 'sse-events' && typeof item !== 'string') return `event: ${(item as { type?: string }).type ?? 'message'}\ndata: ${data}\n\n`;
     return sse ? `data: ${data}\n\n` : `${data}\n`;
   };
-  const end = () => res.end(sse ? 'data: [DONE]\n\n' : '');
+  const end = () => res.end(framing === 'sse' ? 'data: [DONE]\n\n' : '');
   res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/x-ndjson' });
   if ('paced' in reply) {
     void reply.paced((item) => res.write(frame(item))).then(end, () => res.socket?.destroy());
@@ -139,6 +146,6 @@ function send(res: ServerResponse, reply: Reply, framing: WireServerOptions['fra
   // Once what was written has reached the socket, so the client sees the events first.
   if (reply.cut) { res.write(sse ? ': cut\n\n' : '', () => res.socket?.destroy()); return; }
   if (reply.hold) return;
-  if (reply.done === false || !sse) res.end();
+  if (reply.done === false || framing !== 'sse') res.end();
   else end();
 }
