@@ -67,13 +67,14 @@ export interface WireServer {
 
 /**
  * Starts the server on 127.0.0.1 and an ephemeral port. A request past the end of the script
- * gets a 500 saying so, so a test notices an unexpected extra call.
+ * gets a 500 saying so, so a test notices an unexpected extra call. A function instead of a
+ * script answers every request.
  *
  * @example
  * const server = await wireServer([{ json: completion({ content: 'hi' }) }], { framing: 'sse', basePath: '/v1' });
  * openai({ baseURL: server.url, apiKey: 'sk-test' });
  */
-export async function wireServer(script: ScriptEntry[], options: WireServerOptions): Promise<WireServer> {
+export async function wireServer(script: ScriptEntry[] | ((body: any, index: number) => Reply), options: WireServerOptions): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
   const side: Record<string, RecordedRequest[]> = Object.fromEntries(Object.keys(options.side ?? {}).map((p) => [p, []]));
   let signalClosed!: () => void;
@@ -93,7 +94,8 @@ export async function wireServer(script: ScriptEntry[], options: WireServerOptio
     const index = requests.length;
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     res.on('close', () => { if (!res.writableFinished) { state.closedEarly++; signalClosed(); } });
-    const entry = script[index];
+    // A function is a server that answers every request (a long run, a load test).
+    const entry = typeof script === 'function' ? script : script[index];
     const reply = typeof entry === 'function' ? entry(body, index) : entry;
     send(res, reply ?? { status: 500, json: { error: { message: `test server: no reply scripted for request ${index + 1}` } } }, options.framing);
   });

@@ -1,0 +1,7 @@
+// The child process of probeLeak: node --expose-gc --import tsx leak-child.ts <dialect module URL> <export name> <calls>
+import { heapOverCalls } from './leak-probe.ts';
+import type { WireDialect } from './suite.ts';
+
+const [moduleUrl, exportName, calls] = process.argv.slice(2);
+const dialect = (await import(moduleUrl!))[exportName!] as WireDialect;
+process.stdout.write(`${JSON.stringify(await heapOverCalls(dialect, Number(calls)))}\n`);
