@@ -122,10 +122,14 @@ export function serverReportedIn(error: unknown): ServerReportedError | undefine
  * error body to a streamed request (some servers answer `stream: true` that way). Everything
  * else passes through untouched.
  *
+ * `jsonAsSse`: a 200 with one JSON answer to a streamed request (gateways that ignore
+ * `stream: true`) goes on as a one-event server-sent stream, which a chat-completions decoder
+ * reads like any other (the whole message in one chunk).
+ *
  * @example
- * new OpenAI({ baseURL, apiKey, fetch: checkedFetch() });
+ * new OpenAI({ baseURL, apiKey, fetch: checkedFetch(fetch, { jsonAsSse: true }) });
  */
-export function checkedFetch(base: typeof fetch = fetch): typeof fetch {
+export function checkedFetch(base: typeof fetch = fetch, options: { jsonAsSse?: boolean } = {}): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
     const type = response.headers.get('content-type') ?? '';
@@ -134,10 +138,14 @@ export function checkedFetch(base: typeof fetch = fetch): typeof fetch {
     const text = await response.text().catch(() => '');
     const reported = (server: ServerError) => new ServerReportedError(server, 'response', response.status, response.headers);
     if (!response.ok || isHtml(text, type)) throw reported(serverErrorOfText(text, type));
-    // A JSON answer to a streamed request: an error is thrown, anything else goes on as it came.
     const server = serverErrorOf(safeJson(text));
     if (server) throw reported(server);
-    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    if (options.jsonAsSse) headers.set('content-type', 'text/event-stream');
+    const body = options.jsonAsSse ? `data: ${text.replace(/\r?\n/g, ' ')}\n\ndata: [DONE]\n\n` : text;
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 

@@ -44,8 +44,9 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
         defaultHeaders: settings.headers,
         timeout: settings.timeoutMs,
         maxRetries: 0,
-        // Error bodies of any shape (Gemini's JSON array, a proxy's HTML page) keep the server's message.
-        fetch: checkedFetch(),
+        // Error bodies of any shape (Gemini's JSON array, a proxy's HTML page) keep the server's
+        // message; a whole completion sent to a streamed request is read as a one-chunk stream.
+        fetch: checkedFetch(fetch, { jsonAsSse: true }),
       });
       return { sdk, client };
     })().catch((error) => { loading = undefined; throw error; });
