@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   ]);
   type Provider = import('@oryxos/kernel').Provider;
   const answer = (model: string) => ({
-    message: { role: 'assistant' as const, content: 'ok, done' }, usage: { inputTokens: 50, outputTokens: 3 }, finishReason: 'stop', model,
+    message: { role: 'assistant' as const, content: 'ok, done' }, usage: { inputTokens: 50, outputTokens: 3 }, finishReason: 'stop' as const, model,
   });
   const provider: Provider = {
     name: 'bench', defaultModel: 'bench',
