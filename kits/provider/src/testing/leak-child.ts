@@ -1,4 +1,5 @@
-// The child process of probeLeak: node --expose-gc --import tsx leak-child.ts <dialect module URL> <export name> <calls>
+// The child process of probeLeak (its own entry, `@oryxos/provider-kit/testing/leak-child`, so the
+// bundled build keeps it a file): node --expose-gc --import tsx leak-child.js <dialect module URL> <export name> <calls>
 import { heapOverCalls } from './leak-probe.ts';
 import type { WireDialect } from './suite.ts';
 
