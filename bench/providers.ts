@@ -60,7 +60,7 @@ try {
   await time('openai: ChunkAssembler, 1000 tool-call fragments', N, () => {
     const a = new ChunkAssembler();
     for (const f of fragments) a.push(f as never);
-    return a.toolCalls(request());
+    return a.response(request(), 'openai').message.toolCalls;
   });
 
   // Ollama: provider.chat (SDK + per-call client + mapping).

@@ -21,7 +21,7 @@ test('oryx --help lists commands from every plugin without importing plugin code
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
-      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
+      || /node_modules\/(openai|ollama|@anthropic-ai|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
     assert.equal(offenders, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -51,6 +51,26 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
   }
 });
 
+test('a read command loads no provider SDK (openai, ollama, @anthropic-ai/sdk) with all three providers on', async () => {
+  const dir = await traceProject('read-sdk-', `import { defineConfig } from '@oryxos/kernel';
+import openai from '@oryxos/plugin-openai';
+import ollama from '@oryxos/plugin-ollama';
+import anthropic from '@oryxos/plugin-anthropic';
+export default defineConfig({ plugins: [
+  openai({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', defaultModel: 'm' }), ollama({ host: 'http://127.0.0.1:9' }),
+  anthropic({ baseURL: 'http://127.0.0.1:9', apiKey: 'k', defaultModel: 'm' }),
+] });
+`, { assistant: { provider: 'anthropic' } });
+  try {
+    const r = oryxTrace(dir, ['agents']);
+    assert.is(r.status, 0, r.stderr);
+    assert.ok(r.loaded.some((u) => /plugins\/anthropic\/(dist|src)\/index\./.test(u)), 'the anthropic plugin itself was loaded');
+    assert.equal(r.loaded.filter((u) => /node_modules\/(openai|ollama|@anthropic-ai|@opentelemetry)\//.test(u)), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a plugin\'s command loads the CLI\'s command kit, not the whole CLI package', async () => {
   const dir = await traceProject('read-kit-', `import { defineConfig } from '@oryxos/kernel';
 import { scripted } from '@oryxos/kernel/testing';
@@ -71,6 +91,7 @@ test('a read command loads none of Node\'s crypto, with the model providers, the
   const dir = await traceProject('read-crypto-', `import { defineConfig } from '@oryxos/kernel';
 import openai from '@oryxos/plugin-openai';
 import ollama from '@oryxos/plugin-ollama';
+import anthropic from '@oryxos/plugin-anthropic';
 import sqlite from '@oryxos/plugin-sqlite';
 import audit from '@oryxos/plugin-audit';
 import memory from '@oryxos/plugin-memory';
@@ -81,6 +102,7 @@ import web from '@oryxos/plugin-web';
 import scheduler from '@oryxos/plugin-scheduler';
 export default defineConfig({ plugins: [
   openai({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', defaultModel: 'm' }), ollama({ host: 'http://127.0.0.1:9' }),
+  anthropic({ baseURL: 'http://127.0.0.1:9', apiKey: 'k', defaultModel: 'm' }),
   sqlite(), audit(), memory(), sandbox({ files: { read: ['.'] } }), tools(), mcp(), web(),
   scheduler({ tasks: [{ name: 'daily', agent: 'assistant', message: 'hi', cron: '0 8 * * *' }] }),
 ] });

@@ -50,11 +50,11 @@ const pluginShape = s.object({
 
 const configShape = s.object({
   plugins: s.array(pluginShape),
-  hooks: s.custom('an object of hook functions', (v) => typeof v === 'object' && v !== null && Object.values(v).every((f) => typeof f === 'function')).optional(),
-  workspace: nonEmpty.optional(),
   defaultAgent: nonEmpty.optional(),
   defaultProvider: nonEmpty.optional(),
   settings: settingsShape.optional(),
+  workspace: nonEmpty.optional(),
+  hooks: s.custom('an object of hook functions', (v) => typeof v === 'object' && v !== null && Object.values(v).every((f) => typeof f === 'function')).optional(),
 });
 
 /**
@@ -86,7 +86,7 @@ export function resolveConfig(raw: unknown, root: string, file?: string): Resolv
     if (found.problem === 'must be removed' && found.path.length === 1) {
       const key = String(found.path[0]);
       const line = file ? lineOfKey(readFileSafe(file), key) : undefined;
-      throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}${line ? `:${line}` : ''}: unknown key "${key}"${unknownKeyNote(found, 'keys')}`, {
+      throw new OryxError('ORYX_E_CONFIG_INVALID', `${where}${line ? `:${line}` : ''}: unknown key "${key}"${unknownKeyNote(found)}`, {
         hint: 'Fix or remove that key in defineConfig({...}); see the README for the config format.',
         data: { field, line },
       });

@@ -12,5 +12,7 @@ export { defineTool, stringRecord, type ArgsOf, type ToolArgs, type ToolDefiniti
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';
 export { MINIMAL_ENV, minimalEnv } from './env.ts';
 export { processAlive } from './process.ts';
-export { escapeControls } from '@oryxos/schema-kit';
-export { describeAction } from '@oryxos/schema-kit';
+// What a plugin author needs besides the kernel, from one package: option shapes and their
+// check, did-you-mean, terminal escaping, action descriptions, and the error type.
+export { shape, validateOptions, didYouMean, closest, escapeControls, describeAction, type Infer } from '@oryxos/schema-kit';
+export { OryxError, isOryxError, errorMessage } from '@oryxos/provider-spec';

@@ -4,13 +4,23 @@ import { providerLabel, type ProviderCall } from './errors.ts';
 /** A timer that aborts one call attempt at `ms`, however steadily the server sends. */
 export interface CallCap {
   readonly fired: boolean;
-  /** `signal` combined with the cap's. */
-  with(signal?: AbortSignal): AbortSignal;
+  /**
+   * The signal of this attempt: it aborts when the cap fires or when any of `sources` aborts
+   * (with that source's reason). One per cap: a second call adds its sources to the same signal.
+   */
+  with(...sources: (AbortSignal | undefined)[]): AbortSignal;
+  /** Stops the timer and lets go of every source: call it in `finally`. */
   clear(): void;
 }
 
 /**
  * Starts the cap of one call attempt (`callTimeoutMs`).
+ *
+ * The attempt's signal is a plain controller that follows its sources through listeners
+ * removed in {@link CallCap.clear}: `AbortSignal.any` would tie the combined signal to the
+ * run's signal (on Node 20, for as long as that one lives), and the SDKs add an `abort`
+ * listener to the signal they get that they never remove, so each model call of a long run
+ * or a long-lived server would stay in memory.
  *
  * @example
  * const cap = callCap(180_000);
@@ -18,11 +28,26 @@ export interface CallCap {
  */
 export function callCap(ms: number): CallCap {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
+  const capped = { fired: false };
+  const followed: { source: AbortSignal; listener: () => void }[] = [];
+  const timer = setTimeout(() => { capped.fired = true; controller.abort(new Error(`callTimeoutMs (${ms} ms) reached`)); }, ms);
+  const clear = () => {
+    clearTimeout(timer);
+    for (const { source, listener } of followed.splice(0)) source.removeEventListener('abort', listener);
+  };
   return {
-    get fired() { return controller.signal.aborted; },
-    with: (signal) => (signal ? AbortSignal.any([signal, controller.signal]) : controller.signal),
-    clear: () => clearTimeout(timer),
+    get fired() { return capped.fired; },
+    with(...sources) {
+      for (const source of sources) {
+        if (!source || controller.signal.aborted) continue;
+        if (source.aborted) { controller.abort(source.reason); continue; }
+        const listener = () => controller.abort(source.reason);
+        source.addEventListener('abort', listener, { once: true });
+        followed.push({ source, listener });
+      }
+      return controller.signal;
+    },
+    clear,
   };
 }
 

@@ -8,7 +8,7 @@
 export type PluginKind = 'tool' | 'provider' | 'channel';
 
 /** Where the OryxOS packages the new plugin builds on are (`file:` specs to this installation, or version ranges). */
-export interface TemplateDeps { kernel: string; pluginKit: string; providerKit: string }
+export interface TemplateDeps { kernel: string; pluginKit: string; providerKit: string; providerSpec: string; contracts: string }
 
 interface Names { name: string; pkg: string; factory: string; tool: string; service: string; area: string; env: string }
 
@@ -29,7 +29,10 @@ const tsconfig = `{
 `;
 
 function packageJson(n: Names, kind: PluginKind, deps: TemplateDeps, permissions: string[], description: string): string {
-  const kit = kind === 'provider' ? { '@oryxos/provider-kit': deps.providerKit } : { '@oryxos/plugin-kit': deps.pluginKit };
+  // A provider is written against the provider spec with its kit; a channel declares its service in the contracts.
+  const kit: Record<string, string> = kind === 'provider' ? { '@oryxos/provider-kit': deps.providerKit, '@oryxos/provider-spec': deps.providerSpec }
+    : kind === 'channel' ? { '@oryxos/plugin-kit': deps.pluginKit, '@oryxos/contracts': deps.contracts } : { '@oryxos/plugin-kit': deps.pluginKit };
+  const ranges: Record<string, string> = { '@oryxos/provider-spec': '^1.0.0', '@oryxos/contracts': '^1.0.0' };
   return `${JSON.stringify({
     name: n.pkg, version: '0.1.0', description, type: 'module', license: 'MIT',
     exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './package.json': './package.json' },
@@ -39,7 +42,7 @@ function packageJson(n: Names, kind: PluginKind, deps: TemplateDeps, permissions
     oclif: {},
     scripts: { build: 'tsc -p tsconfig.json', test: `tsx test/${n.name}.test.ts` },
     // The OryxOS installation provides these to the plugin at run time.
-    peerDependencies: { '@oryxos/kernel': '^1.0.0', ...Object.fromEntries(Object.keys(kit).map((k) => [k, '^0.1.0'])) },
+    peerDependencies: { '@oryxos/kernel': '^1.0.0', ...Object.fromEntries(Object.keys(kit).map((k) => [k, ranges[k] ?? '^0.1.0'])) },
     devDependencies: { '@oryxos/kernel': deps.kernel, ...kit, '@types/node': '^20.19.0', tsx: '4.23.14', typescript: '~5.9.0', uvu: '^0.5.6' },
   }, null, 2)}\n`;
 }
@@ -70,10 +73,8 @@ function tool(n: Names): Record<string, string> {
   };
   return {
     'src/errors.ts': errorsTs(n, codes),
-    'src/index.ts': `import { OryxError } from '@oryxos/provider-spec';
-import { pluginPackage, type Plugin } from '@oryxos/kernel';
-import { shape as s, validateOptions } from '@oryxos/schema-kit';
-import { defineTool } from '@oryxos/plugin-kit';
+    'src/index.ts': `import { pluginPackage, type Plugin } from '@oryxos/kernel';
+import { OryxError, defineTool, shape as s, validateOptions } from '@oryxos/plugin-kit';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';
@@ -122,7 +123,7 @@ export default function ${n.factory}(options: ${cap(n.factory)}Options = {}): Pl
     [`test/${n.name}.test.ts`]: `import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isOryxError } from '@oryxos/provider-spec';
+import { isOryxError } from '@oryxos/plugin-kit';
 import { readmeErrorCodes, scripted, testKernel } from '@oryxos/kernel/testing';
 import ${n.factory}, { ERROR_CODES } from '../src/index.ts';
 
@@ -186,9 +187,8 @@ function channel(n: Names): Record<string, string> {
     'src/errors.ts': errorsTs(n, codes),
     'src/index.ts': `import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OryxError, errorMessage } from '@oryxos/provider-spec';
 import { STAGE, enforceAction, pluginPackage, type Plugin } from '@oryxos/kernel';
-import { shape as s, validateOptions } from '@oryxos/schema-kit';
+import { OryxError, errorMessage, shape as s, validateOptions } from '@oryxos/plugin-kit';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';
@@ -317,9 +317,8 @@ function provider(n: Names): Record<string, string> {
     'src/errors.ts': errorsTs(n, codes),
     'src/index.ts': `import { isOryxError, type ChatRequest, type ChatResponse, type Provider } from '@oryxos/provider-spec';
 import { pluginPackage, type Plugin } from '@oryxos/kernel';
-import { shape as s, validateOptions } from '@oryxos/schema-kit';
 import {
-  PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, callCap, providerAbortError, providerBadResponseError, providerCallCapError,
+  shape as s, validateOptions, PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, callCap, providerAbortError, providerBadResponseError, providerCallCapError,
   providerConnectionError, providerStatusError, providerTimeoutError, retryPolicy, type ProviderCallOptions, type ProviderFix,
 } from '@oryxos/provider-kit';
 
@@ -499,7 +498,7 @@ const KINDS: Record<PluginKind, { make: (n: Names) => Record<string, string>; pe
  * The files of a new plugin package, by path. `name` is lowercase letters, digits and dashes.
  *
  * @example
- * pluginTemplate('word-count', 'tool', { kernel: '^1.0.0', pluginKit: '^0.1.0', providerKit: '^0.1.0' })['src/index.ts']
+ * pluginTemplate('word-count', 'tool', { kernel: '^1.0.0', pluginKit: '^0.1.0', providerKit: '^0.1.0', providerSpec: '^1.0.0', contracts: '^1.0.0' })['src/index.ts']
  */
 export function pluginTemplate(name: string, kind: PluginKind, deps: TemplateDeps): Record<string, string> {
   const n = names(name);

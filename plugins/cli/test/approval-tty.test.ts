@@ -152,7 +152,7 @@ test('off a terminal the call is denied by default, and the output says so; --ap
   assert.is(await readFile(path.join(dir, 'src', 'b.txt'), 'utf8'), 'new file\n');
   const again = await runOryx(['approvals', 'resume', next![1]!], { cwd: dir });
   assert.is(again.code, 1);
-  assert.match(again.stderr, /ORYX_E_APPROVAL_NOT_RESUMABLE.*already has a result/);
+  assert.match(again.stderr, /ORYX_E_RUN_NOT_CONTINUABLE: Run \S+ cannot be continued: (it ended with stop reason final|its calls already have results)/);
 });
 
 test.run();

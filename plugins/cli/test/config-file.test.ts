@@ -126,7 +126,7 @@ export default defineConfig({
   const e = await err(() => loadConfig({ cwd: dir }));
   assert.is(e.code, 'ORYX_E_CONFIG_INVALID');
   assert.match(e.message, /oryx\.config\.ts:4: unknown key "defaultAgnet" \(did you mean "defaultAgent"\?\)/);
-  assert.match(e.message, 'known options: plugins, defaultAgent, defaultProvider, settings, workspace');
+  assert.match(e.message, 'known options: plugins, defaultAgent, defaultProvider, hooks, settings, workspace');
   assert.equal(e.data, { field: 'defaultAgnet', line: 4 });
 });
 

@@ -172,7 +172,7 @@ test('oryx plugins new: each kind passes its own test and typechecks; linked, th
 
 test('docs/plugins.md shows the tool and the channel plugin exactly as oryx plugins new writes them', async () => {
   const doc = await readFile(path.join(repo, 'docs', 'plugins.md'), 'utf8');
-  const deps = { kernel: '^1.0.0', pluginKit: '^0.1.0', providerKit: '^0.1.0' };
+  const deps = { kernel: '^1.0.0', pluginKit: '^0.1.0', providerKit: '^0.1.0', providerSpec: '^1.0.0', contracts: '^1.0.0' };
   const shown = { tool: ['word-count', ['package.json', 'src/errors.ts', 'src/index.ts', 'test/word-count.test.ts']], channel: ['journal', ['src/index.ts', 'test/journal.test.ts']] } as const;
   for (const [kind, [name, files]] of Object.entries(shown)) {
     const written = pluginTemplate(name, kind as 'tool' | 'channel', deps);

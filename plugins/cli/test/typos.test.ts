@@ -95,10 +95,11 @@ test('a tool the sandbox can only deny loads with a one-line warning saying why;
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout, 'hi\n', 'the run goes on');
   const warnings = r.stderr.trimEnd().split('\n');
+  // In the order of the tools' names, as the model is offered them.
   assert.equal(warnings, [
-    'warning: tools: agent "assistant": tool "write_file" is unavailable: no file may be written: files.write is empty in sandbox({...}) of oryx.config.ts; its calls will be denied',
-    'warning: tools: agent "assistant": tool "shell" is unavailable: no program may be run: exec.allow is empty in sandbox({...}) of oryx.config.ts; its calls will be denied',
     'warning: tools: agent "assistant": tool "http_request" is unavailable: no HTTP request may be made: http.allow is empty in sandbox({...}) of oryx.config.ts; its calls will be denied',
+    'warning: tools: agent "assistant": tool "shell" is unavailable: no program may be run: exec.allow is empty in sandbox({...}) of oryx.config.ts; its calls will be denied',
+    'warning: tools: agent "assistant": tool "write_file" is unavailable: no file may be written: files.write is empty in sandbox({...}) of oryx.config.ts; its calls will be denied',
   ]);
 });
 

@@ -1,6 +1,6 @@
 import { OryxError, type RetryPolicy } from '@oryxos/provider-spec';
 import { shape as s, validateOptions as validate } from '@oryxos/schema-kit';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, modelMatcher, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link ollama}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OllamaOptions extends ProviderCallOptions {
@@ -16,6 +16,11 @@ export interface OllamaOptions extends ProviderCallOptions {
   modelOptions?: Record<string, unknown>;
   /** Extra HTTP headers (for a proxy in front of Ollama). */
   headers?: Record<string, string>;
+  /**
+   * Which models take images (sent as `images`): `true`, `false` (the kernel sends a short
+   * note instead), or model names with `*` (`['llava*', 'qwen2.5vl*', 'gemma3*']`). Default false.
+   */
+  images?: boolean | string[];
   /**
    * How long Ollama may send nothing before the answer starts, in ms: loading the model into
    * memory and reading the prompt happen then. Default 120000 (2 min), or `timeoutMs` if larger.
@@ -36,6 +41,7 @@ const schema = s.object({
   keepAlive: s.union(s.string({ min: 1 }), s.integer()).optional(),
   modelOptions: s.record(s.unknown()).optional(),
   headers: s.record(s.string()).optional(),
+  images: s.union(s.boolean(), s.array(s.string({ min: 1 }))).optional(),
   firstByteTimeoutMs: s.integer({ above: 0 }).optional(),
   ...PROVIDER_CALL_SHAPE,
 });
@@ -71,6 +77,8 @@ export interface OllamaSettings {
   keepAlive?: string | number;
   modelOptions?: Record<string, unknown>;
   headers: Record<string, string>;
+  /** Whether a model takes images. */
+  images: (model: string) => boolean;
   /** Idle limit between two parts of a stream. */
   timeoutMs: number;
   /** Limit before the first byte of the answer (model loading counts). */
@@ -101,9 +109,11 @@ export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv):
     keepAlive: options.keepAlive,
     modelOptions: options.modelOptions,
     headers: options.headers ?? {},
+    images: modelMatcher(options.images ?? false),
     timeoutMs,
     firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.max(OLLAMA_DEFAULTS.firstByteTimeoutMs, timeoutMs),
     callTimeoutMs: options.callTimeoutMs ?? OLLAMA_DEFAULTS.callTimeoutMs,
     retry: retryPolicy(options),
   };
 }
+

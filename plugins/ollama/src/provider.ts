@@ -1,12 +1,12 @@
 import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/provider-spec';
 import {
-  causeChain, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
-  type ProviderCall, type ProviderFix,
+  callCap, causeChain, checkedFetch, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError, providerLabel, providerServerError,
+  providerTimeoutError, serverReportedIn, type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type { AbortableAsyncIterator, ChatResponse as WireResponse, ToolCall as WireToolCall } from 'ollama';
 import type { ContextWindow } from './context-window.ts';
 import { LLM_HINTS } from './errors.ts';
-import { finishOf, fromResponse, toRequestBody, toToolCalls } from './mapping.ts';
+import { finishOf, fromResponse, toAssistant, toRequestBody, toToolCalls } from './mapping.ts';
 import type { OllamaSettings } from './options.ts';
 
 type Sdk = typeof import('ollama');
@@ -19,7 +19,7 @@ type Limit = 'firstByte' | 'idle' | 'call';
  * first-byte limit until the answer starts, then (streams) the idle limit between two parts,
  * and the cap on the whole call throughout.
  */
-interface CallState { timedOut?: Limit; arm(limit: 'firstByte' | 'idle'): void; disarm(): void; end(): void }
+interface CallState { readonly timedOut?: Limit; arm(limit: 'firstByte' | 'idle'): void; disarm(): void; end(): void }
 
 /**
  * The provider behind {@link ollama}. The SDK is loaded on the first call. Its non-streamed
@@ -38,7 +38,8 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
   };
   const bodyOf = async (request: ChatRequest) => {
     const numCtx = await window?.numCtx(request);
-    return toRequestBody(request, numCtx === undefined ? settings : { ...settings, modelOptions: { ...settings.modelOptions, num_ctx: numCtx } });
+    const wire = { ...settings, provider: settings.name, images: settings.images(request.model) };
+    return toRequestBody(request, numCtx === undefined ? wire : { ...wire, modelOptions: { ...settings.modelOptions, num_ctx: numCtx } });
   };
   const ctxOf = (request: ChatRequest): ProviderCall => ({ provider: settings.name, model: request.model, url: settings.url });
 
@@ -56,41 +57,33 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
   const clientFor = async (request: ChatRequest) => {
     const { Ollama } = await load();
     const timeout = new AbortController();
-    const cut = (limit: Limit) => { state.timedOut ??= limit; timeout.abort(); };
+    // However steadily Ollama sends, one call attempt ends at callTimeoutMs. The cap's signal
+    // follows the run's and the SDK's with listeners removed at the end of the call
+    // (AbortSignal.any would keep every call's signals alive as long as the run's).
+    const cap = callCap(settings.callTimeoutMs);
+    const limits: { timedOut?: Limit } = {};
     let timer: NodeJS.Timeout | undefined;
-    const cap = setTimeout(() => cut('call'), settings.callTimeoutMs);
     const state: CallState = {
+      get timedOut() { return limits.timedOut ?? (cap.fired ? 'call' : undefined); },
       arm(limit) {
         clearTimeout(timer);
-        timer = setTimeout(() => cut(limit), limit === 'firstByte' ? settings.firstByteTimeoutMs : settings.timeoutMs);
+        timer = setTimeout(() => { limits.timedOut ??= limit; timeout.abort(); }, limit === 'firstByte' ? settings.firstByteTimeoutMs : settings.timeoutMs);
       },
       disarm() { clearTimeout(timer); },
-      end() { clearTimeout(timer); clearTimeout(cap); },
+      end() { clearTimeout(timer); cap.clear(); },
     };
+    // Error bodies of any shape (an HTML page from a wrong host, a proxy's) keep the server's message.
+    const checked = checkedFetch((input, init) => fetch(input, init));
     const fetchWithSignal: typeof fetch = async (input, init = {}) => {
-      const signals = [timeout.signal, request.signal, init.signal].filter((s): s is AbortSignal => !!s);
       state.arm('firstByte');
-      let response: Response;
       try {
-        response = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
+        return await checked(input, { ...init, signal: cap.with(timeout.signal, request.signal, init.signal ?? undefined) });
       } finally {
         state.disarm();
       }
-      if (!response.ok) throw await httpError(response, request);
-      return response;
     };
-    return { client: new Ollama({ host: settings.host, headers: settings.headers, fetch: fetchWithSignal }), state };
-  };
-
-  const httpError = async (response: Response, request: ChatRequest): Promise<OryxError> => {
-    const text = await response.text().catch(() => '');
-    let message = text;
-    try { const body = JSON.parse(text); if (typeof body?.error === 'string') message = body.error; } catch { /* not JSON */ }
-    return providerStatusError({
-      status: response.status, message: message.slice(0, 1000), headers: response.headers, ctx: ctxOf(request), hints: LLM_HINTS,
-      keyHint: `Ollama itself takes no key: a proxy at ${settings.url} refused the request; pass its credentials with headers in ollama({...}).`,
-      modelHint: `Pull the model with \`ollama pull ${request.model}\`, or fix the model name (agent model: or defaultModel).`,
-    });
+    const headers = { ...settings.headers, ...request.headers };
+    return { client: new Ollama({ host: settings.host, headers, fetch: fetchWithSignal }), state };
   };
 
   const classify = (error: unknown, request: ChatRequest, state: CallState): OryxError => {
@@ -98,6 +91,14 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
     const ctx = ctxOf(request);
     if (request.signal?.aborted) return providerAbortError(error);
     if (state.timedOut) return timeoutError(state.timedOut, ctx, error);
+    const reported = serverReportedIn(error);
+    if (reported) {
+      return providerServerError(reported, {
+        ctx, fix: where, urlHint: `fix ollama({ ${named}host })${named ? '' : ' or OLLAMA_HOST'}: it is where Ollama listens (default 127.0.0.1:11434).`,
+        keyHint: `Ollama itself takes no key: a proxy at ${settings.url} refused the request; pass its credentials with headers in ollama({...}).`,
+        modelHint: `Pull the model with \`ollama pull ${request.model}\`, or fix the model name (agent model: or defaultModel).`,
+      });
+    }
     const { codes, messages } = causeChain(error);
     if (/did not receive done/i.test(messages[0] ?? '')) {
       return new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctx)}: the stream from ${ctx.url} ended before the model finished`, {
@@ -118,6 +119,7 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
     name: settings.name,
     defaultModel: settings.defaultModel,
     retry: settings.retry,
+    supports: (model) => ({ images: settings.images(model) }),
 
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const { client, state } = await clientFor(request);
@@ -129,7 +131,7 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
       } finally {
         state.end();
       }
-      const mapped = fromResponse(request, response);
+      const mapped = fromResponse(request, response, settings.name);
       if (!mapped) throw providerBadResponseError(`the answer from ${settings.url} has no message`, ctxOf(request), where);
       return mapped;
     },
@@ -137,6 +139,7 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
     async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
       const { client, state } = await clientFor(request);
       let text = '';
+      let thinking = '';
       const calls: WireToolCall[] = [];
       let final: WireResponse | undefined;
       let iterator: AbortableAsyncIterator<WireResponse> | undefined;
@@ -148,8 +151,10 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
         state.arm('firstByte');
         for await (const part of parts) {
           state.arm('idle');
+          const thought = part.message?.thinking;
+          if (typeof thought === 'string' && thought) { thinking += thought; yield { type: 'reasoning', delta: thought }; }
           const delta = part.message?.content;
-          if (delta) { text += delta; yield { type: 'text', delta }; }
+          if (typeof delta === 'string' && delta) { text += delta; yield { type: 'text', delta }; }
           if (part.message?.tool_calls?.length) calls.push(...part.message.tool_calls);
           if (part.done) final = part;
         }
@@ -164,7 +169,7 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
       if (state.timedOut) throw timeoutError(state.timedOut, ctxOf(request));
       const toolCalls = toToolCalls(request, calls);
       const response: ChatResponse = {
-        message: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },
+        message: toAssistant(settings.name, text, thinking, toolCalls),
         ...finishOf(final!, toolCalls.length > 0),
         model: final!.model || request.model,
       };

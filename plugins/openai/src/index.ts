@@ -8,5 +8,6 @@
 export { default, default as openai } from './openai.ts';
 export type { OpenAIOptions } from './options.ts';
 export { ERROR_CODES, LLM_HINTS } from './errors.ts';
-export { parseToolArguments, toChatMessages, toTools, fromCompletion } from './mapping.ts';
-export { ChunkAssembler } from './stream.ts';
+export { parseToolArguments, toChatMessages, toTools, fromCompletion, type WireOptions } from './mapping.ts';
+export { echoFields, type ReasoningEcho } from './echo.ts';
+export { ChatChunkAssembler as ChunkAssembler } from '@oryxos/provider-kit';

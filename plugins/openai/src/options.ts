@@ -1,6 +1,6 @@
 import { shape as s, validateOptions as validate } from '@oryxos/schema-kit';
 import type { RetryPolicy } from '@oryxos/provider-spec';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, modelMatcher, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link openai}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OpenAIOptions extends ProviderCallOptions {
@@ -14,6 +14,24 @@ export interface OpenAIOptions extends ProviderCallOptions {
   defaultModel?: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * What reasoning goes back to the server on later requests (see the README): `auto` (the
+   * field it came in, on the turns that called tools: what DeepSeek's thinking mode and Kimi
+   * require), `always` (`reasoning_content` on every assistant message), `never`. Default `auto`.
+   */
+  reasoningEcho?: 'auto' | 'always' | 'never';
+  /**
+   * Which models take images: `true` (all), `false` (none: the kernel sends a short note
+   * instead), or model names, `*` matching any run of characters (`['gpt-4o*', 'qwen2.5-vl*']`).
+   * Default: `true` on OpenAI's own API (no baseURL), `false` on any other server.
+   */
+  images?: boolean | string[];
+  /**
+   * The request field that caps the answer's length when a run sets one: `max_completion_tokens`
+   * (OpenAI's own API; its reasoning models refuse `max_tokens`) or `max_tokens` (most other
+   * servers). Default: `max_completion_tokens` without a baseURL, else `max_tokens`.
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 const schema = s.object({
@@ -22,6 +40,9 @@ const schema = s.object({
   baseURL: s.string().refine((url) => URL.canParse(url), 'a URL string').optional(),
   defaultModel: s.string({ min: 1 }).optional(),
   headers: s.record(s.string()).optional(),
+  reasoningEcho: s.literal('auto', 'always', 'never').optional(),
+  images: s.union(s.boolean(), s.array(s.string({ min: 1 }))).optional(),
+  maxTokensField: s.literal('max_tokens', 'max_completion_tokens').optional(),
   ...PROVIDER_CALL_SHAPE,
 });
 
@@ -37,6 +58,10 @@ export interface OpenAISettings {
   baseURL?: string;
   defaultModel?: string;
   headers: Record<string, string>;
+  reasoningEcho: 'auto' | 'always' | 'never';
+  /** Whether a model takes images. */
+  images: (model: string) => boolean;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
   /** Idle limit: before the answer starts and between two stream chunks. */
   timeoutMs: number;
   /** Cap on one whole call attempt. */
@@ -47,14 +72,19 @@ export interface OpenAISettings {
 /** Fills in defaults; the environment is read here (at setup), never at import. */
 export function resolveSettings(options: OpenAIOptions, env: NodeJS.ProcessEnv): OpenAISettings {
   const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
+  const baseURL = (options.baseURL ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, '');
   return {
     name: options.name ?? 'openai',
     apiKey: options.apiKey ?? nonEmpty(env.OPENAI_API_KEY),
-    baseURL: (options.baseURL ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, ''),
+    baseURL,
     defaultModel: options.defaultModel,
     headers: options.headers ?? {},
+    reasoningEcho: options.reasoningEcho ?? 'auto',
+    images: modelMatcher(options.images ?? baseURL === undefined),
+    maxTokensField: options.maxTokensField ?? (baseURL === undefined ? 'max_completion_tokens' : 'max_tokens'),
     timeoutMs: options.timeoutMs ?? PROVIDER_CALL_DEFAULTS.timeoutMs,
     callTimeoutMs: options.callTimeoutMs ?? PROVIDER_CALL_DEFAULTS.callTimeoutMs,
     retry: retryPolicy(options),
   };
 }
+

@@ -1,13 +1,12 @@
 import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/provider-spec';
 import {
-  callCap, causeChain, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError, providerLabel, providerStatusError, providerTimeoutError,
-  type ProviderCall, type ProviderFix,
+  ChatChunkAssembler, ServerReportedError, callCap, causeChain, checkedFetch, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError,
+  providerLabel, providerServerError, providerStatusError, providerTimeoutError, serverErrorOf, serverReportedIn, type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type OpenAI from 'openai';
 import { ERROR_CODES, LLM_HINTS } from './errors.ts';
-import { fromCompletion, toRequestBody } from './mapping.ts';
+import { fromCompletion, toRequestBody, type WireOptions } from './mapping.ts';
 import type { OpenAISettings } from './options.ts';
-import { ChunkAssembler } from './stream.ts';
 
 type Sdk = typeof import('openai');
 interface Client { sdk: Sdk; client: OpenAI }
@@ -25,6 +24,8 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     timeoutMs: settings.timeoutMs,
     hints: LLM_HINTS,
   };
+  const urlHint = `check openai({ ${named}baseURL })${named ? '' : ' or OPENAI_BASE_URL'}: it is the API base, usually ending in /v1.`;
+  const wire = (model: string): WireOptions => ({ provider: settings.name, reasoningEcho: settings.reasoningEcho, images: settings.images(model), maxTokensField: settings.maxTokensField });
   const keyHint = `Check the API key: pass apiKey to openai(${settings.name === 'openai' ? '' : `{ name: '${settings.name}' }`}) or set OPENAI_API_KEY, and make sure it may use this model.`;
 
   const connect = (model: string): Promise<Client> => {
@@ -43,6 +44,9 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
         defaultHeaders: settings.headers,
         timeout: settings.timeoutMs,
         maxRetries: 0,
+        // Error bodies of any shape (Gemini's JSON array, a proxy's HTML page) keep the server's
+        // message; a whole completion sent to a streamed request is read as a one-chunk stream.
+        fetch: checkedFetch(fetch, { jsonAsSse: true }),
       });
       return { sdk, client };
     })().catch((error) => { loading = undefined; throw error; });
@@ -57,6 +61,9 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     const { sdk } = c;
     const ctx = ctxOf(request, c);
     if (request.signal?.aborted || error instanceof sdk.APIUserAbortError) return providerAbortError(error);
+    const modelHint = `Check the model name (agent model: or defaultModel) and that ${ctx.url} is the API base (usually ending in /v1).`;
+    const reported = serverReportedIn(error);
+    if (reported) return providerServerError(reported, { ctx, fix: where, keyHint, modelHint, urlHint });
     if (error instanceof sdk.APIConnectionTimeoutError) return providerTimeoutError(error, ctx, where);
     if (error instanceof sdk.APIConnectionError) return providerConnectionError(error, ctx, where);
     if (error instanceof sdk.APIError) {
@@ -64,13 +71,12 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       const message = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
       if (typeof error.status === 'number') {
         return providerStatusError({
-          status: error.status, message, code: error.code, headers: error.headers, ctx, cause: error, keyHint, hints: LLM_HINTS,
-          modelHint: `Check the model name (agent model: or defaultModel) and that ${ctx.url} is the API base (usually ending in /v1).`,
+          status: error.status, message, code: error.code, headers: error.headers, ctx, cause: error, keyHint, hints: LLM_HINTS, modelHint,
         });
       }
-      return new OryxError('ORYX_E_LLM_SERVER', `${providerLabel(ctx)}: the server reported an error in the stream: ${message}`, {
-        cause: error, retryable: true, hint: LLM_HINTS.ORYX_E_LLM_SERVER, data: { status: undefined, provider: ctx.provider, model: ctx.model },
-      });
+      // An `{"error": …}` event inside the stream: its code, when it names a status, decides.
+      const server = serverErrorOf({ error: error.error }) ?? { message };
+      return providerServerError(new ServerReportedError(server, 'stream'), { ctx, fix: where, keyHint, modelHint, urlHint });
     }
     const { codes, messages } = causeChain(error);
     if (codes.length || /terminated|socket|fetch failed/i.test(messages.join(' '))) return providerConnectionError(error, ctx, where);
@@ -81,6 +87,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     name: settings.name,
     defaultModel: settings.defaultModel,
     retry: settings.retry,
+    supports: (model) => ({ images: settings.images(model) }),
 
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const c = await connect(request.model);
@@ -88,21 +95,26 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       const cap = callCap(settings.callTimeoutMs);
       let completion;
       try {
-        completion = await c.client.chat.completions.create(toRequestBody(request), { signal: cap.with(request.signal) });
+        completion = await c.client.chat.completions.create(toRequestBody(request, wire(request.model)), { signal: cap.with(request.signal), headers: request.headers });
       } catch (error) {
         if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
         throw classify(error, request, c);
       } finally {
         cap.clear();
       }
-      const response = fromCompletion(request, completion);
+      let response;
+      try {
+        response = fromCompletion(request, completion, settings.name);
+      } catch (error) {
+        throw classify(error, request, c);
+      }
       if (!response) throw providerBadResponseError(`an answer with no choices from ${c.client.baseURL}`, ctxOf(request, c), where);
       return response;
     },
 
     async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
       const c = await connect(request.model);
-      const assembler = new ChunkAssembler();
+      const assembler = new ChatChunkAssembler();
       // The SDK's timeout ends when the answer starts; a stream that then goes silent for
       // timeoutMs is cut here, so a stalled server cannot hang a run.
       const idle = new AbortController();
@@ -110,17 +122,16 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       const rearm = () => { clearTimeout(idleTimer); idleTimer = setTimeout(() => idle.abort(), settings.timeoutMs); };
       // However steadily it streams, one call attempt ends at callTimeoutMs.
       const cap = callCap(settings.callTimeoutMs);
-      const signal = cap.with(request.signal ? AbortSignal.any([request.signal, idle.signal]) : idle.signal);
+      const signal = cap.with(request.signal, idle.signal);
       try {
         const stream = await c.client.chat.completions.create(
-          { ...toRequestBody(request), stream: true, stream_options: { include_usage: true } },
-          { signal },
+          { ...toRequestBody(request, wire(request.model)), stream: true, stream_options: { include_usage: true } },
+          { signal, headers: request.headers },
         );
         rearm();
         for await (const chunk of stream) {
           rearm();
-          const delta = assembler.push(chunk);
-          if (delta) yield { type: 'text', delta };
+          for (const delta of assembler.push(chunk)) yield delta;
         }
       } catch (error) {
         if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
@@ -140,7 +151,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
             retryable: true, hint: LLM_HINTS.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: settings.name, model: request.model },
           });
       }
-      const response = assembler.response(request);
+      const response = assembler.response(request, settings.name);
       for (const call of response.message.toolCalls ?? []) yield { type: 'tool_call', call };
       yield { type: 'done', response };
     },

@@ -123,6 +123,36 @@ export function storeContract(engine: StoreEngine): void {
     assert.equal((await s.store.messages(session.id, { limit: 2 })).map((m) => m.seq), [4, 5]);
   });
 
+  it('parts and provider metadata round-trip exactly, across a restart (images, reasoning with signatures, call and message metadata)', async (p) => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const msgs: Message[] = [
+      { role: 'user', content: 'what is this?', parts: [{ type: 'image', mediaType: 'image/png', data: png, name: 'dot.png' }] },
+      {
+        role: 'assistant', content: '',
+        parts: [
+          { type: 'reasoning', text: 'A signed thought.', signature: 'EqQBCkYIARgCIkD', metadata: { anthropic: { block: 'thinking' } } },
+          { type: 'reasoning', text: '', redacted: 'EmwKAhgBEgy3va3p', metadata: { anthropic: { block: 'redacted_thinking' } } },
+          { type: 'reasoning', text: 'The user asks…', metadata: { deepseek: { field: 'reasoning_content' } } },
+        ],
+        toolCalls: [{ id: 'fc1', name: 'look', args: { at: 'dot' }, metadata: { gemini: { extraContent: { google: { thought_signature: 'CrICAdHt==' } } } } }],
+        metadata: { openrouter: { reasoningDetails: [{ type: 'reasoning.text', text: 'x', signature: 's', index: 0 }] } },
+      },
+      { role: 'tool', toolCallId: 'fc1', name: 'look', content: 'a screenshot:', parts: [{ type: 'image', mediaType: 'image/png', data: png }] },
+      { role: 'assistant', content: 'A red dot.' },
+    ];
+    const first = await p.open();
+    let id: string;
+    try {
+      id = (await first.store.create({ agent: 'assistant' })).id;
+      await first.store.append(id, msgs);
+    } finally { await first.close(); }
+    const again = await p.open();
+    try {
+      assert.equal((await again.store.messages(id)).map((m) => m.message), msgs);
+      assert.equal((await again.store.history(id, 5)).map((m) => m.message), msgs, 'the prompt history carries them too');
+    } finally { await again.close(); }
+  });
+
   withStore('history(id, N) starts at the N-th last user message', async (s) => {
     const { id } = await s.store.create({ agent: 'a' });
     for (let turn = 1; turn <= 5; turn++) {

@@ -9,5 +9,8 @@
  * providerWireSuite(test, myDialect);
  * test.run();
  */
-export { wireServer, type Reply, type ScriptEntry, type RecordedRequest, type WireServer, type WireServerOptions } from './wire-server.ts';
-export { providerWireSuite, wireKernel, attemptRecorder, type Attempt, type WireCall, type WireDialect } from './suite.ts';
+export { wireServer, type Reply, type ScriptEntry, type RecordedRequest, type WireServer, type WireServerOptions, type Framing } from './wire-server.ts';
+export {
+  providerWireSuite, wireKernel, attemptRecorder, responseRecorder, type Attempt, type Test, type WireAnswer, type WireCall, type WireDialect, type WireKit, type WireRun,
+} from './suite.ts';
+export { heapOverCalls, probeLeak, type LeakFigures } from './leak-probe.ts';

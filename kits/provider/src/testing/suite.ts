@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { STAGE, type Plugin, type RunEvent } from '@oryxos/kernel';
-import type { OryxError } from '@oryxos/provider-spec';
+import type { ChatResponse, OryxError } from '@oryxos/provider-spec';
+import { answerWireSuite } from './answer-suite.ts';
 import { echoTool, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
-import { wireServer, type Reply, type ScriptEntry, type WireServer, type WireServerOptions } from './wire-server.ts';
+import { wireServer, type Framing, type Reply, type ScriptEntry, type WireServer, type WireServerOptions } from './wire-server.ts';
 
 /** A tool call as a wire builder takes it; a string `args` is sent as it is (malformed JSON included). */
 export interface WireCall { id?: string; name: string; args: string | Record<string, unknown> }
@@ -17,7 +18,7 @@ export interface WireCall { id?: string; name: string; args: string | Record<str
 export interface WireDialect {
   /** The provider name the plugin registers by default (`openai`), as error messages name it. */
   provider: string;
-  framing: 'sse' | 'ndjson';
+  framing: Framing;
   /** Where the API lives under the origin (`/v1`). */
   basePath?: string;
   /** Paths the plugin may call besides the scripted ones, and their answer (see {@link WireServerOptions.side}). */
@@ -27,7 +28,9 @@ export interface WireDialect {
   /** Options that make a call time out after `ms` of silence (before and during an answer). */
   idleTimeout(ms: number): Record<string, unknown>;
   /** A whole (non-streamed) answer. */
-  answer(input: { content?: string; toolCalls?: WireCall[]; usage?: [number, number] }): unknown;
+  answer(input: WireAnswer): unknown;
+  /** The events of the same answer streamed (reasoning and text in pieces, tool calls, then the end). */
+  streamed(input: WireAnswer): unknown[];
   /** The events of a streamed text answer, ending with its usage. */
   stream(pieces: string[], usage: [number, number]): unknown[];
   /** One streamed event carrying a piece of text (not the end). */
@@ -36,6 +39,28 @@ export interface WireDialect {
   error(message: string): unknown;
   /** What the hint for an unreachable server names (`baseURL`, `OLLAMA_HOST`). */
   urlOption: string;
+  /** An error event inside a stream, as this server sends one (vLLM's `{"object": "error"}`, Anthropic's `event: error`). */
+  streamError(message: string): unknown;
+  /** The server's own words for a cut-off answer and (where it has one) a withheld one: what `rawFinishReason` keeps. */
+  finishWords: { length: string; content_filter?: string };
+  /** True when the server reports cached input tokens (Ollama does not). */
+  reportsCache: boolean;
+  /** The reasoning the request body carries back on its assistant message number `n` (0-based), or undefined. */
+  echoedReasoning(body: any, n: number): string | undefined;
+  /** The output-token cap the request body carries, or undefined. */
+  maxTokensOf(body: any): number | undefined;
+}
+
+/** An answer as the dialect builders take it. `reasoning` comes before the text and the calls. */
+export interface WireAnswer {
+  content?: string;
+  toolCalls?: WireCall[];
+  usage?: [number, number];
+  reasoning?: string;
+  /** A cut-off or withheld answer (the dialect writes its own word for it). */
+  finish?: 'length' | 'content_filter';
+  /** Cached input tokens the server reports (read, and written where it says). */
+  cache?: { read: number; write?: number };
 }
 
 /** One failed model attempt, as the kernel's `llmError` hook saw it. */
@@ -60,16 +85,41 @@ export function attemptRecorder(into: Attempt[]): Plugin {
   };
 }
 
+/**
+ * A plugin that records every model response the kernel received (finish reason, usage,
+ * message with its parts and metadata).
+ *
+ * @example
+ * const responses: ChatResponse[] = [];
+ * await testKernel({ plugins: [myProvider(), responseRecorder(responses)] });
+ */
+export function responseRecorder(into: ChatResponse[]): Plugin {
+  return {
+    name: 'response-recorder', version: '1.0.0', kernel: '^1',
+    setup(ctx) {
+      ctx.hooks.afterLLM.tapPromise({ stage: STAGE.OBSERVE }, async (response: ChatResponse) => { into.push(structuredClone(response)); return response; });
+    },
+  };
+}
+
 /** A kernel with the dialect's plugin pointed at a fresh wire server, an `echo` tool and an attempt recorder. */
 export async function wireKernel(dialect: WireDialect, script: ScriptEntry[], options: Record<string, unknown> = {}) {
   const server = await wireServer(script, { framing: dialect.framing, basePath: dialect.basePath, side: dialect.side });
   const echo = echoTool();
   const attempts: Attempt[] = [];
-  const t = await testKernel({ plugins: [dialect.plugin(server.url, { maxRetries: 2, retryBaseDelayMs: 1, ...options }), toolsPlugin(echo), attemptRecorder(attempts)] });
-  return { server, echo, attempts, t, async cleanup() { await t.close(); await server.close(); } };
+  const responses: ChatResponse[] = [];
+  const t = await testKernel({
+    plugins: [dialect.plugin(server.url, { maxRetries: 2, retryBaseDelayMs: 1, ...options }), toolsPlugin(echo), attemptRecorder(attempts), responseRecorder(responses)],
+  });
+  return { server, echo, attempts, responses, t, async cleanup() { await t.close(); await server.close(); } };
 }
 
-type Test = (name: string, fn: () => Promise<void>) => void;
+/** A test registrar: uvu's `test`, or anything with that shape. */
+export type Test = (name: string, fn: () => Promise<void>) => void;
+/** What {@link wireKernel} returns. */
+export type WireKit = Awaited<ReturnType<typeof wireKernel>>;
+/** Runs `check` on a fresh {@link wireKernel} with `script` and `options`, then cleans up. */
+export type WireRun = (script: ScriptEntry[], options: Record<string, unknown>, check: (s: WireKit) => Promise<void>) => Promise<void>;
 
 async function closed(server: WireServer): Promise<void> {
   await server.closedEarlyOnce;
@@ -86,7 +136,7 @@ async function closed(server: WireServer): Promise<void> {
  * test.run();
  */
 export function providerWireSuite(test: Test, d: WireDialect): void {
-  const run = async (script: ScriptEntry[], options: Record<string, unknown>, check: (s: Awaited<ReturnType<typeof wireKernel>>) => Promise<void>) => {
+  const run: WireRun = async (script, options, check) => {
     const s = await wireKernel(d, script, options);
     try { await check(s); } finally { await s.cleanup(); }
   };
@@ -236,5 +286,6 @@ export function providerWireSuite(test: Test, d: WireDialect): void {
       assert.ok(r.error!.hint!.includes(d.urlOption), r.error!.hint);
     } finally { await t.close(); }
   });
-}
 
+  answerWireSuite(test, d, run);
+}

@@ -6,12 +6,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** How a streamed answer is framed on the wire. */
+export type Framing = 'sse' | 'sse-events' | 'ndjson';
+
 /** One scripted reply. */
 export type Reply =
   /** A JSON answer (default status 200). */
   | { json: unknown; status?: number; headers?: Record<string, string> }
   /** Plain text (a proxy's error page). */
-  | { text: string; status: number }
+  | { text: string; status: number; headers?: Record<string, string> }
   /**
    * A streamed answer: each item framed as one event (SSE `data:` line or NDJSON line). SSE
    * ends with `[DONE]` unless `done` is false; `hold` keeps the response open; `cut` breaks
@@ -35,8 +38,11 @@ export interface RecordedRequest { method: string; path: string; headers: Incomi
 
 /** How the server frames streamed events and where its API lives. */
 export interface WireServerOptions {
-  /** `sse` (OpenAI and most hosted APIs) or `ndjson` (Ollama). */
-  framing: 'sse' | 'ndjson';
+  /**
+   * `sse` (OpenAI and most hosted APIs: `data:` lines, then `[DONE]`), `sse-events` (Anthropic:
+   * each item as `event: <its type>` and `data:`, no `[DONE]`), or `ndjson` (Ollama).
+   */
+  framing: Framing;
   /** Appended to the origin in {@link WireServer.url}, e.g. `/v1`. */
   basePath?: string;
   /**
@@ -61,13 +67,14 @@ export interface WireServer {
 
 /**
  * Starts the server on 127.0.0.1 and an ephemeral port. A request past the end of the script
- * gets a 500 saying so, so a test notices an unexpected extra call.
+ * gets a 500 saying so, so a test notices an unexpected extra call. A function instead of a
+ * script answers every request.
  *
  * @example
  * const server = await wireServer([{ json: completion({ content: 'hi' }) }], { framing: 'sse', basePath: '/v1' });
  * openai({ baseURL: server.url, apiKey: 'sk-test' });
  */
-export async function wireServer(script: ScriptEntry[], options: WireServerOptions): Promise<WireServer> {
+export async function wireServer(script: ScriptEntry[] | ((body: any, index: number) => Reply), options: WireServerOptions): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
   const side: Record<string, RecordedRequest[]> = Object.fromEntries(Object.keys(options.side ?? {}).map((p) => [p, []]));
   let signalClosed!: () => void;
@@ -87,7 +94,8 @@ export async function wireServer(script: ScriptEntry[], options: WireServerOptio
     const index = requests.length;
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     res.on('close', () => { if (!res.writableFinished) { state.closedEarly++; signalClosed(); } });
-    const entry = script[index];
+    // A function is a server that answers every request (a long run, a load test).
+    const entry = typeof script === 'function' ? script : script[index];
     const reply = typeof entry === 'function' ? entry(body, index) : entry;
     send(res, reply ?? { status: 500, json: { error: { message: `test server: no reply scripted for request ${index + 1}` } } }, options.framing);
   });
@@ -115,16 +123,17 @@ function send(res: ServerResponse, reply: Reply, framing: WireServerOptions['fra
     return;
   }
   if ('text' in reply) {
-    res.writeHead(reply.status, { 'content-type': 'text/plain' });
+    res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
     res.end(reply.text);
     return;
   }
-  const sse = framing === 'sse';
+  const sse = framing !== 'ndjson';
   const frame = (item: unknown) => {
     const data = typeof item === 'string' ? item : JSON.stringify(item);
+    if (framing === 'sse-events' && typeof item !== 'string') return `event: ${(item as { type?: string }).type ?? 'message'}\ndata: ${data}\n\n`;
     return sse ? `data: ${data}\n\n` : `${data}\n`;
   };
-  const end = () => res.end(sse ? 'data: [DONE]\n\n' : '');
+  const end = () => res.end(framing === 'sse' ? 'data: [DONE]\n\n' : '');
   res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/x-ndjson' });
   if ('paced' in reply) {
     void reply.paced((item) => res.write(frame(item))).then(end, () => res.socket?.destroy());
@@ -139,6 +148,6 @@ function send(res: ServerResponse, reply: Reply, framing: WireServerOptions['fra
   // Once what was written has reached the socket, so the client sees the events first.
   if (reply.cut) { res.write(sse ? ': cut\n\n' : '', () => res.socket?.destroy()); return; }
   if (reply.hold) return;
-  if (reply.done === false || !sse) res.end();
+  if (reply.done === false || framing !== 'sse') res.end();
   else end();
 }

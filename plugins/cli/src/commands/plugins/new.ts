@@ -33,6 +33,7 @@ export default class PluginsNew extends OryxCommand {
     const local = (name: string) => { const found = findPackage(name, this.config.root); return found ? `file:${found}` : '^0.1.0'; };
     const files = pluginTemplate(args.name, flags.kind as PluginKind, {
       kernel: local('@oryxos/kernel'), pluginKit: local('@oryxos/plugin-kit'), providerKit: local('@oryxos/provider-kit'),
+      providerSpec: local('@oryxos/provider-spec'), contracts: local('@oryxos/contracts'),
     });
     for (const [file, text] of Object.entries(files)) {
       await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
