@@ -26,7 +26,7 @@ export interface Folders { workspaceFolder: string; userHome: string }
  */
 export function secretValues(server: McpServerConfig, fromEnv: [name: string, value: string][]): string[] {
   const named = [...Object.entries(server.env ?? {}), ...Object.entries(server.headers ?? {})].filter(([k]) => SECRET_NAME.test(k));
-  const oauth = server.oauth ? [server.oauth.clientSecret, server.oauth.privateKey].filter((v): v is string => !!v) : [];
+  const oauth = server.oauth ? [server.oauth.clientSecret, server.oauth.privateKey, server.oauth.idp?.idToken, server.oauth.idp?.clientSecret].filter((v): v is string => !!v) : [];
   return [...fromEnv.filter(([name]) => !PUBLIC_VARIABLES.test(name)), ...named].map(([, value]) => value).concat(oauth);
 }
 
@@ -103,6 +103,14 @@ export function expandServer(name: string, server: McpServerConfig, env: NodeJS.
         ...(oauth.clientSecret !== undefined ? { clientSecret: one(oauth.clientSecret, 'oauth.clientSecret') } : {}),
         ...(oauth.privateKey !== undefined ? { privateKey: one(oauth.privateKey, 'oauth.privateKey') } : {}),
         ...(oauth.clientMetadataUrl !== undefined ? { clientMetadataUrl: one(oauth.clientMetadataUrl, 'oauth.clientMetadataUrl') } : {}),
+        ...(oauth.idp ? {
+          idp: {
+            tokenEndpoint: one(oauth.idp.tokenEndpoint, 'oauth.idp.tokenEndpoint'),
+            clientId: one(oauth.idp.clientId, 'oauth.idp.clientId'),
+            idToken: one(oauth.idp.idToken, 'oauth.idp.idToken'),
+            ...(oauth.idp.clientSecret !== undefined ? { clientSecret: one(oauth.idp.clientSecret, 'oauth.idp.clientSecret') } : {}),
+          },
+        } : {}),
       },
     } : {}),
   };

@@ -23,12 +23,26 @@ export interface McpOAuthConfig {
   callbackPort?: number;
   /** An https URL where this client's metadata document is published; used as the client id where the server supports it (CIMD). */
   clientMetadataUrl?: string;
-  /** `client_credentials`: no person, no browser; needs clientId and clientSecret or privateKey. Default `authorization_code`. */
-  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * `client_credentials`: no person, no browser; needs clientId and clientSecret or privateKey.
+   * `cross_app_access` (SEP-990): the person's ID token from the company's identity provider is
+   * traded for access; needs clientId, clientSecret and idp. Default `authorization_code`.
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'cross_app_access';
   /** client_credentials with private_key_jwt: the PEM private key (use `${VAR}`). */
   privateKey?: string;
   /** Its signing algorithm. Default ES256. */
   algorithm?: string;
+  /** cross_app_access: the identity provider that issued the person's ID token. */
+  idp?: {
+    /** Its token endpoint (RFC 8693 token exchange). */
+    tokenEndpoint: string;
+    /** OryxOS's client id at the identity provider. */
+    clientId: string;
+    clientSecret?: string;
+    /** The person's ID token (use `${VAR}`). */
+    idToken: string;
+  };
 }
 
 /**
@@ -131,9 +145,10 @@ export const oauthShape = s.object({
   scopes: strings,
   callbackPort: s.integer({ min: 1, max: 65_535 }).optional(),
   clientMetadataUrl: text,
-  grant: s.literal('authorization_code', 'client_credentials').optional(),
+  grant: s.literal('authorization_code', 'client_credentials', 'cross_app_access').optional(),
   privateKey: text,
   algorithm: text,
+  idp: s.object({ tokenEndpoint: s.string({ min: 1 }), clientId: s.string({ min: 1 }), clientSecret: text, idToken: s.string({ min: 1 }) }).optional(),
 });
 
 export const serverShape = s.object({
@@ -211,6 +226,12 @@ export function serverProblem(name: string, server: McpServerConfig): FieldProbl
   }
   if (oauth && oauth.privateKey && oauth.grant !== 'client_credentials') {
     return { field: `servers.${name}.oauth.privateKey`, problem: 'only applies with grant: client_credentials' };
+  }
+  if (oauth && oauth.grant === 'cross_app_access' && (!oauth.clientId || !oauth.idp)) {
+    return { field: `servers.${name}.oauth`, problem: 'with grant: cross_app_access needs clientId (and clientSecret) at the authorization server, and idp: { tokenEndpoint, clientId, idToken }' };
+  }
+  if (oauth && oauth.idp && oauth.grant !== 'cross_app_access') {
+    return { field: `servers.${name}.oauth.idp`, problem: 'only applies with grant: cross_app_access' };
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpOAuthConfig } from '../options.ts';
+import { CrossAppProvider } from './cross-app.ts';
 import { Loopback } from './loopback.ts';
 import type { StoredAuth, TokenStore } from './token-store.ts';
 
@@ -55,11 +56,14 @@ export class OAuthSession {
   needsLogin = false;
 
   constructor(private readonly o: OAuthSessionOptions) {
-    this.provider = o.config?.grant === 'client_credentials' ? machineProvider(o) : new StoredProvider(o);
+    const grant = o.config?.grant;
+    this.provider = grant === 'client_credentials' ? machineProvider(o)
+      : grant === 'cross_app_access' ? new CrossAppProvider({ server: o.server, url: o.url, config: o.config!, oauthFetch: o.oauthFetch })
+        : new StoredProvider(o);
   }
 
   /** The grant this server uses. */
-  get grant(): 'authorization_code' | 'client_credentials' {
+  get grant(): NonNullable<McpOAuthConfig['grant']> {
     return this.o.config?.grant ?? 'authorization_code';
   }
 
@@ -183,8 +187,8 @@ export class OAuthSession {
       }
       throw new OryxError('ORYX_E_MCP_AUTH_FAILED', `signing in to MCP server "${this.o.server}" failed: ${errorMessage(error)}`, {
         cause: error,
-        hint: this.grant === 'client_credentials'
-          ? `Check oauth.clientId and oauth.clientSecret (or privateKey) of "${this.o.server}".`
+        hint: this.grant !== 'authorization_code'
+          ? `Check oauth.clientId and oauth.clientSecret (or privateKey, or idp) of "${this.o.server}".`
           : `Run oryx mcp login ${this.o.server} again; if it keeps failing, check the server's oauth settings (clientId, scopes) or run oryx mcp logout ${this.o.server} first.`,
       });
     } finally {
