@@ -747,7 +747,7 @@ export class McpServerConnection {
     const url = this.entry.config.url ?? '';
     if (isOryxError(error)) {
       if (error.code === 'ORYX_E_SANDBOX_DENIED') {
-        return new OryxError(error.code, `MCP server "${this.name}" may not be started: ${error.message}`, { cause: error, hint: error.hint });
+        return new OryxError(error.code, `MCP server "${this.name}" may not be ${this.kind === 'stdio' ? 'started' : 'reached'}: ${error.message}`, { cause: error, hint: error.hint });
       }
       return new OryxError(error.code, `${error.message}${tail}`, { cause: error, hint: error.hint ?? `Read ${logFile}.`, retryable: error.retryable });
     }

@@ -171,9 +171,10 @@ export class OAuthSession {
     const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
     const base = { serverUrl: this.o.url, resourceMetadataUrl: options.resourceMetadataUrl, scope: options.scope, fetchFn: this.o.oauthFetch };
     const provider = this.provider;
-    await provider.ready();
-    const interactive = provider instanceof StoredProvider ? await provider.begin(this.o.authorizer()) : undefined;
+    let interactive: { close(): Promise<void> } | undefined;
     try {
+      await provider.ready();
+      if (provider instanceof StoredProvider) interactive = await provider.begin(this.o.authorizer());
       let result = await auth(provider, base);
       if (result === 'REDIRECT' && provider instanceof StoredProvider) {
         result = await auth(provider, { ...base, authorizationCode: provider.takeCode() });
