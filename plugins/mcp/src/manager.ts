@@ -210,7 +210,7 @@ export class McpManager {
         return [];
       }
       this.limited.delete(server.name);
-      const tools = matching.map((info): Tool => ({
+      const tools = (await server.usable(matching)).map((info): Tool => ({
         name: info.exposed,
         description: info.description,
         inputSchema: info.inputSchema,

@@ -94,6 +94,9 @@ export interface CallOptions {
   repeatable?: boolean;
 }
 
+/** Tools of a list whose schemas are compiled when it arrives; a longer list is checked as agents use it. */
+const EAGER_SCHEMAS = 512;
+
 /** Pages of a list OryxOS follows before it calls the list endless. */
 const MAX_PAGES = 1000;
 
@@ -115,6 +118,8 @@ export class McpServerConnection {
   private startedPid?: number;
   private connecting?: Promise<void>;
   private exposed = new Map<string, RawTool>();
+  /** Tools whose schema was compiled (the bad ones are no longer in `exposed`). */
+  private checked = new Set<string>();
   private refused: string[] = [];
   private guard?: GuardedTransport;
   private toolsStale = false;
@@ -662,25 +667,16 @@ export class McpServerConnection {
   }
 
   /**
-   * Keeps the tools the server's `tools:` allow-list lets through whose input schema compiles
-   * (each checked once, the event loop given a turn between them); a tool with an invalid
-   * schema is left out, named with why in the status and the log.
+   * Keeps the tools the server's `tools:` allow-list lets through. Each input schema is
+   * compiled once (the event loop given a turn between them); a tool whose schema is invalid
+   * is left out, named with why in the status and the log. A list longer than
+   * {@link EAGER_SCHEMAS} is checked tool by tool when an agent is given one ({@link usable}):
+   * compiling ten thousand schemas for the three an agent lists would hold every start.
    */
   private async setTools(tools: RawTool[]): Promise<void> {
     const exposed = new Map<string, RawTool>();
-    const refused: string[] = [];
-    let slice = performance.now();
     for (const t of tools) {
       if (!toolAllowed(this.entry.config.tools, t.name)) continue;
-      try {
-        const { unchecked } = await compileToolSchema(t.inputSchema, `tool "${t.name}" of MCP server "${this.name}"`);
-        if (unchecked.length) this.deps.ctx.log.warn(`server "${this.name}": ${uncheckedNote(t.name, unchecked)}`);
-      } catch (error) {
-        refused.push(errorMessage(error));
-        this.deps.ctx.log.warn(`server "${this.name}": ${errorMessage(error)}; the tool is left out`);
-        continue;
-      }
-      if (performance.now() - slice > 10) { await new Promise((resolve) => setImmediate(resolve)); slice = performance.now(); }
       const name = exposedName(this.name, t.name);
       if (exposed.has(name)) {
         this.deps.ctx.log.warn(`server "${this.name}" has tools "${exposed.get(name)!.name}" and "${t.name}", which both become ${name}; only the first is offered`);
@@ -689,8 +685,35 @@ export class McpServerConnection {
       exposed.set(name, t);
     }
     this.exposed = exposed;
-    this.refused = refused;
+    this.refused = [];
+    this.checked = new Set();
+    if (exposed.size <= EAGER_SCHEMAS) await this.check([...exposed.keys()]);
     this.toolsStale = false;
+  }
+
+  /** Compiles the schemas of these tools not checked yet; a tool with an invalid one is left out. */
+  private async check(names: string[]): Promise<void> {
+    let slice = performance.now();
+    for (const name of names) {
+      const t = this.exposed.get(name);
+      if (!t || this.checked.has(name)) continue;
+      this.checked.add(name);
+      try {
+        const { unchecked } = await compileToolSchema(t.inputSchema, `tool "${t.name}" of MCP server "${this.name}"`);
+        if (unchecked.length) this.deps.ctx.log.warn(`server "${this.name}": ${uncheckedNote(t.name, unchecked)}`);
+      } catch (error) {
+        this.refused.push(errorMessage(error));
+        this.exposed.delete(name);
+        this.deps.ctx.log.warn(`server "${this.name}": ${errorMessage(error)}; the tool is left out`);
+      }
+      if (performance.now() - slice > 10) { await new Promise((resolve) => setImmediate(resolve)); slice = performance.now(); }
+    }
+  }
+
+  /** Of these tools, the ones whose input schema compiles (checked now if not yet). */
+  async usable(tools: McpToolInfo[]): Promise<McpToolInfo[]> {
+    await this.check(tools.map((t) => t.exposed));
+    return tools.filter((t) => this.exposed.has(t.exposed));
   }
 
   /** The server forgot the session (HTTP 404): a new one, without counting a failure. */
