@@ -7,7 +7,7 @@ import { foreignName, normalizeEntry, serversKey } from './config-dialects.ts';
 import { shownPath } from './config-file.ts';
 import { envName } from './env.ts';
 import { parseJsonc } from './jsonc.ts';
-import { SERVER_FIELDS, serverProblem, type McpServerConfig } from './options.ts';
+import { SERVER_FIELDS, serverProblem, urlProblem, type McpServerConfig } from './options.ts';
 
 /**
  * Changes to OryxOS's servers file (`oryx mcp add`, `remove`, `import`), made on the YAML
@@ -82,8 +82,8 @@ export async function readForeignServers(file: string): Promise<Imported[]> {
     const notes = [...normalized.notes];
     if (normalized.problem || !normalized.config) return { name, ...(name !== written ? { from: written } : {}), skipped: `${normalized.problem!.field} ${normalized.problem!.problem}`, notes };
     const server = rewriteReferences(normalized.config, notes);
-    const p = serverProblem(name, server);
-    if (p) return { name, skipped: `${p.field} ${p.problem}`, notes };
+    const p = serverProblem(name, server) ?? (server.url !== undefined && !server.url.includes('${') ? urlProblem(name, server.url) : undefined);
+    if (p) return { name, ...(name !== written ? { from: written } : {}), skipped: `${p.field} ${p.problem}`, notes };
     return { name, ...(name !== written ? { from: written } : {}), server, notes };
   });
 }

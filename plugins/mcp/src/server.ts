@@ -512,9 +512,15 @@ export class McpServerConnection {
       if (this.session) this.signedIn = await this.session.signedIn();
     } catch (error) {
       this.attempt++; // an open() still running for this attempt tears down what it creates
+      const log = this.log;
+      this.log = undefined; // kept open for the reason, written below
       // A server that failed its start gets no grace period: it is ended at once.
-      await this.teardown({ graceful: false, why: errorMessage(error) });
+      await this.teardown({ graceful: false });
       const failure = this.startFailure(error);
+      if (log) {
+        this.writeLog(log, `not started: ${failure.message}`, 'oryxos');
+        await new Promise<void>((resolve) => { if (log.writableEnded) resolve(); else log.end(resolve); });
+      }
       if (this.shuttingDown) throw failure;
       this.failures++;
       // A sign-in is needed: trying again before it happened gives the same answer, so no backoff then.
@@ -537,20 +543,25 @@ export class McpServerConnection {
   private async open(attempt: number, timeoutMs: number): Promise<void> {
     const stale = () => attempt !== this.attempt || this.shuttingDown;
     const abandoned = () => new OryxError('ORYX_E_MCP_UNAVAILABLE', `the start of MCP server "${this.name}" was abandoned`);
+    // The log first: a start the sandbox refuses is written there too, with why.
+    const log = await this.openLog();
+    if (stale()) { endLog(log); throw abandoned(); }
+    this.log = log;
     let launch: ExecLaunch | undefined;
     if (this.kind !== 'stdio') await enforceAction(this.deps.ctx, this.action, { origin: this.origin });
     else {
       const { kind: _, ...request } = this.action as Extract<SandboxAction, { kind: 'exec' }>;
       launch = await prepareExec(this.deps.ctx, request, { origin: this.origin });
+      if (launch.confined) this.writeLog(log, 'confined by the sandbox', 'oryxos');
     }
-    const log = await this.openLog(launch);
     const [{ Client }, { ElicitRequestSchema, LoggingMessageNotificationSchema }, transport] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
       import('@modelcontextprotocol/sdk/types.js'),
       this.createTransport(launch, log),
     ]);
     if (stale()) {
-      log.end();
+      if (this.log === log) this.log = undefined;
+      endLog(log);
       await launch?.done();
       throw abandoned();
     }
@@ -592,7 +603,6 @@ export class McpServerConnection {
     });
     this.client = client;
     this.transport = transport;
-    this.log = log;
     this.stderrTail = [];
     client.onclose = () => { void this.lost(client, undefined); };
     client.onerror = (error) => this.deps.ctx.log.debug(`server "${this.name}": ${errorMessage(error)}`);
@@ -615,19 +625,19 @@ export class McpServerConnection {
   }
 
   /** The server's log, opened for this start: every start writes one, whatever the command. */
-  private async openLog(launch?: ExecLaunch): Promise<WriteStream> {
+  private async openLog(): Promise<WriteStream> {
     await mkdir(this.deps.logDir, { recursive: true });
     const log = createWriteStream(this.logFile, { flags: 'a' });
     log.on('error', (error) => this.deps.ctx.log.debug(`cannot write ${this.logFile}: ${errorMessage(error)}`));
     const c = this.entry.config;
-    const what = this.kind === 'stdio' ? [this.command, ...(c.args ?? [])].join(' ') + (launch?.confined ? ' (confined)' : '') : `${this.kind} ${c.url}`;
+    const what = this.kind === 'stdio' ? [this.command, ...(c.args ?? [])].join(' ') : `${this.kind} ${c.url}`;
     this.writeLog(log, `starting ${what}`, 'oryxos');
     return log;
   }
 
   /** One line of the server's log, secrets masked. */
   private writeLog(log: WriteStream | undefined, line: string, who = 'server'): void {
-    log?.write(this.deps.ctx.secrets.mask(`[${new Date().toISOString()}] ${who}: ${line}\n`));
+    if (log && !log.writableEnded) log.write(this.deps.ctx.secrets.mask(`[${new Date().toISOString()}] ${who}: ${line}\n`));
   }
 
   private async createTransport(launch: ExecLaunch | undefined, log: WriteStream): Promise<Transport> {
@@ -660,7 +670,7 @@ export class McpServerConnection {
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop()!.slice(-65_536);
       if (!lines.length) return;
-      log.write(mask(`${lines.join('\n')}\n`));
+      if (!log.writableEnded) log.write(mask(`${lines.join('\n')}\n`));
       this.stderrTail = [...this.stderrTail, ...lines.map((l) => mask(l)).filter((l) => l.trim())].slice(-TAIL_LINES);
     });
     return transport;
@@ -758,7 +768,7 @@ export class McpServerConnection {
     else await transport?.close().catch(() => {});
     await reap(pid && processAlive(pid) ? [...tree, pid] : tree);
     await launch?.done();
-    if (log) {
+    if (log && !log.writableEnded) {
       this.writeLog(log, `disconnected${options.why ? `: ${options.why}` : ''}`, 'oryxos');
       await new Promise<void>((resolve) => log.end(resolve));
     }
@@ -820,6 +830,10 @@ function pickResource(r: { uri: string; name: string; title?: string; descriptio
 
 function pickTemplate(r: { uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string }): McpResourceTemplateInfo {
   return { uriTemplate: r.uriTemplate, name: r.name, ...(r.title ? { title: r.title } : {}), ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mimeType: r.mimeType } : {}) };
+}
+
+function endLog(log: WriteStream): void {
+  if (!log.writableEnded) log.end();
 }
 
 /** Every item of a paginated list, bounded by {@link MAX_PAGES}. */
