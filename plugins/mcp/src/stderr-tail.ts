@@ -3,7 +3,7 @@ const NOISE = [
   /^at\s/, // stack frames
   /^\^+$/, // the caret under a source excerpt
   /^Node\.js v\d/, // Node's version line after a crash
-  /^(file|node):\/\/?\S*:\d+$/, // `file:///…/index.js:2` above a source excerpt
+  /^(file:\/\/|node:)\S*:\d+$/, // `file:///…/index.js:2` above a source excerpt
   /^\{$|^\}$|^code: '|^url: '|^errno: |^syscall: |^path: '|^requireStack: |^\]$|^\[$/, // the fields of an error object
   /^Warning: |^\(Use `node --trace-warnings/, // deprecation noise
   /^npm (notice|warn)\b/,
@@ -40,7 +40,7 @@ function isSourceExcerpt(line: string, all: string[]): boolean {
   if (i <= 0) return false;
   const before = all[i - 1]!.trim();
   const after = all[i + 1]?.trim() ?? '';
-  return /^(file|node):\/\/?\S*:\d+$/.test(before) || /^\^+$/.test(after);
+  return /^(file:\/\/|node:)\S*:\d+$/.test(before) || /^\^+$/.test(after);
 }
 
 /** ` (stderr: a | b)`, or nothing when the server said nothing useful. */
