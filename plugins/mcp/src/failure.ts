@@ -40,11 +40,14 @@ export function classify(error: unknown, hadSession = false): FailureKind {
 /** The network error under a failed `fetch` (`ECONNREFUSED`, `ENOTFOUND`, a certificate problem), if any. */
 function networkCause(error: unknown): { code?: string; message: string } | undefined {
   let e = error as { cause?: unknown; code?: unknown; message?: unknown } | undefined;
+  let deepest: string | undefined;
   for (let i = 0; e && i < 4; i++) {
     if (typeof e.code === 'string' && /^E[A-Z]+|^UND_ERR|CERT|SELF_SIGNED/.test(e.code)) return { code: e.code, message: String(e.message ?? e.code) };
+    if (i > 0 && typeof e.message === 'string' && e.message) deepest = e.message;
     e = e.cause as typeof e;
   }
-  return undefined;
+  // `fetch failed` says nothing; what it wraps does (`bad port`, an invalid header).
+  return deepest ? { message: deepest } : undefined;
 }
 
 /**

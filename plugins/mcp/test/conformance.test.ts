@@ -1,15 +1,15 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned with its lock
 // in test/conformance/suite/) against OryxOS's MCP client: every client scenario, each run
 // by the suite's own CLI, which starts the scenario's server (and authorization server) and
-// runs test/conformance/client.ts with its URL. The suite's CLI needs Node 22 for itself: the
+// runs test/conformance/client.mjs (on the built packages: npm test builds first) with its URL. The suite's CLI needs Node 22 for itself: the
 // same `npm ci` installs a Node 22 from the package registry into node_modules/.cache, for that
 // process only; OryxOS, the client under test, runs on this Node (20).
 //
 // The README's "Conformance" table says which scenarios pass and, for any that cannot, why;
 // this test holds the results to it, so a scenario that starts failing (or passing) shows.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -19,7 +19,7 @@ import { repoRoot } from './helpers.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const suiteSource = path.join(here, 'conformance', 'suite');
 const cache = path.join(repoRoot, 'node_modules', '.cache', 'oryxos-mcp-conformance');
-const client = path.join(here, 'conformance', 'client.ts');
+const client = path.join(here, 'conformance', 'client.mjs');
 
 function run(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -57,6 +57,16 @@ async function readmeResults(): Promise<Map<string, string>> {
   return rows;
 }
 
+/** The client runs on the built plugin: one older than its sources would test old code. */
+async function assertBuilt(): Promise<void> {
+  const built = path.join(here, '..', 'dist', 'index.js');
+  if (!existsSync(built)) throw new Error('plugins/mcp/dist is missing: run `npm run build` first');
+  const newest = Math.max(...(await readdir(path.join(here, '..', 'src'), { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => statSync(path.join(e.parentPath, e.name)).mtimeMs));
+  if (statSync(built).mtimeMs < newest - 1000) throw new Error('plugins/mcp/dist/index.js is older than its sources: run `npm run build` (or `npx tsc -b && node scripts/bundle-packages.mjs plugins/mcp`) first');
+}
+
 interface Outcome { scenario: string; passed: boolean; checks: string; out: string }
 
 test('every client scenario of the official conformance suite, as the README says', async () => {
@@ -71,8 +81,9 @@ test('every client scenario of the official conformance suite, as the README say
   const expected = await readmeResults();
   assert.equal([...expected.keys()].sort(), [...scenarios].sort(), 'the README lists exactly the suite\'s client scenarios');
 
+  await assertBuilt();
   // The runner splits --command on spaces and hands it to a shell: quoted paths survive that.
-  const command = [process.execPath, '--import', 'tsx', client].map((p) => JSON.stringify(p)).join(' ');
+  const command = [process.execPath, client].map((p) => JSON.stringify(p)).join(' ');
   const outcomes: Outcome[] = [];
   let next = 0;
   await Promise.all(Array.from({ length: 3 }, async () => {

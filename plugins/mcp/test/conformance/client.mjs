@@ -14,28 +14,35 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { allowAll, testKernel } from '@oryxos/kernel/testing';
-import mcp, { type McpServerConfig } from '../../src/index.ts';
+import mcp from '@oryxos/plugin-mcp';
+
+// Plain JavaScript on the built packages (npm test builds first): a process per scenario starts
+// in a fraction of the time a TypeScript loader takes.
 
 /** The client id metadata document URL the suite's CIMD scenario expects (SEP-991); any https URL the deployer publishes works the same. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
-const url = process.argv.at(-1)!;
+const url = /** @type {string} */ (process.argv.at(-1));
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>;
+/** @type {Record<string, string>} */
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 
-/** The server entry a user would write for this server. */
-function entry(): McpServerConfig {
-  if (scenario === 'auth/pre-registration') return { url, oauth: { clientId: context.client_id!, clientSecret: context.client_secret! } };
-  if (scenario === 'auth/client-credentials-basic') return { url, oauth: { grant: 'client_credentials', clientId: context.client_id!, clientSecret: context.client_secret! } };
+/**
+ * The server entry a user would write for this server.
+ * @returns {import('@oryxos/plugin-mcp').McpServerConfig}
+ */
+function entry() {
+  if (scenario === 'auth/pre-registration') return { url, oauth: { clientId: context.client_id, clientSecret: context.client_secret } };
+  if (scenario === 'auth/client-credentials-basic') return { url, oauth: { grant: 'client_credentials', clientId: context.client_id, clientSecret: context.client_secret } };
   if (scenario === 'auth/client-credentials-jwt') {
-    return { url, oauth: { grant: 'client_credentials', clientId: context.client_id!, privateKey: context.private_key_pem!, algorithm: context.signing_algorithm ?? 'ES256' } };
+    return { url, oauth: { grant: 'client_credentials', clientId: context.client_id, privateKey: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' } };
   }
   if (scenario === 'auth/cross-app-access-complete-flow') {
     return {
       url,
       oauth: {
-        grant: 'cross_app_access', clientId: context.client_id!, clientSecret: context.client_secret!,
-        idp: { tokenEndpoint: context.idp_token_endpoint!, clientId: context.idp_client_id!, idToken: context.idp_id_token! },
+        grant: 'cross_app_access', clientId: context.client_id, clientSecret: context.client_secret,
+        idp: { tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id, idToken: context.idp_id_token },
       },
     };
   }
@@ -44,10 +51,11 @@ function entry(): McpServerConfig {
 }
 
 /** A browser whose person approves: it loads the authorization URL and follows redirects (to the loopback listener). */
-async function browse(start: URL): Promise<void> {
-  let next: string | undefined = start.href;
+/** @param {URL} start */
+async function browse(start) {
+  let next = start.href;
   for (let hops = 0; next && hops < 10; hops++) {
-    const response: Response = await fetch(next, { redirect: 'manual' });
+    const response = await fetch(next, { redirect: 'manual' });
     await response.body?.cancel();
     const location = response.headers.get('location');
     next = location ? new URL(location, next).href : undefined;
@@ -55,13 +63,14 @@ async function browse(start: URL): Promise<void> {
 }
 
 /** The tool each scenario's server expects to be called, with its arguments. */
-const CALLS: Record<string, [string, Record<string, unknown>]> = {
+/** @type {Record<string, [string, Record<string, unknown>]>} */
+const CALLS = {
   tools_call: ['add_numbers', { a: 5, b: 3 }],
   'elicitation-sep1034-client-defaults': ['test_client_elicitation_defaults', {}],
   'sse-retry': ['test_reconnection', {}],
 };
 
-async function main(): Promise<void> {
+async function main() {
   const tokenDir = await mkdtemp(path.join(tmpdir(), 'oryx-conformance-tokens-'));
   const t = await testKernel({ plugins: [allowAll(), mcp({ servers: { target: entry() }, tokenDir, connectTimeoutMs: 20_000, timeoutMs: 20_000 })] });
   try {
@@ -81,7 +90,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error(`oryx conformance client (${scenario}):`, error instanceof Error ? `${(error as { code?: string }).code ?? ''} ${error.message}` : error);
+main().then(() => process.exit(0), (error) => {
+  console.error(`oryx conformance client (${scenario}):`, error instanceof Error ? `${error.code ?? ''} ${error.message}` : error);
   process.exit(1);
 });
