@@ -13,6 +13,7 @@ import { Kernel } from '@oryxos/kernel';
 import { loadConfig } from '@oryxos/plugin-cli';
 import { runOryx, tempProject } from '@oryxos/kernel/testing';
 import { startSmtp, type TestSmtp } from '../plugins/notify/test/smtp-server.ts';
+import { startOAuthFixture } from '../plugins/mcp/test/fixtures/oauth-servers.ts';
 
 const TOKEN = 'json-shapes-token-0123456789abcdef';
 const FIXTURE = path.resolve('plugins/mcp/test/fixtures/fixture-server.mjs');
@@ -31,6 +32,9 @@ const agent = type({
 const tool = type({ name: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' });
 const source = type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number', '+': 'ignore' });
 const nullable = <const T extends string>(t: T) => `${t} | null` as const;
+const mcpServer = type({
+  name: 'string', transport: "'stdio' | 'http' | 'sse'", target: 'string', origin: "'options' | 'file' | 'include'", source: 'string', state: 'string', ok: 'boolean', tools: 'number', '+': 'ignore',
+});
 const llmCall = type({
   id: 'number', sessionId: nullable('string'), runId: nullable('string'), agent: nullable('string'), iteration: nullable('number'), attempt: 'number',
   provider: nullable('string'), model: nullable('string'), inputTokens: nullable('number'), outputTokens: nullable('number'), cacheReadTokens: nullable('number'), cacheWriteTokens: nullable('number'), latencyMs: nullable('number'),
@@ -115,8 +119,22 @@ const SCHEMAS: Record<string, type.Any> = {
   'memory:show': zones,
   'memory:save': type({ agent: 'string', zone: "'core' | 'archive'", path: 'string', entry: memoryEntry, duplicate: 'boolean', '+': 'reject' }),
   'memory:recall': list(memoryEntry.and({ score: 'number' }), { agent: 'string', query: 'string' }),
-  'mcp:list': list(type({ name: 'string', transport: "'stdio' | 'http'", target: 'string', origin: 'string', state: 'string', ok: 'boolean', tools: 'number', '+': 'ignore' }), { 'file?': 'string' }),
-  'mcp:tools': list(type({ server: 'string', name: 'string', exposed: 'string', 'title?': 'string', description: 'string', inputSchema: 'object', '+': 'reject' }), { server: 'string' }),
+  'mcp:list': list(mcpServer, { 'file?': 'string', problems: type({ file: 'string', code: 'string', message: 'string', 'hint?': 'string', '+': 'reject' }).array() }),
+  'mcp:tools': list(type({
+    server: 'string', name: 'string', exposed: 'string', 'title?': 'string', description: 'string', 'serverDescription?': 'string', 'annotations?': 'object', inputSchema: 'object', '+': 'reject',
+  }), { server: 'string' }),
+  'mcp:add': type({ name: 'string', file: 'string', server: 'object', replaced: 'boolean', '+': 'reject' }),
+  'mcp:remove': type({ name: 'string', file: 'string', removed: 'true', '+': 'reject' }),
+  'mcp:import': type({
+    file: 'string', items: type({ name: 'string', 'from?': 'string', 'server?': 'object', 'skipped?': 'string', notes: 'string[]', written: 'boolean', '+': 'reject' }).array(), '+': 'reject',
+  }),
+  'mcp:login': mcpServer,
+  'mcp:logout': type({ server: 'string', removed: 'boolean', revoked: 'number', 'revocationError?': 'string', '+': 'reject' }),
+  'mcp:resources': type({
+    server: 'string', 'resources?': type({ uri: 'string', name: 'string', '+': 'ignore' }).array(), 'templates?': type({ uriTemplate: 'string', name: 'string', '+': 'ignore' }).array(),
+    'contents?': type({ uri: 'string', '+': 'ignore' }).array(), '+': 'reject',
+  }),
+  'mcp:prompts': type({ server: 'string', 'prompts?': type({ name: 'string', arguments: 'object[]', '+': 'ignore' }).array(), 'prompt?': { messages: 'object[]', '+': 'ignore' }, '+': 'reject' }),
   'mcp:call': type({ server: 'string', tool: 'string', result: { content: 'string', isError: 'boolean', '+': 'ignore' }, '+': 'reject' }),
   'schedule:list': list(task),
   'schedule:add': task,
@@ -263,6 +281,10 @@ test('every command prints its one shape; lists are {items}, shows the object, k
     shape('mcp:list', ['mcp', 'list']),
     shape('mcp:tools', ['mcp', 'tools', 'fx']),
     shape('mcp:call', ['mcp', 'call', 'fx', 'echo', '--args', '{"text":"x"}']),
+    shape('mcp:resources', ['mcp', 'resources', 'fx']),
+    shape('mcp:resources', ['mcp', 'resources', 'fx', 'fixture://notes']),
+    shape('mcp:prompts', ['mcp', 'prompts', 'fx']),
+    shape('mcp:prompts', ['mcp', 'prompts', 'fx', 'greet', '--args', '{"who":"you"}']),
     shape('schedule:list', ['schedule', 'list']),
     shape('notify:channels', ['notify', 'channels']),
     shape('notify:test', ['notify', 'test', 'ops']),
@@ -312,6 +334,33 @@ test('every command prints its one shape; lists are {items}, shows the object, k
       await shape('notify:remove', ['notify', 'remove', 'pager']);
       await shape('sessions:repair', ['sessions', 'repair', run.sessionId.slice(0, 8)]);
       await shape('sessions:delete', ['sessions', 'delete', run.sessionId.slice(0, 8)]);
+    })(),
+    (async () => {
+      // A remote server behind OAuth: added, signed in to (a browser that follows the redirects), signed out of, removed; and an import.
+      const oauth = await startOAuthFixture();
+      const state = await tempProject('json-shapes-state-');
+      try {
+        await shape('mcp:add', ['mcp', 'add', 'remote', oauth.url]);
+        const browser = path.join(state, 'browser.mjs');
+        await writeFile(browser, "let u = process.argv[2]; for (let i = 0; u && i < 5; i++) { const r = await fetch(u, { redirect: 'manual' }); const l = r.headers.get('location'); u = l && new URL(l, u).href; }\n");
+        const env = { XDG_STATE_HOME: state, BROWSER: `${process.execPath} ${browser}` };
+        const login = await runOryx(['mcp', 'login', 'remote', '--json'], { cwd: dir, env });
+        assert.is(login.code, 0, login.stderr);
+        assertShape('mcp:login', JSON.parse(login.stdout));
+        checked.add('mcp:login');
+        const logout = await runOryx(['mcp', 'logout', 'remote', '--json'], { cwd: dir, env });
+        assert.is(logout.code, 0, logout.stderr);
+        assertShape('mcp:logout', JSON.parse(logout.stdout));
+        checked.add('mcp:logout');
+        await shape('mcp:remove', ['mcp', 'remove', 'remote']);
+        const desktop = path.join(state, 'claude_desktop_config.json');
+        await writeFile(desktop, JSON.stringify({ mcpServers: { imported: { command: process.execPath, args: [FIXTURE] } } }));
+        await shape('mcp:import', ['mcp', 'import', desktop]);
+        await shape('mcp:remove', ['mcp', 'remove', 'imported']);
+      } finally {
+        await oauth.close();
+        await rm(state, { recursive: true, force: true });
+      }
     })(),
     (async () => {
       const other = await tempProject('json-shapes-init-');

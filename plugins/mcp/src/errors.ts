@@ -15,6 +15,13 @@ export const ERROR_CODES = {
   ORYX_E_MCP_UNAVAILABLE: 'The server could not be started or reached: read the reason and <workspace>/logs/mcp-<server>.log, then fix its command or url.',
   ORYX_E_MCP_CONNECT_TIMEOUT: 'The server did not finish the MCP handshake in time: raise connectTimeoutMs or check its log.',
   ORYX_E_MCP_TOOL_UNKNOWN: 'Use a tool that `oryx mcp tools <server>` lists (the server\'s `tools:` allow-list may hide it).',
+  ORYX_E_MCP_INPUT_UNSUPPORTED: 'A VS Code ${input:id} prompt cannot be shown when OryxOS starts a server: write ${VAR} instead (oryx mcp import does) and set VAR.',
+  ORYX_E_MCP_AUTH_REQUIRED: 'The server needs authorization and no stored sign-in works: run `oryx mcp login <server>` once; tokens are kept and refreshed.',
+  ORYX_E_MCP_AUTH_FAILED: 'The sign-in did not complete: read the reason, run `oryx mcp login <server>` again, or check the server\'s oauth: settings (clientId, scopes, callbackPort).',
+  ORYX_E_MCP_AUTH_UNSUPPORTED: 'Only remote servers without a fixed Authorization header sign in with OAuth: give a stdio server its credentials in env:.',
+  ORYX_E_MCP_FEATURE_UNSUPPORTED: 'The server did not declare that capability (resources or prompts): see what it offers with `oryx mcp tools <server>`.',
+  ORYX_E_MCP_REQUEST_FAILED: 'The server refused the request (an unknown resource URI or prompt): check it against `oryx mcp resources|prompts <server>`.',
+  ORYX_E_MCP_SERVER_EXISTS: 'A server of that name is already declared there: pick another name, or pass --force to replace it.',
 } as const;
 
 export type McpErrorCode = keyof typeof ERROR_CODES;

@@ -109,7 +109,10 @@ export default defineConfig({ plugins: [sandbox({ files: { read: ['.'] }, exec: 
   assert.is(list.code, 0, list.stderr);
   assert.match(list.stdout, /denied\s+stdio\s+failed \(unavailable\)\s+0/);
   assert.match(list.stdout, /^denied: MCP server "denied" may not be started: Denied by the sandbox: command .*node.* is not on the exec allow-list/m);
-  assert.not.ok(existsSync(path.join(dir, '.oryxos', 'logs', 'mcp-denied.log')), 'the server was started');
+  // The log of every start says it too; the program itself never ran.
+  const log = await readFile(path.join(dir, '.oryxos', 'logs', 'mcp-denied.log'), 'utf8');
+  assert.match(log, /oryxos: not started: MCP server "denied" may not be started: Denied by the sandbox/);
+  assert.not.match(log, /fixture\[|connected/, 'the server was started');
 });
 
 test('oryx init writes an mcp_servers.yaml this plugin reads as "no servers yet", and enables mcp()', async () => {

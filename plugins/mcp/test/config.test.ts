@@ -24,16 +24,6 @@ test.after.each(async () => {
 const writeServers = (text: string, file = path.join(dir, '.oryxos', 'mcp_servers.yaml')) => writeFile(file, text);
 const q = JSON.stringify; // YAML accepts JSON strings, which keeps paths with any character safe
 
-async function startError(options = {}): Promise<{ code: string; message: string; hint?: string }> {
-  try {
-    t = await mcpKernel(options, { dir });
-  } catch (error) {
-    assert.ok(isOryxError(error));
-    return error as { code: string; message: string; hint?: string };
-  }
-  throw new Error('the kernel started, but it should have failed');
-}
-
 test('no mcp_servers.yaml means no servers', async () => {
   t = await mcpKernel({}, { dir });
   assert.equal(t.kernel.service('mcp').status(), []);
@@ -89,27 +79,73 @@ test('a missing variable makes only that server unavailable, with an error namin
   assert.is((await m.call('fx', 'echo', { text: 'ok' })).content, 'echo: ok');
 });
 
-test('invalid files fail at start with the file and the field named', async () => {
+test('a bad entry makes only that server unavailable, naming the file and the field; the others are used', async () => {
   const cases: [string, RegExp][] = [
-    [`servers:\n  fx:\n    comand: node\n`, /servers\.fx\.comand is not a known field/],
-    [`servers:\n  fx:\n    command: node\n    args: node\n`, /servers\.fx\.args must be an array/],
-    [`servers:\n  fx:\n    command: node\n    url: http://x/mcp\n`, /servers\.fx has both command and url/],
-    [`servers:\n  fx:\n    url: http://x/mcp\n    cwd: /tmp\n`, /servers\.fx\.cwd only applies to stdio servers/],
-    [`servers:\n  fx: {}\n`, /servers\.fx needs either command/],
-    [`servers:\n  a__b:\n    command: node\n`, /servers\.a__b is not a valid server name/],
-    [`servers:\n  fx:\n    url: ftp://x\n`, /servers\.fx\.url must be an http/],
-    [`servers:\n  fx:\n    command: node\n    timeoutMs: 0\n`, /servers\.fx\.timeoutMs must be positive/],
-    [`server:\n  fx: {}\n`, /server is not a known field/],
-    [`servers: [\n`, /not valid YAML/],
+    [`    comand: node\n`, /servers\.fx\.comand is not a known field \(did you mean "command"\?\)/],
+    [`    command: node\n    args: node\n`, /servers\.fx\.args must be an array/],
+    [`    command: node\n    url: http://x/mcp\n`, /servers\.fx has both command and url/],
+    [`    url: http://x/mcp\n    cwd: /tmp\n`, /servers\.fx\.cwd only applies to stdio servers/],
+    [`    type: sse\n    command: node\n`, /servers\.fx\.url is missing \(type: sse reaches a URL\)/],
+    [`    url: ftp://x\n`, /servers\.fx\.url must be an http/],
+    [`    command: node\n    timeoutMs: 0\n`, /servers\.fx\.timeoutMs must be positive/],
+    [`    command: node\n    disabled: true\n`, /servers\.fx\.disabled is not a known field \(write enabled: false\)/],
+    [`    url: http://x/mcp\n    oauth: { grant: client_credentials }\n`, /servers\.fx\.oauth with grant: client_credentials needs clientId/],
+  ];
+  for (const [fields, expected] of cases) {
+    await writeServers(`servers:\n  fx:\n${fields}  good:\n    command: ${q(NODE)}\n    args: [${q(FIXTURE)}]\n`);
+    const loaded = await loadServers({ options: {}, root: dir, workspaceDir: path.join(dir, '.oryxos') });
+    assert.equal(loaded.problems, [], fields);
+    const [bad, good] = loaded.servers;
+    assert.is(bad!.name, 'fx');
+    assert.is(bad!.error?.code, 'ORYX_E_MCP_CONFIG_INVALID', fields);
+    assert.match(bad!.error!.message, /mcp_servers\.yaml/);
+    assert.match(bad!.error!.message, expected);
+    assert.ok(bad!.error!.hint);
+    assert.is(good!.name, 'good');
+    assert.is(good!.error, undefined);
+  }
+  // Through the kernel: it starts, the bad server says why, the good one works.
+  await writeServers(`servers:\n  fx:\n    comand: node\n  good:\n    command: ${q(NODE)}\n    args: [${q(FIXTURE)}]\n`);
+  t = await mcpKernel({}, { dir });
+  const m = t.kernel.service('mcp');
+  const status = (await t.kernel.toolSourceStatus()).find((s) => s.name === 'fx')!;
+  assert.is(status.ok, false);
+  assert.match(status.reason!, /did you mean "command"/);
+  const error = await m.connect('fx').catch((e) => e);
+  assert.is(error.code, 'ORYX_E_MCP_CONFIG_INVALID');
+  assert.is((await m.call('good', 'echo', { text: 'still here' })).content, 'echo: still here');
+  assert.ok(t.warnings.some((w) => /server "fx" is unavailable/.test(w)), t.warnings.join('\n'));
+});
+
+test('a file that cannot be read at all is a problem of its own: the kernel starts, other sources are used', async () => {
+  const cases: [string, RegExp][] = [
+    ['servers: [\n', /not valid YAML/],
+    ['server:\n  fx: {}\n', /server is not a known field \(did you mean "servers"\?\)/],
+    ['- just a list\n', /must be a map with servers:/],
+    ['servers:\n  fx: {}\nmcpServers: {}\n', /mcpServers is given next to servers/],
   ];
   for (const [text, expected] of cases) {
     await writeServers(text);
-    const error = await startError();
-    assert.is(error.code, 'ORYX_E_MCP_CONFIG_INVALID', text);
-    assert.match(error.message, /mcp_servers\.yaml/);
-    assert.match(error.message, expected);
-    assert.ok(error.hint);
+    await writeFile(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { fromjson: { command: NODE, args: [FIXTURE] } } }));
+    const loaded = await loadServers({ options: {}, root: dir, workspaceDir: path.join(dir, '.oryxos') });
+    assert.is(loaded.problems.length, 1, text);
+    assert.is(loaded.problems[0]!.error.code, 'ORYX_E_MCP_CONFIG_INVALID');
+    assert.match(loaded.problems[0]!.error.message, /mcp_servers\.yaml/);
+    assert.match(loaded.problems[0]!.error.message, expected);
+    assert.equal(loaded.servers.map((s) => s.name), ['fromjson'], 'the .mcp.json servers are still used');
   }
+  t = await mcpKernel({}, { dir });
+  const sources = await t.kernel.toolSourceStatus();
+  assert.ok(sources.some((s) => !s.ok && /mcp_servers\.yaml/.test(s.name) && /mcpServers is given next to servers/.test(s.reason!)), JSON.stringify(sources));
+  assert.is((await t.kernel.service('mcp').call('fromjson', 'echo', { text: 'json' })).content, 'echo: json');
+});
+
+test('mcpServers: in mcp_servers.yaml (the Claude shape pasted in) is read, with a note to rename it', async () => {
+  await writeServers(`mcpServers:\n  fx:\n    type: stdio\n    command: ${q(NODE)}\n    args: [${q(FIXTURE)}]\n    disabled: false\n`);
+  const loaded = await loadServers({ options: {}, root: dir, workspaceDir: path.join(dir, '.oryxos') });
+  assert.equal(loaded.problems, []);
+  assert.equal(loaded.servers.map((s) => [s.name, s.config.type, s.config.enabled, s.error]), [['fx', 'stdio', true, undefined]]);
+  assert.ok(loaded.notes.some((n) => /mcpServers: is read as servers:.*rename it to servers:/.test(n)), loaded.notes.join('\n'));
 });
 
 test('the scaffold shape (servers: {} and commented examples) and an empty servers: are fine', async () => {
@@ -134,28 +170,28 @@ test('an options entry replaces a file entry of the same name, as a whole', asyn
     options: { servers: { fx: { command: NODE, args: [FIXTURE], env: { WHO: 'options' } } } },
     root: dir, workspaceDir: path.join(dir, '.oryxos'),
   });
-  assert.equal(loaded.overridden, ['fx']);
+  assert.equal(loaded.overridden, [{ name: 'fx', used: 'mcp() options', ignored: [path.join(dir, '.oryxos', 'mcp_servers.yaml')] }]);
   assert.equal(loaded.servers.map((s) => [s.name, s.origin]), [['only-file', 'file'], ['fx', 'options']]);
   t = await mcpKernel({ servers: { fx: { command: NODE, args: [FIXTURE], env: { WHO: 'options' } } } }, { dir });
   assert.is((await t.kernel.service('mcp').call('fx', 'env', { name: 'WHO' })).content, 'options');
 });
 
-test('the file option: relative to the project folder; a named file that is missing is an error', async () => {
+test('the file option: relative to the project folder; a named file that is missing is a problem, not a failed start', async () => {
   await writeFile(path.join(dir, 'custom.yaml'), `servers:\n  fx:\n    command: ${q(NODE)}\n    args: [${q(FIXTURE)}]\n`);
   t = await mcpKernel({ file: 'custom.yaml' }, { dir });
   assert.equal(t.kernel.service('mcp').names, ['fx']);
   await t.close();
-  t = undefined;
-  const error = await startError({ file: 'nope.yaml' });
-  assert.is(error.code, 'ORYX_E_MCP_CONFIG_INVALID');
-  assert.match(error.message, /nope\.yaml/);
+  t = await mcpKernel({ file: 'nope.yaml' }, { dir });
+  const [problem] = t.kernel.service('mcp').problems;
+  assert.is(problem!.error.code, 'ORYX_E_MCP_CONFIG_INVALID');
+  assert.match(problem!.error.message, /nope\.yaml: the servers file named by the mcp\(\) option "file" does not exist/);
 });
 
 test('options are validated when the factory is called, naming the field', () => {
   const cases: [unknown, RegExp][] = [
     [{ timeoutMs: -1 }, /option timeoutMs must be positive/],
     [{ eager: 'yes' }, /option eager must be boolean/],
-    [{ servers: { fx: { command: 'node', headers: {} } } }, /servers\.fx\.headers only applies to HTTP servers/],
+    [{ servers: { fx: { command: 'node', headers: {} } } }, /servers\.fx\.headers only applies to remote servers/],
     [{ servers: { fx: { url: 'not a url' } } }, /servers\.fx\.url must be an http/],
     [{ servers: { 'bad name': { command: 'x' } } }, /not a valid server name/],
     [{ servers: { fx: { command: 'x', tools: 'all' } } }, /servers\.fx\.tools must be an array/],

@@ -81,16 +81,29 @@ for (const [kind, server] of transports) {
   });
 }
 
-test('stdio: a server offering 10,000 tools is refused whole, naming the limit; a raised limit lets it in', async () => {
-  t = await mcpKernel({ servers: { many: stdio('--tools', '10000') } });
-  const agent = await t.kernel.agents.load('assistant');
-  assert.equal(await t.kernel.toolsFor(agent), []);
+test('stdio: limits.maxTools counts what the agent\'s tools: list takes, not what the server offers; the hint names it', async () => {
+  t = await mcpKernel({ servers: { many: stdio('--tools', '300') } }, {
+    agents: { assistant: { tools: ['*'] }, picky: { tools: ['many__filler_1', 'many__filler_2', 'many__filler_299'] } },
+  });
+  // 300 tools, 3 of them listed: the agent gets the 3.
+  const picky = await t.kernel.toolsFor(await t.kernel.agents.load('picky'));
+  assert.equal(picky.map((x) => x.name).sort(), ['many__filler_1', 'many__filler_2', 'many__filler_299']);
+  // Everything listed (*): 300 > 256, none, and the status says which limit and how to narrow it.
+  assert.equal(await t.kernel.toolsFor(await t.kernel.agents.load('assistant')), []);
   const status = t.kernel.service('mcp').status()[0]!;
-  assert.is(status.ok, false);
-  assert.match(status.reason!, 'the server offers 10000 tools in one page, more than limits.maxTools (256)');
+  assert.is(status.ok, true, 'the server itself is fine');
+  assert.match(status.warning!, 'agent "assistant" gets none of the 300 tools of MCP server "many" its tools: list matches: that is more than limits.maxTools (256)');
+  assert.match(status.warning!, 'raise limits.maxTools in mcp({ limits: { maxTools } })');
   await t.close();
   t = await mcpKernel({ servers: { many: stdio('--tools', '300') }, limits: { maxTools: 300 } });
   assert.is((await t.kernel.toolsFor(await t.kernel.agents.load('assistant'))).length, 300);
+});
+
+test('stdio: a page of 10,000 tools is read (bounded by the characters of the list), then limited per agent', async () => {
+  t = await mcpKernel({ servers: { many: stdio('--tools', '10000') }, limits: { maxToolListChars: 5_000_000 } }, { agents: { assistant: { tools: ['many__filler_9999'] } } });
+  const tools = await t.kernel.toolsFor(await t.kernel.agents.load('assistant'));
+  assert.equal(tools.map((x) => x.name), ['many__filler_9999'], JSON.stringify(t.kernel.service('mcp').status()[0]));
+  assert.is(t.kernel.service('mcp').status()[0]!.tools, 10_000);
 });
 
 test('stdio: a tool list over maxToolListChars is refused', async () => {

@@ -1,7 +1,7 @@
 // With the real sandbox plugin (@oryxos/plugin-sandbox): one server it allows, others it denies,
 // and every stdio server confined by the same policy (bubblewrap).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -50,7 +50,10 @@ test('servers the sandbox does not allow are unavailable with its reason, never 
     const s = status.find((x) => x.name === name)!;
     assert.is(s.ok, false, name);
     assert.match(s.reason!, /may not be started: Denied by the sandbox/, name);
-    assert.not.ok(existsSync(path.join(t.dir, '.oryxos', 'logs', `mcp-${name}.log`)), `${name} was started`);
+    // Its log says it was not started, and why; the program never ran (it would have written there).
+    const log = await readFile(path.join(t.dir, '.oryxos', 'logs', `mcp-${name}.log`), 'utf8');
+    assert.match(log, /oryxos: not started: MCP server ".*" may not be started: Denied by the sandbox/, name);
+    assert.not.match(log, /fixture\[|connected/, `${name} was started`);
   }
   assert.match(status.find((x) => x.name === 'injected')!.reason!, /environment variable NODE_OPTIONS is not allowed/);
   const error = await t.kernel.service('mcp').connect('shell').catch((e) => e);
@@ -87,6 +90,20 @@ test('a confined server cannot read outside its roots at start-up, and reports t
   } finally {
     await rm(outside, { recursive: true, force: true });
   }
+});
+
+test('no agent may write a file that names the programs OryxOS starts, whether it exists yet or not: mcp_servers.yaml, .mcp.json, each include', async () => {
+  t = await testKernel({ plugins: [sandbox({ files: { read: ['.'], write: ['.'] } }), mcp({ include: ['.mcp.json', '.vscode/mcp.json'] })] });
+  const agent = await t.kernel.agents.load('assistant');
+  const box = t.kernel.service('sandbox');
+  for (const file of ['.oryxos/mcp_servers.yaml', '.mcp.json', '.vscode/mcp.json']) {
+    assert.not.ok(existsSync(path.join(t.dir, file)), `${file} does not exist yet`);
+    const decision = await box.enforce({ kind: 'file', op: 'write', path: path.join(t.dir, file) }, { agent });
+    assert.is(decision.allow, false, file);
+    assert.match((decision as { reason: string }).reason, /it lists the programs OryxOS starts/);
+  }
+  const other = await box.enforce({ kind: 'file', op: 'write', path: path.join(t.dir, 'notes.md') }, { agent });
+  assert.is(other.allow, true, 'other files of the write root stay writable');
 });
 
 test.run();

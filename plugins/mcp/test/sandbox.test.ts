@@ -1,5 +1,5 @@
 // The sandbox decides which servers start (exec) and which URLs are reached (http).
-import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -66,7 +66,10 @@ test('a denied server is unavailable with the sandbox reason and no process is s
   assert.match(status.reason!, /exec of the fixture is not allowed/);
   const error = await t.kernel.service('mcp').connect('denied').catch((e) => e);
   assert.is(error.code, 'ORYX_E_SANDBOX_DENIED');
-  assert.not.ok(existsSync(path.join(t.dir, '.oryxos', 'logs', 'mcp-denied.log')));
+  // The log of the start says why it did not happen; the program never ran (it writes "fixture[pid]" lines there).
+  const log = await readFile(path.join(t.dir, '.oryxos', 'logs', 'mcp-denied.log'), 'utf8');
+  assert.match(log, /not started: .*exec of the fixture is not allowed/);
+  assert.not.match(log, /fixture\[/);
 });
 
 test('without a sandbox plugin the kernel denies every server', async () => {

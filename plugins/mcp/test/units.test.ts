@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { matchesToolPattern } from '@oryxos/kernel';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { exposedName, expandString, serverMayMatch, toToolResult } from '../src/index.ts';
+import { exposedName, expandString, meaningfulLines, parseEnvFile, serverMayMatch, toToolResult } from '../src/index.ts';
 import { LinearReadBuffer } from '../src/read-buffer.ts';
 import { replaceReadBuffer } from '../src/server.ts';
 
@@ -44,6 +44,54 @@ test('toToolResult: text joined, binary summarised, resources, structured-only r
   assert.equal(toToolResult({ content: [], structuredContent: { n: 1 } }), { content: '{"n":1}', isError: false });
   assert.equal(toToolResult({ content: [{ type: 'text', text: 'nope' }], isError: true }), { content: 'nope', isError: true });
   assert.equal(toToolResult({ content: [] }), { content: '(empty result)', isError: false });
+});
+
+test('toToolResult: images, audio and blobs also come as message parts (ImagePart / FilePart), named by where they came from', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64');
+  const wav = Buffer.from('RIFF').toString('base64');
+  const zip = Buffer.from('PK').toString('base64');
+  const r = toToolResult({
+    content: [
+      { type: 'text', text: 'three things' },
+      { type: 'image', mimeType: 'image/png', data: png },
+      { type: 'audio', mimeType: 'audio/wav', data: wav },
+      { type: 'resource', resource: { uri: 'file:///x.zip', mimeType: 'application/zip', blob: zip } },
+      { type: 'resource', resource: { uri: 'file:///y.txt', text: 'inline' } },
+    ],
+  }, 'fs/read_media_file');
+  assert.equal(r.parts, [
+    { type: 'image', mediaType: 'image/png', data: png, name: 'mcp fs/read_media_file' },
+    { type: 'file', mediaType: 'audio/wav', data: wav, name: 'mcp fs/read_media_file' },
+    { type: 'file', mediaType: 'application/zip', data: zip, name: 'file:///x.zip' },
+  ]);
+  assert.is(r.content, 'three things\n[image: image/png, 4 bytes]\n[audio: audio/wav, 4 bytes]\n[resource: file:///x.zip, application/zip, 2 bytes]\n[resource: file:///y.txt]\ninline');
+  assert.is(toToolResult({ content: [{ type: 'text', text: 'only text' }] }).parts, undefined);
+});
+
+test('meaningfulLines: the cause of a crash, without the stack, the source excerpt or Node\'s version line', () => {
+  const crash = [
+    'node:internal/modules/esm/resolve:873',
+    '  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);',
+    '        ^',
+    '',
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /opt/srv/dist/index.js",
+    '    at packageResolve (node:internal/modules/esm/resolve:873:9)',
+    '    at moduleResolve (node:internal/modules/esm/resolve:946:18)',
+    '{',
+    "  code: 'ERR_MODULE_NOT_FOUND'",
+    '}',
+    '',
+    'Node.js v20.20.2',
+  ];
+  assert.equal(meaningfulLines(crash), ["Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /opt/srv/dist/index.js"]);
+  const npm = ['npm error code E403', 'npm error 403 403 Forbidden - GET https://registry.example/pkg', 'npm error A complete log of this run can be found in: /root/.npm/_logs/x.log'];
+  assert.equal(meaningfulLines(npm), npm, 'npm\'s three lines all say something');
+  assert.equal(meaningfulLines(['starting', 'listening on stdio']), ['starting', 'listening on stdio']);
+  assert.equal(meaningfulLines(['    at x (y:1:2)', 'Node.js v20.1.0']), []);
+});
+
+test('parseEnvFile: KEY=value, export, comments, quotes', () => {
+  assert.equal(parseEnvFile('# c\nexport A=1\nB = two # note\nC="q \\"x\\" y"\nD=\'single # kept\'\nnot a line\n'), { A: '1', B: 'two', C: 'q "x" y', D: 'single # kept' });
 });
 
 test('expandString: set, default, escape, and a missing variable named with server and field', () => {
