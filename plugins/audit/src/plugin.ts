@@ -1,4 +1,5 @@
 import { STAGE, pluginPackage, type Plugin, type PluginContext, type SandboxEvent } from '@oryxos/kernel';
+import { recordInterrupted, storeOf } from './interrupted.ts';
 import { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
 import { resolveOptions, type AuditOptions } from './options.ts';
 import type { AuditRecorder } from './recorder.ts';
@@ -61,6 +62,10 @@ export default function audit(options: AuditOptions = {}): Plugin {
         // A query of a table that is not there names the table.
         if (ctx.readOnly) return;
         await checkSchema(db);
+        // Calls a dead process started and never finished: each gets its row now (once).
+        const store = storeOf(ctx);
+        const interrupted = await recordInterrupted(db, store.sessions, store.runs);
+        if (interrupted) ctx.log.warn(`${interrupted} tool call(s) were interrupted by the end of their process (recorded as interrupted in tool_invocations)`);
         if (opts.retentionDays !== undefined) {
           const removed = await pruneOlderThan(db, opts.retentionDays);
           if (removed) ctx.log.debug(`pruned ${removed} row(s) older than ${opts.retentionDays} day(s)`);

@@ -36,7 +36,7 @@ export async function getLlmCall(db: Database, id: number): Promise<LlmCallRow |
 export interface ToolInvocationRow {
   id: number; session_id: string | null; run_id: string | null; agent: string | null; iteration: number | null; tool_call_id: string | null;
   tool: string; source: string | null; input: string | null; input_chars: number | null; output: string | null; output_chars: number | null;
-  status: 'ok' | 'error' | 'denied'; denied_reason: string | null; retryable: number; duration_ms: number | null; created_at: string;
+  status: 'ok' | 'error' | 'denied' | 'interrupted'; denied_reason: string | null; retryable: number; duration_ms: number | null; created_at: string;
 }
 
 /** A `sandbox_events` row, as stored. */

@@ -1,13 +1,14 @@
-import { OryxError, type SessionInfo, type SessionStore } from '@oryxos/kernel';
+import { OryxError, type SessionInfo } from '@oryxos/kernel';
 
 /** The shortest prefix looked up; the tables show 8 characters. */
 export const MIN_PREFIX = 4;
 /** How many matches an ambiguous prefix lists. */
 const SHOWN = 5;
 
-/** A session store that can find sessions by id prefix (the sqlite store can). */
-interface PrefixStore extends SessionStore {
-  withPrefix?(prefix: string, limit: number): Promise<SessionInfo[]>;
+/** What resolving needs of a session store: `get`, and `withPrefix` where the store has it (the SQL stores do). */
+interface Lookup<S extends SessionInfo> {
+  get(id: string): Promise<S | undefined>;
+  withPrefix?(prefix: string, limit: number): Promise<S[]>;
 }
 
 /**
@@ -18,10 +19,10 @@ interface PrefixStore extends SessionStore {
  * @example
  * const session = await resolveSessionId(kernel.service('sessions'), '3f2a9c1e');
  */
-export async function resolveSessionId(store: SessionStore, idOrPrefix: string): Promise<SessionInfo> {
+export async function resolveSessionId<S extends SessionInfo>(store: Lookup<S>, idOrPrefix: string): Promise<S> {
   const exact = await store.get(idOrPrefix);
   if (exact) return exact;
-  const finder = (store as PrefixStore).withPrefix?.bind(store);
+  const finder = store.withPrefix?.bind(store);
   const matches = finder && idOrPrefix.length >= MIN_PREFIX ? await finder(idOrPrefix, SHOWN + 1) : [];
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {

@@ -1,7 +1,7 @@
 import { OryxError } from '@oryxos/kernel';
 import { MIN_PREFIX } from '@oryxos/plugin-cli';
 import type { Approval, ApprovalStore } from '@oryxos/kernel';
-import { sqliteError } from './errors.ts';
+import { storeError as sqliteError } from '@oryxos/sql-store';
 
 /** How many matches an ambiguous prefix lists. */
 const SHOWN = 5;

@@ -10,7 +10,7 @@ import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../sr
 import { rejection, tempDir } from './helpers.ts';
 
 /** The store's own tables: the audit, scheduler and notify plugins create theirs only when enabled. */
-const TABLES = ['approvals', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions'];
+const TABLES = ['approvals', 'call_marks', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'session_tags', 'sessions'];
 
 async function tables(file: string): Promise<string[]> {
   const db = new Libsql(file);
@@ -51,7 +51,7 @@ test('an older schema is upgraded step by step and keeps its data; a second star
 
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     const db = k.kernel.service('database');
-    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5, 6]);
+    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5, 6, 7]);
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close({ keep: true });
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { OryxCommand, listJson, table, type ListJson } from '@oryxos/plugin-cli';
 import { approvalRef, type Approval, type ApprovalStatus } from '@oryxos/kernel';
-import { resolveSession } from '../../resolve-session.ts';
+import { resolveSessionId as resolveSession } from '@oryxos/plugin-cli';
 
 /** A table cell of at most `max` characters. */
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
