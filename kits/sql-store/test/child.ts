@@ -12,9 +12,12 @@ export class Worker {
   private readonly waiters: { match: (l: string) => boolean; resolve: (l: string) => void }[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  /** `env` is added to this process's environment (ORYX_TEST_STORE_URL: the worker's store is PostgreSQL). */
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /**
+   * `env` is added to this process's environment (ORYX_TEST_STORE_MODULE: the worker's engine);
+   * `script` is another worker script than the store contract's.
+   */
+  constructor(args: string[], env: Record<string, string> = {}, script = WORKER) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     this.child.stdout!.on('data', (d) => {
       buffer += d;

@@ -241,6 +241,8 @@ class EmbeddedDatabase implements OpenDatabase {
   private readonly tx = new TxContext();
   private readonly deferred = new DeferredWrites(() => this.flush());
   private readonly checkpoints: Checkpoints;
+  /** The statements of the open transaction, to name them when its COMMIT fails. */
+  private writes: string[] | undefined;
   private closed = false;
 
   readonly dialect = 'sqlite';
@@ -302,6 +304,7 @@ class EmbeddedDatabase implements OpenDatabase {
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return this.all<R>(sql, params); },
       } };
       this.exec('BEGIN IMMEDIATE');
+      this.writes = [];
       let carried: readonly Pending[] = [];
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
@@ -332,6 +335,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private commitSync<T>(fn: (tx: SyncTx) => T): T {
     if (this.closed) throw closedError(this.url);
     this.exec('BEGIN IMMEDIATE');
+    this.writes = [];
     const carried = this.deferred.size ? this.deferred.drainSync(this.syncTx) : [];
     try {
       const result = fn(this.syncTx);
@@ -344,13 +348,18 @@ class EmbeddedDatabase implements OpenDatabase {
   }
 
   private commit(): void {
-    this.exec('COMMIT');
+    const writes = this.writes;
+    this.writes = undefined;
+    // A full disk (or a read-only file) shows at COMMIT, when the pages reach the WAL: say what was being written.
+    if (this.closed) throw closedError(this.url);
+    try { this.db.exec('COMMIT'); } catch (error) { throw sqlFailure(error, committing(writes)); }
     this.wal?.committed();
     this.checkpoints.committed();
   }
 
   /** Undoes the open transaction, if the connection has not already; the deferred rows it carried go back in the queue. */
   private rollback(carried: readonly Pending[]): void {
+    this.writes = undefined;
     if (this.db.inTransaction) {
       try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
     }
@@ -401,6 +410,7 @@ class EmbeddedDatabase implements OpenDatabase {
   }
 
   private run(sql: string, params?: SqlParams): ExecuteResult {
+    this.writes?.push(sql);
     try {
       const r = this.prepare(sql).run(toDriverParams(params));
       return { rowsAffected: r.changes, lastInsertRowid: r.lastInsertRowid };
@@ -483,17 +493,18 @@ class ClientDatabase implements OpenDatabase {
     return this.queued(async () => {
       let handle: Transaction;
       try { handle = await this.client.transaction('write'); } catch (error) { throw sqlFailure(error, 'BEGIN IMMEDIATE'); }
+      const writes: string[] = [];
       const scope: TxScope = { active: true, view: {
         url: this.url,
         dialect: 'sqlite',
-        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return toExecuteResult(await this.send(handle, sql, params)); },
+        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); writes.push(sql); return toExecuteResult(await this.send(handle, sql, params)); },
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return toRows<R>(await this.send(handle, sql, params)); },
       } };
       let carried: readonly Pending[] = [];
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
-        try { await handle.commit(); } catch (error) { throw sqlFailure(error, 'COMMIT'); }
+        try { await handle.commit(); } catch (error) { throw sqlFailure(error, committing(writes)); }
         this.checkpoints.committed();
         return result;
       } catch (error) {
@@ -531,6 +542,13 @@ class ClientDatabase implements OpenDatabase {
       throw sqlFailure(error, sql);
     }
   }
+}
+
+/** `COMMIT` named by what it commits: its first statements, shortened (`COMMIT of UPDATE sessions …; INSERT INTO messages …`). */
+function committing(writes: readonly string[] | undefined): string {
+  if (!writes?.length) return 'COMMIT';
+  const shown = writes.slice(0, 3).map((sql) => sql.replace(/\s+/g, ' ').trim().slice(0, 48));
+  return `COMMIT of ${shown.join('; ')}${writes.length > 3 ? `; and ${writes.length - 3} more` : ''}`;
 }
 
 /**

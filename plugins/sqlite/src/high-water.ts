@@ -103,14 +103,16 @@ export class HighWater {
  */
 export async function observe(db: Pick<DatabaseTx, 'query'>, sessions: string[] = []): Promise<Seen> {
   const versions = await recordedVersions(db);
-  const tables = new Set((await db.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'runs')")).map((r) => r.name));
-  const max = async (table: string) => (tables.has(table) ? Number((await db.query<{ n: number | null }>(`SELECT MAX(rowid) AS n FROM ${table}`))[0]?.n ?? 0) : 0);
-  const [newest] = tables.has('sessions')
-    ? await db.query<{ id: string; message_count: number }>('SELECT id, message_count FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1')
-    : [];
+  // Tables not there yet (a file whose schema was lost, or never made) hold nothing.
+  const read = async <T>(sql: string, params: string[] = []): Promise<T[]> => db.query<T>(sql, params).catch((error) => {
+    if (/no such table/.test(String((error as Error).message))) return [];
+    throw error;
+  });
+  const max = async (table: string) => Number((await read<{ n: number | null }>(`SELECT MAX(rowid) AS n FROM ${table}`))[0]?.n ?? 0);
+  const [newest] = await read<{ id: string; message_count: number }>('SELECT id, message_count FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1');
   const counts: Record<string, number | null> = {};
-  for (const id of tables.has('sessions') ? sessions : []) {
-    const [row] = await db.query<{ message_count: number }>('SELECT message_count FROM sessions WHERE id = ?', [id]);
+  for (const id of sessions) {
+    const [row] = await read<{ message_count: number }>('SELECT message_count FROM sessions WHERE id = ?', [id]);
     counts[id] = row ? Number(row.message_count) : null;
   }
   return {

@@ -196,7 +196,8 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
           const conn = db ?? await opened();
           const integrity = inspectOptions.integrity ? await checkIntegrity(conn) : undefined;
           return {
-            dialect: 'sqlite', url: conn.url, owners: await gate.report(), recorded: await recordedVersions(conn), warnings: [...warnings],
+            // The configured database, also when a read-only command found none there yet (and read an empty one).
+            dialect: 'sqlite', url: configured.kind === 'file' ? `file:${configured.path}` : displayUrl(configured.url), owners: await gate.report(), recorded: await recordedVersions(conn), warnings: [...warnings],
             ...(integrity ? { integrity: { ok: integrity.ok, check: integrity.check, problems: integrity.problems, ...(integrity.ok ? {} : { repair: repairCommand(integrity) }) } } : {}),
           };
         },
@@ -214,6 +215,8 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
         },
       };
       ctx.provide('database', service);
+      // Deferred, the store's own tables are remembered first, so they are made before the others' at the first use.
+      if (lazy) await gate.migrate(OWNER, MIGRATIONS);
       const stores = attachStore(ctx, {
         db: current, migrate: migrateAny, leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries,
         writeLater: (sql, params, onError) => service.defer(sql, params, onError),

@@ -52,7 +52,9 @@ export async function repairDatabase(file: string): Promise<RepairReport> {
   }
   let problems: IntegrityProblem[];
   try {
-    problems = (await checkIntegrity(rawQuery(check), { full: true })).problems;
+    // quick_check names a damaged b-tree (integrity_check would stop at it); integrity_check also finds an index that disagrees with its table.
+    problems = (await checkIntegrity(rawQuery(check))).problems;
+    if (!problems.length) problems = (await checkIntegrity(rawQuery(check), { full: true })).problems;
     if (problems.length) assertNotInUse(check, file);
   } finally {
     check.close();
