@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database, DatabaseReport, Migration, SqlParams } from '@oryxos/contracts';
 import { STAGE, errorMessage, isOryxError, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
@@ -202,10 +202,13 @@ export default function sqlite(options: SqliteOptions = {}): Plugin {
           };
         },
         async backup(to) {
-          if (!file || inMemory) throw sqliteError('ORYX_E_SQLITE_BACKUP', `${displayUrl(opts.url)} is not a database file on this machine; back it up where it lives`);
+          if (!file || inMemory) {
+            throw sqliteError('ORYX_E_SQLITE_BACKUP', nothingYet ? `There is no database at ${file} yet: nothing to back up` : `${displayUrl(opts.url)} is not a database file on this machine; back it up where it lives`);
+          }
           const out = path.resolve(to);
           if (existsSync(out)) throw sqliteError('ORYX_E_SQLITE_BACKUP', `${out} already exists; a backup never overwrites a file`, { data: { file: out } });
           try {
+            await mkdir(path.dirname(out), { recursive: true });
             await (db ?? await opened()).backup(out);
           } catch (error) {
             if (isOryxError(error) && error.code !== 'ORYX_E_SQLITE_QUERY') throw error;
