@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Database, DatabaseTx, SqlValue } from '@oryxos/contracts';
 import { storeError } from './errors.ts';
 
@@ -39,17 +38,20 @@ const PAGE = 500;
  * for (const t of report.tables) console.log(t.table, t.rows, t.checksum);
  */
 export async function copyDatabase(from: Db, to: Db): Promise<CopyReport> {
+  // Loaded here: a store plugin imports this kit at start, and a read command loads no crypto.
+  const { createHash } = await import('node:crypto');
+  const RowSum = rowSum(createHash);
   const tables = await plan(from, to);
   const copied: CopiedTable[] = [];
   await to.transaction(async (tx) => {
     for (const { table, columns, key } of tables) {
-      const source = await copyTable(from, tx, table, columns, key);
+      const source = await copyTable(from, tx, table, columns, key, new RowSum());
       if (to.dialect === 'postgres' && key.length === 1) {
         // explicit ids leave an identity column's sequence behind: the next insert would collide
         const [seq] = await tx.query<{ s: string | null }>('SELECT pg_get_serial_sequence(?, ?) AS s', [quote(table), key[0]!]);
         if (seq?.s) await tx.query(`SELECT setval(?::regclass, (SELECT MAX(${quote(key[0]!)}) FROM ${quote(table)}))`, [seq.s]);
       }
-      const target = await digest(tx, table, columns, key);
+      const target = await digest(tx, table, columns, key, new RowSum());
       if (target.rows !== source.rows || target.checksum !== source.checksum) {
         throw storeError('ORYX_E_DB_COPY', `Table ${table} differs after the copy: ${source.rows} row(s), checksum ${source.checksum.slice(0, 16)} in ${from.url}; `
           + `${target.rows} row(s), checksum ${target.checksum.slice(0, 16)} in ${to.url}. Nothing was written.`, { data: { table } });
@@ -94,8 +96,7 @@ async function plan(from: Db, to: Db): Promise<{ table: string; columns: string[
 }
 
 /** Inserts the source's rows into the target a page at a time. */
-async function copyTable(from: Db, to: DatabaseTx, table: string, columns: string[], key: string[]): Promise<{ rows: number; checksum: string }> {
-  const sum = new RowSum();
+async function copyTable(from: Db, to: DatabaseTx, table: string, columns: string[], key: string[], sum: Sum): Promise<{ rows: number; checksum: string }> {
   const marks = `(${columns.map(() => '?').join(', ')})`;
   for await (const page of pages(from, table, columns, key)) {
     await to.execute(`INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES ${page.map(() => marks).join(', ')}`,
@@ -106,8 +107,7 @@ async function copyTable(from: Db, to: DatabaseTx, table: string, columns: strin
 }
 
 /** Row count and checksum of a table as the database service reads it back. */
-async function digest(db: Pick<Database, 'query'>, table: string, columns: string[], key: string[]): Promise<{ rows: number; checksum: string }> {
-  const sum = new RowSum();
+async function digest(db: Pick<Database, 'query'>, table: string, columns: string[], key: string[], sum: Sum): Promise<{ rows: number; checksum: string }> {
   for await (const page of pages(db, table, columns, key)) for (const row of page) sum.add(columns.map((c) => row[c] ?? null));
   return sum.result();
 }
@@ -139,24 +139,28 @@ function pageSize(columns: string[]): number {
   return Math.max(1, Math.min(PAGE, Math.floor(30_000 / columns.length)));
 }
 
+interface Sum { add(values: SqlValue[]): void; result(): { rows: number; checksum: string } }
+
 /** An order-independent checksum: the sum, modulo 2^256, of each row's SHA-256 over its typed values. */
-class RowSum {
-  private total = 0n;
-  private rows = 0;
-  add(values: SqlValue[]): void {
-    const hash = createHash('sha256');
-    for (const v of values) {
-      if (v === null || v === undefined) hash.update('n;');
-      else if (typeof v === 'string') hash.update(`s${Buffer.byteLength(v)}:`).update(v);
-      else if (v instanceof Uint8Array) hash.update(`b${v.length}:`).update(v);
-      else hash.update(`i${String(v)};`);
+function rowSum(createHash: typeof import('node:crypto').createHash) {
+  return class RowSum implements Sum {
+    private total = 0n;
+    private rows = 0;
+    add(values: SqlValue[]): void {
+      const hash = createHash('sha256');
+      for (const v of values) {
+        if (v === null || v === undefined) hash.update('n;');
+        else if (typeof v === 'string') hash.update(`s${Buffer.byteLength(v)}:`).update(v);
+        else if (v instanceof Uint8Array) hash.update(`b${v.length}:`).update(v);
+        else hash.update(`i${String(v)};`);
+      }
+      this.total = (this.total + BigInt(`0x${hash.digest('hex')}`)) & ((1n << 256n) - 1n);
+      this.rows++;
     }
-    this.total = (this.total + BigInt(`0x${hash.digest('hex')}`)) & ((1n << 256n) - 1n);
-    this.rows++;
-  }
-  result(): { rows: number; checksum: string } {
-    return { rows: this.rows, checksum: this.total.toString(16).padStart(64, '0') };
-  }
+    result(): { rows: number; checksum: string } {
+      return { rows: this.rows, checksum: this.total.toString(16).padStart(64, '0') };
+    }
+  };
 }
 
 async function tableNames(db: Db): Promise<string[]> {
