@@ -145,6 +145,34 @@ test('check(): quick_check is ok on a sound file and names the index whose page 
   }
 });
 
+test('a damaged header is named as such (not "not a database"): the start refuses with ORYX_E_SQLITE_HEADER_DAMAGED, and oryx doctor says so', async () => {
+  const dir = await tempProject('oryx-sqlite-header-');
+  try {
+    await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import sqlite from '@oryxos/plugin-sqlite';
+export default defineConfig({ plugins: [sqlite()] });
+`);
+    await seedSession(dir);
+    const file = path.join(dir, '.oryxos', 'oryx.db');
+    const db = new Libsql(file);
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.alloc(32, 0x5a), 0, 32, 0);
+    await handle.close();
+    const e = await rejection(() => testKernel({ plugins: [scripted([]), sqlite()], dir }));
+    assert.is(e.code, 'ORYX_E_SQLITE_HEADER_DAMAGED');
+    assert.match(e.message, 'The header of the database');
+    assert.match(e.hint, 'restore the file from a backup');
+    const doctor = JSON.parse((await runOryx(['doctor', '--json'], { cwd: dir })).stdout).items as { check: string; status: string; code?: string; fix?: string }[];
+    const line = doctor.find((c) => c.check === 'database');
+    assert.is(line?.code, 'ORYX_E_SQLITE_HEADER_DAMAGED', JSON.stringify(doctor));
+    assert.match(line!.fix!, 'backup');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('SQLite result codes get their own error codes and hints: not a database, corrupt, cannot open, full, read-only', async () => {
   const { dir, cleanup } = await tempDir();
   try {
