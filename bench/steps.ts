@@ -142,7 +142,7 @@ async function walPages(db: Database, runs: number): Promise<void> {
   let frames = 0;
   let pages: string[] = [];
   // Frames of this WAL generation carry the header's salts; a checkpoint that restarted the WAL
-  // (the sqlite plugin checkpoints every 1,000 pages) leaves older frames behind them: stop there.
+  // (the sqlite plugin checkpoints when idle and every two seconds) leaves older frames behind them: stop there.
   const salts = wal.subarray(16, 24);
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
     if (!wal.subarray(at + 8, at + 16).equals(salts)) {
