@@ -23,6 +23,8 @@ import { displayUrl, resolveTarget, type DatabaseTarget } from './url.ts';
  */
 export interface SqliteDatabaseService extends Database {
   check(options?: { full?: boolean; maxProblems?: number }): Promise<IntegrityReport>;
+  /** `Database.backup` of the contracts, always there for a database file: `VACUUM INTO file` (see the README's *Backups*). */
+  backup(file: string): Promise<{ file: string; bytes: number }>;
   /**
    * `Database.defer` of the contracts, always there on SQLite: a write that commits with the
    * next transaction on this database (the audit trail's rows with the session message that

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import Libsql from 'libsql';
 import type { Migration, Plugin } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
+import type { SessionStore as ContractStore } from '@oryxos/contracts';
 import { APPROVAL_MIGRATIONS, APPROVALS_OWNER, RUN_MIGRATIONS, RUNS_OWNER } from '@oryxos/sql-store';
 import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../src/index.ts';
 import { rejection, tempDir } from './helpers.ts';
@@ -171,14 +172,15 @@ test('version 7 (messages keyed by (session_id, seq), turns, call marks, tags; r
       const db = k.kernel.service('database');
       assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'sqlite'"))[0]!.v, 7);
       assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'runs'"))[0]!.v, 2);
-      const store = k.kernel.service('sessions');
+      // The contracts' store (the kernel's own SessionInfo has no `turns` yet).
+      const store = k.kernel.service('sessions') as unknown as ContractStore;
       const s1 = await store.get('s1');
       const s2 = await store.get('s2');
       assert.equal([s1?.turns, s1?.messageCount, s2?.turns, s2?.messageCount, s2?.title, s2?.parentSessionId], [2, 5, 101, 301, 't\0x', 's1'], 'turns counted from the stored user messages');
       assert.equal((await store.messages('s2')).map((m) => m.message.content), before.messages.filter((m) => m.session_id === 's2').map((m) => m.content));
       assert.is((await rejection(() => store.messages('s1'))).code, 'ORYX_E_SQLITE_CORRUPT_ROW', 'the damaged row is still there, damaged as it was');
-      const scanned = await (store as unknown as { scan(id: string): Promise<{ seq: number; message?: { content: string }; damaged?: unknown }[]> }).scan('s1');
-      assert.equal(scanned.map((m) => (m.damaged ? 'damaged' : m.message!.content)), ['hello', '', 'a\0b', 'again', 'damaged']);
+      const scanned = await store.scan!('s1');
+      assert.equal(scanned.map((m) => ('damaged' in m ? 'damaged' : m.message.content)), ['hello', '', 'a\0b', 'again', 'damaged']);
       assert.equal((await store.history('s2', 2)).map((m) => m.seq), [298, 299, 300, 301], 'history finds the user turns through the rebuilt index');
       const [table] = await db.query<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'messages'");
       assert.match(table!.sql, 'WITHOUT ROWID');
