@@ -14,7 +14,8 @@ import type { Plugin, Tool } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 import audit from '@oryxos/plugin-audit';
 import postgres, { MIGRATIONS, migrate, openPostgres } from '@oryxos/plugin-postgres';
-import sqlite, { enableWal, migrate as migrateSqlite, openDatabase, SqliteSessionStore } from '@oryxos/plugin-sqlite';
+import sqlite, { enableWal, migrate as migrateSqlite, openDatabase } from '@oryxos/plugin-sqlite';
+import { SqlSessionStore } from '@oryxos/sql-store';
 import { freshDatabase } from '../plugins/postgres/test/pg.ts';
 
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 1000);
@@ -56,7 +57,7 @@ async function loopBench(store: () => Plugin, withAudit: boolean): Promise<numbe
 }
 
 /** Append and history(20) costs at 10 and 10,000 messages. */
-async function appendBench(name: string, store: SqliteSessionStore): Promise<void> {
+async function appendBench(name: string, store: SqlSessionStore): Promise<void> {
   const message = (i: number): Message => (i % 2 ? { role: 'assistant', content: `answer ${i} `.repeat(20) } : { role: 'user', content: `question ${i} `.repeat(10) });
   for (const size of [10, 10_000]) {
     const { id } = await store.create({ agent: 'bench' });
@@ -84,12 +85,12 @@ try {
   const lite = await openDatabase({ kind: 'file', path: path.join(dir, 'a.db') }, { driver: 'libsql', busyTimeoutMs: 5000 });
   await enableWal(lite);
   await migrateSqlite(lite);
-  await appendBench('sqlite', new SqliteSessionStore(() => lite));
+  await appendBench('sqlite', new SqlSessionStore(() => lite));
   await lite.close();
   await rm(dir, { recursive: true, force: true });
   const pg = await openPostgres({ url: database.url, poolSize: 4, statementTimeoutMs: 30_000, connectTimeoutMs: 5000, applicationName: 'bench' });
   await migrate(pg, MIGRATIONS, 'postgres');
-  await appendBench('postgres', new SqliteSessionStore(() => pg, { name: 'postgres' }));
+  await appendBench('postgres', new SqlSessionStore(() => pg, { name: 'postgres' }));
   await pg.close();
 
   const stores = { sqlite: () => sqlite(), postgres: () => postgres({ url: database.url, poolSize: 4 }) };

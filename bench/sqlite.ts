@@ -16,7 +16,8 @@ import path from 'node:path';
 import type { Message } from '@oryxos/provider-spec';
 import type { Plugin, Tool } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
-import sqlite, { enableWal, migrate, openDatabase, SqliteSessionStore } from '@oryxos/plugin-sqlite';
+import sqlite, { enableWal, migrate, openDatabase } from '@oryxos/plugin-sqlite';
+import { SqlSessionStore } from '@oryxos/sql-store';
 import audit from '@oryxos/plugin-audit';
 
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 1000);
@@ -34,7 +35,7 @@ async function appendBench(dir: string, driver: 'libsql' | 'client') {
   const db = await openDatabase({ kind: 'file', path: path.join(dir, `append-${driver}.db`) }, { driver, busyTimeoutMs: 5000 });
   await enableWal(db);
   await migrate(db);
-  const store = new SqliteSessionStore(() => db);
+  const store = new SqlSessionStore(() => db);
   const message = (i: number): Message => (i % 2
     ? { role: 'assistant', content: `answer ${i} `.repeat(20) }
     : { role: 'user', content: `question ${i} `.repeat(10) });

@@ -144,7 +144,14 @@ async function walPages(db: Database, runs: number): Promise<void> {
   let commits = 0;
   let frames = 0;
   let pages: string[] = [];
+  // Frames of this WAL generation carry the header's salts; a checkpoint that restarted the WAL
+  // (the sqlite plugin checkpoints when idle and every two seconds) leaves older frames behind them: stop there.
+  const salts = wal.subarray(16, 24);
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    if (!wal.subarray(at + 8, at + 16).equals(salts)) {
+      console.log('WAL restarted during the measurement (a checkpoint): the count below is of the last generation only; use fewer BENCH_WAL_RUNS');
+      break;
+    }
     pages.push(owners.get(wal.readUInt32BE(at)) ?? `page ${wal.readUInt32BE(at)}`);
     frames++;
     if (wal.readUInt32BE(at + 4) === 0) continue; // not a commit's last frame

@@ -7,7 +7,7 @@ import { isOryxError } from '@oryxos/provider-spec';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import type { ApprovalRequest } from '@oryxos/contracts';
 import approvalsPlugin from '@oryxos/plugin-approvals';
-import type { StoreEngine } from '../plugins/sqlite/test/store-contract.ts';
+import type { StoreEngine } from '../kits/sql-store/test/store-contract.ts';
 
 /** The error code a promise rejects with. */
 async function codeOf(promise: Promise<unknown>): Promise<string> {

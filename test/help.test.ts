@@ -75,10 +75,11 @@ test('a plugin\'s command loads the CLI\'s command kit, not the whole CLI packag
   const dir = await traceProject('read-kit-', `import { defineConfig } from '@oryxos/kernel';
 import { scripted } from '@oryxos/kernel/testing';
 import sqlite from '@oryxos/plugin-sqlite';
-export default defineConfig({ plugins: [scripted([{ text: 'hi' }]), sqlite()] });
+import audit from '@oryxos/plugin-audit';
+export default defineConfig({ plugins: [scripted([{ text: 'hi' }]), sqlite(), audit()] });
 `, { assistant: {} });
   try {
-    const r = oryxTrace(dir, ['sessions']);
+    const r = oryxTrace(dir, ['audit', 'summary']);
     assert.is(r.status, 0, r.stderr);
     assert.ok(r.loaded.some((u) => /plugins\/cli\/dist\/command-kit\.js$/.test(u)), 'the kit');
     assert.equal(r.loaded.filter((u) => /plugins\/cli\/dist\/index\.js$/.test(u)), [], 'not the index');

@@ -129,7 +129,7 @@ test('with sqlite alone, a new database gets only the store\'s tables and an old
   try {
     await (await testKernel({ plugins: [scripted([]), sqlite()], dir })).close({ keep: true });
     assert.equal(Object.keys(schemaOf(path.join(dir, '.oryxos', 'oryx.db'))).filter((t) => t !== '(indexes)'),
-      ['call_starts', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions']);
+      ['call_marks', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'session_tags', 'sessions']);
     const file = await oldDatabase(old, 5);
     await (await testKernel({ plugins: [scripted([]), sqlite()], dir: old })).close({ keep: true });
     const raw = new Libsql(file);

@@ -28,6 +28,21 @@ export interface ExternalRef {
 /** A message as stored, with its position in the session. */
 export interface StoredMessage { seq: number; message: Message; createdAt: string }
 
+/** A stored message that cannot be read (a damaged row), in its place in {@link SessionStore.scan}. */
+export interface DamagedMessage {
+  seq: number;
+  /** Why, with a code (`ORYX_E_SQLITE_CORRUPT_ROW`), the column in `data.column` and the repair in `hint`. */
+  damaged: { code: string; message: string; hint?: string; data?: Record<string, unknown> };
+}
+
+/** What {@link SessionStore.repair} moved out of a session. */
+export interface SessionRepair {
+  /** The messages moved aside (to the store's quarantine), each with why it could not be read. */
+  quarantined: { seq: number; reason: string }[];
+  /** Messages left in the session. */
+  kept: number;
+}
+
 export interface Page<T> { items: T[]; nextCursor?: string }
 
 /**
@@ -83,6 +98,17 @@ export interface SessionStore {
   lock?(id: string, signal?: AbortSignal): Promise<() => Promise<void>>;
   /** Commits a {@link CallStart} (durable when it resolves). */
   markStarted(mark: CallStart): Promise<void>;
-  /** The marks of the session's calls that have no tool result stored, oldest first. */
-  startedWithoutResult(sessionId: string): Promise<CallStart[]>;
+  /**
+   * The marks of the session's calls that have no tool result stored, oldest first. Without a
+   * session: every session's, but those of runs still going on (a run record that says
+   * `running`), for what a start reports about the previous process (the audit trail's
+   * `interrupted` rows).
+   */
+  startedWithoutResult(sessionId?: string): Promise<CallStart[]>;
+  /** Up to `limit` sessions whose id starts with `prefix`, by id: what short ids resolve through. */
+  withPrefix?(prefix: string, limit: number): Promise<SessionInfo[]>;
+  /** Like {@link messages}, but a message that cannot be read is in its place as a {@link DamagedMessage}. */
+  scan?(id: string, query?: { limit?: number }): Promise<(StoredMessage | DamagedMessage)[]>;
+  /** Moves the session's messages that cannot be read aside (nothing is deleted), so it can run again. */
+  repair?(id: string, signal?: AbortSignal): Promise<SessionRepair>;
 }

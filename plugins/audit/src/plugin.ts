@@ -1,5 +1,6 @@
 import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
 import type { SandboxEvent } from '@oryxos/contracts';
+import { recordInterrupted } from './interrupted.ts';
 import { MIGRATIONS, OWNER, checkSchema, pruneOlderThan } from './migrations.ts';
 import { resolveOptions, type AuditOptions } from './options.ts';
 import type { AuditRecorder } from './recorder.ts';
@@ -62,6 +63,9 @@ export default function audit(options: AuditOptions = {}): Plugin {
         // A query of a table that is not there names the table.
         if (ctx.readOnly) return;
         await checkSchema(db);
+        // Calls a dead process started and never finished: each gets its row now (once).
+        const interrupted = await recordInterrupted(db, ctx.service('sessions'), ctx.hasService('runRecords') ? ctx.service('runRecords') : undefined);
+        if (interrupted) ctx.log.warn(`${interrupted} tool call(s) were interrupted by the end of their process (recorded as interrupted in tool_invocations)`);
         if (opts.retentionDays !== undefined) {
           const removed = await pruneOlderThan(db, opts.retentionDays);
           if (removed) ctx.log.debug(`pruned ${removed} row(s) older than ${opts.retentionDays} day(s)`);

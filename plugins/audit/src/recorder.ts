@@ -29,9 +29,6 @@ const TOOL_INSERT = `INSERT INTO tool_invocations (session_id, run_id, agent, it
 const SANDBOX_INSERT = `INSERT INTO sandbox_events (decision, kind, target, reason, origin, agent, session_id, run_id, tool_call_id, pid,
   process, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** What a `database` service that can defer a write offers (the sqlite plugin's does). */
-interface Deferring { defer(sql: string, params: SqlValue[], onError: (error: unknown) => void): void }
-
 /**
  * Writes audit rows. A failed write is logged (ORYX_E_AUDIT_WRITE) and swallowed: the run
  * matters more than its audit row. On SQLite a row commits with the session's next message.
@@ -41,7 +38,7 @@ interface Deferring { defer(sql: string, params: SqlValue[], onError: (error: un
  * await recorder.tool(result, info);
  */
 export class AuditRecorder {
-  constructor(private readonly db: () => Database, private readonly options: RecorderOptions, private readonly log: Logger) {}
+  constructor(private readonly db: () => Pick<Database, 'execute' | 'defer'>, private readonly options: RecorderOptions, private readonly log: Logger) {}
 
   /** One successful model call (afterLLM). */
   async llmOk(response: ChatResponse, info: LLMCallInfo): Promise<void> {
@@ -104,15 +101,15 @@ export class AuditRecorder {
   }
 
   /**
-   * A database that can defer a write (the sqlite plugin's) commits the row with the next
-   * transaction — the session message that follows the model or tool call — instead of in one
-   * of its own; any other database writes it at once.
+   * A database that can defer a write (`Database.defer`: the sqlite plugin's can) commits the row
+   * with the next transaction — the session message that follows the model or tool call —
+   * instead of in one of its own; any other database writes it at once.
    */
   private async write(table: string, sql: string, params: SqlValue[]): Promise<void> {
     const warn = (error: unknown) => this.log.warn(`ORYX_E_AUDIT_WRITE could not write a ${table} row (the run goes on): ${errorMessage(error)}`);
-    const db = this.db() as Database & Partial<Deferring>;
+    const db = this.db();
     try {
-      if (typeof db.defer === 'function') db.defer(sql, params, warn);
+      if (db.defer) db.defer(sql, params, warn);
       else await db.execute(sql, params);
     } catch (error) {
       warn(error);

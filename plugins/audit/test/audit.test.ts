@@ -292,7 +292,7 @@ test('a database without the audit tables is refused at start with ORYX_E_AUDIT_
   const { dir, cleanup } = await tempDir();
   const db = await openDatabase({ kind: 'file', path: path.join(dir, 'bare.db') }, { driver: 'libsql', busyTimeoutMs: 1000 });
   // a stand-in "sqlite" plugin whose database never ran the migrations
-  const bare: Plugin = { name: 'sqlite', version: '1.0.0', kernel: '^1', provides: ['database'], setup(k) { k.provide('database', Object.assign(db, { migrate: async () => [] as number[] })); } };
+  const bare: Plugin = { name: 'sqlite', version: '1.0.0', kernel: '^1', provides: ['database'], setup(k) { k.provide('database', Object.assign(db, { migrate: async () => [] as number[] }) as never); } };
   try {
     const error = await rejection(() => testKernel({ plugins: [scripted([]), bare, audit()], dir }));
     assert.is(error.cause?.code, 'ORYX_E_AUDIT_SCHEMA');

@@ -39,7 +39,7 @@ test('before each model call, the file already holds every earlier message with 
   const count = (table: string) => (other!.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
   const seen = (step: number) => {
     other ??= new Libsql(file);
-    const roles = (other.prepare('SELECT role FROM messages ORDER BY id').all() as { role: string }[]).map((r) => r.role);
+    const roles = (other.prepare('SELECT role FROM messages ORDER BY session_id, seq').all() as { role: string }[]).map((r) => r.role);
     snapshots.push({ step, roles: roles.join(','), llm: count('llm_calls'), tools: count('tool_invocations') });
   };
   const t = await testKernel({ dir, plugins: [model(3, seen), toolsPlugin(echo), allowAll(), sqlite(), audit()], agents: { assistant: { tools: ['echo'] } } });

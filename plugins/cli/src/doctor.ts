@@ -5,6 +5,7 @@
  * never a plugin's internals.
  */
 import { createServer } from 'node:net';
+import type { Database, DatabaseReport } from '@oryxos/contracts';
 import { errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { AgentDefinition, Kernel, ResolvedConfig } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
@@ -37,49 +38,57 @@ export function checkNode(range: string | undefined, version = process.versions.
 }
 
 /**
- * What `oryx db status` reads: the store plugin (sqlite, postgres) reports each owner's schema
- * version through this control instead of migrating (the protocol of `withMigrationControl` in
- * @oryxos/plugin-sqlite, which both store plugins read), so the doctor changes no database.
+ * The database of the store plugin (sqlite, postgres), as its `database` service inspects it:
+ * it opens, its schema against the code (nothing applied: the doctor's kernel is read-only, so
+ * migrations wait for a first query that never comes), the engine's own check (SQLite's
+ * `quick_check`: what is damaged, a table or an index, and the command that repairs it), and
+ * what the store warns of (a file older than one this installation saw). One line each.
  */
-export interface PlanControl {
-  mode: 'plan';
-  reports: { owner: string; database: number; code: number; pending: { version: number; name: string }[] }[];
-  database?: { dialect: string; url: string };
-}
-
-/** Runs `fn` (which boots the kernel) with the store plugins in plan mode. */
-export async function withPlanControl<T>(control: PlanControl, fn: () => Promise<T>): Promise<T> {
-  const key = Symbol.for('oryxos.database.migrationControl');
-  const holder = globalThis as { [key]?: PlanControl };
-  holder[key] = control;
+export async function checkDatabase(database: Database | undefined): Promise<DoctorCheck[]> {
+  if (!database) return [{ check: 'database', status: 'skip', detail: 'no store plugin (sqlite, postgres) is enabled: sessions live in memory and are lost at exit' }];
   try {
-    return await fn();
-  } finally {
-    if (holder[key] === control) delete holder[key];
+    return databaseChecks(await database.inspect({ integrity: true }));
+  } catch (error) {
+    return [failedCheck('database', error)];
   }
 }
 
-/** The database opened (the boot read its recorded versions) and each owner's schema against the code. */
-export function checkDatabase(control: PlanControl): DoctorCheck {
-  if (!control.database) return { check: 'database', status: 'skip', detail: 'no store plugin (sqlite, postgres) is enabled: sessions live in memory and are lost at exit' };
-  const where = `${control.database.dialect} ${control.database.url}`;
-  const newer = control.reports.filter((r) => r.database > r.code);
+/** The lines of a database report (see {@link checkDatabase}). */
+export function databaseChecks(report: DatabaseReport): DoctorCheck[] {
+  const where = `${report.dialect} ${report.url}`;
+  const checks: DoctorCheck[] = [];
+  const newer = report.owners.filter((r) => r.database > r.code);
   if (newer.length) {
-    return {
+    checks.push({
       check: 'database', status: 'fail',
       detail: `${where}: the schema of ${newer.map((r) => `${r.owner} (${r.database} > ${r.code})`).join(', ')} is newer than this OryxOS`,
       fix: 'Upgrade OryxOS (and the plugins that own those tables) to the version that wrote the database, or point the store plugin at another database.',
-    };
+    });
+  } else {
+    const pending = report.owners.flatMap((r) => r.pending.map((p) => `${r.owner} ${p.version}`));
+    const versions = report.owners.map((r) => `${r.owner} ${r.code}`).join(', ');
+    const fresh = report.owners.every((r) => r.database === 0);
+    checks.push({
+      check: 'database', status: 'ok',
+      detail: !pending.length ? `${where}: opens; migrations current (${versions || 'none'})`
+        : fresh ? `${where}: opens; a new database: ${pending.length} migration(s) applied at the first start`
+          : `${where}: opens; ${pending.length} migration(s) pending (${pending.join(', ')}), applied at the next start or by \`oryx db migrate\``,
+    });
   }
-  const pending = control.reports.flatMap((r) => r.pending.map((p) => `${r.owner} ${p.version}`));
-  const versions = control.reports.map((r) => `${r.owner} ${r.code}`).join(', ');
-  const fresh = control.reports.every((r) => r.database === 0);
-  return {
-    check: 'database', status: 'ok',
-    detail: !pending.length ? `${where}: opens; migrations current (${versions || 'none'})`
-      : fresh ? `${where}: opens; a new database: ${pending.length} migration(s) applied at the first start`
-        : `${where}: opens; ${pending.length} migration(s) pending (${pending.join(', ')}), applied at the next start or by \`oryx db migrate\``,
-  };
+  const integrity = report.integrity;
+  if (integrity?.ok) checks.push({ check: 'database integrity', status: 'ok', detail: `${integrity.check}: no damage` });
+  else if (integrity) {
+    const damaged = [...new Set(integrity.problems.map((p) => (p.name ? `${p.kind} ${p.name}` : p.kind === 'file' ? 'the file' : p.kind)))];
+    checks.push({
+      check: 'database integrity', status: 'fail',
+      detail: `${integrity.check} found damage in ${damaged.join(', ')}: ${integrity.problems.slice(0, 3).map((p) => p.detail).join('; ')}`,
+      ...(integrity.repair ? { fix: `Stop every OryxOS process using it, then run \`${integrity.repair}\`.` } : {}),
+    });
+  } else {
+    checks.push({ check: 'database integrity', status: 'skip', detail: `${report.dialect} checks its own pages; OryxOS runs no check of it` });
+  }
+  for (const w of report.warnings) checks.push({ check: 'database', status: 'fail', detail: w.message, code: w.code, ...(w.hint ? { fix: w.hint } : {}) });
+  return checks;
 }
 
 /** The (provider, model) pairs the agents use, and providers no agent uses with their default model. */

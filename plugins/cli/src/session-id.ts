@@ -1,10 +1,16 @@
 import { OryxError } from '@oryxos/provider-spec';
-import type { SessionInfo, SessionStore } from '@oryxos/contracts';
+import type { SessionInfo } from '@oryxos/contracts';
 
 /** The shortest prefix looked up; the tables show 8 characters. */
 export const MIN_PREFIX = 4;
 /** How many matches an ambiguous prefix lists. */
 const SHOWN = 5;
+
+/** What resolving needs of a session store: `get`, and `withPrefix` where the store has it (the SQL stores do). */
+interface Lookup<S extends SessionInfo> {
+  get(id: string): Promise<S | undefined>;
+  withPrefix?(prefix: string, limit: number): Promise<S[]>;
+}
 
 /**
  * The session a person named on the command line: its full id or a unique prefix of it (the
@@ -14,7 +20,7 @@ const SHOWN = 5;
  * @example
  * const session = await resolveSessionId(kernel.service('sessions'), '3f2a9c1e');
  */
-export async function resolveSessionId(store: SessionStore, idOrPrefix: string): Promise<SessionInfo> {
+export async function resolveSessionId<S extends SessionInfo>(store: Lookup<S>, idOrPrefix: string): Promise<S> {
   const exact = await store.get(idOrPrefix);
   if (exact) return exact;
   const finder = store.withPrefix?.bind(store);

@@ -92,7 +92,7 @@ async function oryxCache(args: string[], env: Record<string, string> = {}): Prom
 }
 
 test('the CLI loads a command with require; with --import hooks with import()', async () => {
-  const command = path.resolve('plugins/sqlite/dist/commands/sessions/index.js');
+  const command = path.resolve('plugins/cli/dist/commands/sessions/index.js');
   const plain = await oryxCache(['sessions']);
   assert.is(plain.code, 0, plain.stderr);
   assert.ok(plain.cached.includes(command), 'the sessions command is in require\'s cache');

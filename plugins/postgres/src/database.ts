@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database, DatabaseTx, SqlParams } from '@oryxos/contracts';
+import type { DatabaseTx, SqlParams } from '@oryxos/contracts';
 import type { Logger } from '@oryxos/kernel';
+import type { StoreDatabase } from '@oryxos/sql-store';
 import type { Options, PendingQuery, Row, Sql, TransactionSql } from 'postgres';
 import { connectFailure, queryFailure } from './driver-errors.ts';
 import { pgError } from './errors.ts';
@@ -9,7 +10,7 @@ import { numberPlaceholders, type Numbered } from './placeholders.ts';
 import { displayUrl } from './url.ts';
 import { bindParams, fromPgRow } from './values.ts';
 
-type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
+type ExecuteResult = Awaited<ReturnType<DatabaseTx['execute']>>;
 /** The transaction an async context is inside; `active` turns false at commit or rollback. */
 interface TxScope { view: DatabaseTx; active: boolean }
 type Client = Sql<Record<string, unknown>>;
@@ -33,8 +34,8 @@ export interface PgConnectOptions {
   log?: Logger;
 }
 
-/** A connection pool: the `database` service but `migrate` (the plugin adds it), and closing it. */
-export interface OpenPostgres extends Omit<Database, 'migrate'> {
+/** A connection pool: the statements and transactions of the `database` service (the plugin adds the rest), and closing it. */
+export interface OpenPostgres extends StoreDatabase {
   /** Waits up to 5 s for running statements, then closes every connection. Idempotent. */
   close(): Promise<void>;
 }

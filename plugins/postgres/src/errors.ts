@@ -21,8 +21,6 @@ export const ERROR_CODES = {
   ORYX_E_PG_MIGRATION: 'A migration failed and was rolled back (nothing of it is left); read the cause, fix it, and run `oryx db migrate` again.',
   ORYX_E_PG_MIGRATION_PENDING: 'The database needs migrations this process is not allowed to apply (autoMigrate: false): run `oryx db migrate` once, then start the processes.',
   ORYX_E_PG_CLOSED: 'The database is not open (the kernel has not started or has closed); use it between start and close.',
-  ORYX_E_DB_COPY: 'Read the message: the copy names the table and what is wrong (a target that already holds rows, a table or column the target lacks: run `oryx db migrate` against it first). Nothing was written to the target.',
-  ORYX_E_DB_URL: 'Pass a database URL: file:path/to/oryx.db, libsql://host, or postgres://user:password@host:5432/database.',
 } as const;
 
 export type PgErrorCode = keyof typeof ERROR_CODES;

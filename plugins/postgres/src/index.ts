@@ -1,7 +1,7 @@
 /**
- * @oryxos/plugin-postgres: the session store and the `database` service on PostgreSQL, so
- * several `oryx web` processes and schedulers on several hosts share one database; and the
- * `oryx db` commands (migrate, status, copy) for both engines.
+ * @oryxos/plugin-postgres: the store kit's sessions, run records and the `database` service on
+ * PostgreSQL, so several `oryx web` processes and schedulers on several hosts share one
+ * database. `oryx db status | migrate | copy` (the CLI's) work on it as on SQLite.
  *
  * @example
  * import postgres, { env } from '@oryxos/plugin-postgres';
@@ -13,5 +13,6 @@ export { resolveOptions, type PostgresOptions, type SslOption } from './options.
 export { env, displayUrl, type EnvRef } from './url.ts';
 export { openPostgres, type OpenPostgres, type PgConnectOptions } from './database.ts';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, recordedVersions } from './migrations.ts';
+export { driver } from './driver.ts';
 export { numberPlaceholders } from './placeholders.ts';
 export { encodeText, decodeText } from './values.ts';

@@ -1,6 +1,6 @@
-import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
 import type { Database, Migration } from '@oryxos/contracts';
-import { attachRunRecords, migrationControl, reportingMigrate, storeForKernel } from '@oryxos/plugin-sqlite';
+import { STAGE, pluginPackage, type Plugin, type PluginContext } from '@oryxos/kernel';
+import { attachStore, migrationControl, reportingMigrate, SchemaGate } from '@oryxos/sql-store';
 import { openPostgres, type OpenPostgres, type PgConnectOptions } from './database.ts';
 import { pgError } from './errors.ts';
 import { assertKnownVersion, migrate, MIGRATIONS, OWNER, recordedVersions, SCHEMA_VERSION } from './migrations.ts';
@@ -9,10 +9,11 @@ import { displayUrl, passwordOf } from './url.ts';
 
 /**
  * The session store and the `database` service on PostgreSQL, for several OryxOS processes on
- * several hosts sharing one database: the same store as `@oryxos/plugin-sqlite` (leases serialize
- * runs on a session across processes, appends take a row lock so `seq` stays contiguous), every
- * plugin's tables migrated through the same `database.migrate(owner, …)`. The client (postgres.js)
- * loads in setup; the pool opens there, so a bad URL or a newer schema stops the start.
+ * several hosts sharing one database: the store kit's store (leases serialize runs on a session
+ * across processes, appends take a row lock so `seq` stays contiguous), every plugin's tables
+ * migrated through the same `database.migrate(owner, …)`. The client (postgres.js) loads in
+ * setup; the pool opens there, so a bad URL or a newer schema stops the start. A read-only
+ * kernel (`oryx sessions`, `oryx doctor`) applies no migration until its first query.
  *
  * @example
  * // oryx.config.ts
@@ -42,34 +43,40 @@ export default function postgres(options: PostgresOptions): Plugin {
       }
 
       let db: OpenPostgres | undefined;
-      const current = (): OpenPostgres => {
+      const pool = (): OpenPostgres => {
         if (!db) throw pgError('ORYX_E_PG_CLOSED', 'The postgres database is not open');
         return db;
       };
-      const store = storeForKernel(ctx, current, opts, 'postgres');
       // autoMigrate: false leaves migrations to `oryx db migrate` (one process, at deploy time).
       const apply = opts.autoMigrate || control?.mode === 'apply' || scratch;
-      const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(current(), migrations, owner, { apply });
+      const migrateOwner = (owner: string, migrations: readonly Migration[]) => migrate(pool(), migrations, owner, { apply });
+      // A read-only kernel only remembers the migrations asked for at init; its first query applies them.
+      const gate = new SchemaGate({ apply: migrateOwner, recorded: () => recordedVersions(pool()) }, { deferred: ctx.readOnly && !control });
+      let readying: Promise<void> | undefined;
+      const current = gate.deferred
+        ? async (): Promise<OpenPostgres> => { await (readying ??= gate.applyDeferred()); return pool(); }
+        : async (): Promise<OpenPostgres> => pool();
       const migrateAny = control
-        ? reportingMigrate(control, migrateOwner, async (owner) => (scratch ? control.recorded?.[owner] : (await recordedVersions(current()))[owner]) ?? 0)
-        : migrateOwner;
+        ? reportingMigrate(control, migrateOwner, async (owner) => (scratch ? control.recorded?.[owner] : (await recordedVersions(pool()))[owner]) ?? 0)
+        : (owner: string, migrations: readonly Migration[]) => gate.migrate(owner, migrations);
       // A proxy rather than the pool, so a service user that kept it sees CLOSED, not a crash.
       const service: Database = {
-        get url() { return current().url; },
+        get url() { return pool().url; },
         dialect: 'postgres',
-        execute: (sql, params) => current().execute(sql, params),
-        query: (sql, params) => current().query(sql, params),
-        transaction: (fn) => current().transaction(fn),
+        execute: async (sql, params) => (await current()).execute(sql, params),
+        query: async (sql, params) => (await current()).query(sql, params),
+        transaction: async (fn) => (await current()).transaction(fn),
         migrate: migrateAny,
+        // PostgreSQL checks its own pages; its copies are made with pg_dump (see the README).
+        inspect: async () => ({ dialect: 'postgres', url: pool().url, owners: await gate.report(), recorded: await recordedVersions(pool()), warnings: [] }),
       };
-      ctx.provide('sessions', store);
       ctx.provide('database', service);
-      attachRunRecords(ctx, () => service);
+      const stores = attachStore(ctx, { db: () => service, migrate: migrateAny, leaseMs: opts.leaseMs, lockTimeoutMs: opts.lockTimeoutMs, appendRetries: opts.appendRetries });
 
       ctx.hooks.close.tapPromise(async () => {
         const open = db;
         if (!open) return;
-        await store.close().catch(() => {});
+        await stores.sessions.close().catch(() => {});
         db = undefined;
         await open.close();
       });
@@ -87,7 +94,7 @@ export default function postgres(options: PostgresOptions): Plugin {
       // First of all init taps: other plugins' init taps migrate and query their tables.
       ctx.hooks.init.tapPromise({ stage: STAGE.GUARD }, async () => {
         const applied = await migrateAny(OWNER, MIGRATIONS);
-        if (applied.length) ctx.log.debug(`applied migrations ${applied.join(', ')} to ${current().url}`);
+        if (applied.length) ctx.log.debug(`applied migrations ${applied.join(', ')} to ${pool().url}`);
       });
     },
   };

@@ -1,12 +1,24 @@
-// The PostgreSQL engine of the session store's contract (plugins/sqlite/test/store-contract.ts):
-// a fresh database per test on the test server, and the statements that differ from SQLite's.
+// The PostgreSQL engine of the store kit's contract (kits/sql-store/test/store-contract.ts): a
+// fresh database per test on the test server, and the statements that differ from SQLite's.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SqliteSessionStore } from '../../sqlite/src/index.ts';
-import type { StoreEngine } from '../../sqlite/test/store-contract.ts';
+import { fileURLToPath } from 'node:url';
+import { RUN_MIGRATIONS, RUNS_OWNER, SqlRunRecordStore, SqlSessionStore } from '@oryxos/sql-store';
+import type { StoreEngine } from '../../../kits/sql-store/test/store-contract.ts';
 import postgres, { MIGRATIONS, migrate, openPostgres } from '../src/index.ts';
 import { freshDatabase } from './pg.ts';
+
+const WORKER_ENGINE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-engine.ts');
+
+/** A migrated store on the database at `url` (the store's tables and the run records'). */
+export async function openPgStore(url: string, options: ConstructorParameters<typeof SqlSessionStore>[1] = {}) {
+  const db = await openPostgres({ url, poolSize: 4, statementTimeoutMs: 30_000, connectTimeoutMs: 5000, applicationName: 'oryx-test' });
+  await migrate(db, MIGRATIONS, 'postgres');
+  await migrate(db, RUN_MIGRATIONS, RUNS_OWNER);
+  const store = new SqlSessionStore(() => db, { ...options, name: 'postgres' });
+  return { db, store, runs: new SqlRunRecordStore(() => db), async close() { await store.close(); await db.close(); } };
+}
 
 export const postgresEngine: StoreEngine = {
   name: 'postgres',
@@ -15,14 +27,9 @@ export const postgresEngine: StoreEngine = {
     const dir = await mkdtemp(path.join(tmpdir(), 'oryx-pg-'));
     return {
       dir,
-      env: { ORYX_TEST_STORE_URL: database.url },
+      env: { ORYX_TEST_STORE_URL: database.url, ORYX_TEST_STORE_MODULE: WORKER_ENGINE },
       plugin: (options = {}) => postgres({ url: database.url, poolSize: 4, ...options }),
-      async open(options = {}) {
-        const db = await openPostgres({ url: database.url, poolSize: 4, statementTimeoutMs: 30_000, connectTimeoutMs: 5000, applicationName: 'oryx-test' });
-        await migrate(db, MIGRATIONS, 'postgres');
-        const store = new SqliteSessionStore(() => db, { ...options, name: 'postgres' });
-        return { db, store, async close() { await store.close(); await db.close(); } };
-      },
+      open: (options = {}) => openPgStore(database.url, options),
       async cleanup() {
         await database.drop();
         await rm(dir, { recursive: true, force: true });

@@ -1,21 +1,19 @@
 // The plugin on a real PostgreSQL server: options, start-up failures with their codes, migrations
 // (concurrent, refused when newer, left to `oryx db migrate`), time limits, and the other
 // plugins' tables and queries on PostgreSQL.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
-import approvals from '@oryxos/plugin-approvals';
-import audit from '@oryxos/plugin-audit';
-import { listLlmCalls, listToolInvocations, sessionTrace, summarize } from '@oryxos/plugin-audit/trail';
-import notify from '@oryxos/plugin-notify';
-import scheduler from '../../scheduler/src/index.ts';
-import sqlite from '@oryxos/plugin-sqlite';
+import type { Migration } from '@oryxos/contracts';
+import type { Plugin } from '@oryxos/kernel';
+import { scripted, testKernel } from '@oryxos/kernel/testing';
 import postgres, { env, openPostgres, resolveOptions } from '../src/index.ts';
-import { rejection, tempDir } from '../../sqlite/test/helpers.ts';
-import { decidedSessions, decisionsOf, EXPECTED } from '../../audit/test/decided-sessions.ts';
+import { rejection, tempDir } from './helpers.ts';
 import { freshDatabase, urlOf } from './pg.ts';
+
+/** A plugin that owns a table and migrates it through the database service, as audit or the scheduler do. */
+function notes(migrations: readonly Migration[] = [{ version: 1, name: 'notes', statements: { postgres: ['CREATE TABLE notes (id TEXT PRIMARY KEY)'] } }]): Plugin {
+  return { name: 'notes', version: '1.0.0', kernel: '^1', setup(ctx) { ctx.hooks.init.tapPromise(async () => { await ctx.service('database').migrate('notes', migrations); }); } };
+}
 
 test('options are checked when the factory is called, naming the field', () => {
   const cases: [unknown, string][] = [
@@ -30,7 +28,7 @@ test('options are checked when the factory is called, naming the field', () => {
   assert.is(resolveOptions({ url: env('X') }).poolSize, 10);
 });
 
-test('start-up failures: an unset variable, two store plugins, an unreachable server and a wrong password, each with its code and no password shown', async () => {
+test('start-up failures: an unset variable, an unreachable server and a wrong password, each with its code and no password shown', async () => {
   const { dir, cleanup } = await tempDir();
   try {
     delete process.env.ORYX_TEST_UNSET_URL;
@@ -39,13 +37,6 @@ test('start-up failures: an unset variable, two store plugins, an unreachable se
     assert.is(e.data.code, 'ORYX_E_PG_OPTIONS');
     assert.is(e.data.plugin, 'postgres');
     assert.match(e.message, 'ORYX_TEST_UNSET_URL');
-
-    e = await rejection(() => testKernel({ plugins: [sqlite(), postgres({ url: 'postgres://x:y@127.0.0.1:1/db' })], dir }));
-    assert.is(e.code, 'ORYX_E_REGISTRY_DUPLICATE', 'two store plugins are refused before sqlite opens its file');
-    assert.match(e.message, /sqlite and postgres/);
-    assert.not.ok(existsSync(path.join(dir, '.oryxos', 'oryx.db')));
-    e = await rejection(() => testKernel({ plugins: [postgres({ url: 'postgres://x:y@127.0.0.1:1/db' }), sqlite()], dir }));
-    assert.is(e.code, 'ORYX_E_REGISTRY_DUPLICATE');
 
     e = await rejection(() => testKernel({ plugins: [postgres({ url: 'postgres://oryx:hunter2secret@127.0.0.1:1/oryx', connectTimeoutMs: 2000 })], dir }));
     assert.is(e.code, 'ORYX_E_PG_CONNECT');
@@ -67,12 +58,12 @@ test('three kernels starting at once on an empty database: each migration applie
   const database = await freshDatabase();
   const { dir, cleanup } = await tempDir();
   try {
-    const plugins = () => [scripted([]), postgres({ url: database.url, poolSize: 2 }), audit(), scheduler(), notify(), approvals()];
+    const plugins = () => [scripted([]), postgres({ url: database.url, poolSize: 2 }), notes()];
     const kernels = await Promise.all([1, 2, 3].map(() => testKernel({ plugins: plugins(), dir })));
     const db = kernels[0]!.kernel.service('database');
     const recorded = await db.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
-    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'approvals:2', 'audit:1', 'audit:2', 'audit:3', 'audit:4', 'audit:5', 'audit:6', 'notify:1', 'postgres:1', 'postgres:2', 'postgres:3', 'runs:1', 'runs:2', 'scheduler:1']);
-    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('audit', 7, 'from the future', 'now')");
+    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['approvals:1', 'notes:1', 'postgres:1', 'postgres:2', 'postgres:3', 'runs:1', 'runs:2']);
+    await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('notes', 6, 'from the future', 'now')");
     for (const k of kernels) await k.close({ keep: true });
 
     const tables = async () => {
@@ -82,7 +73,7 @@ test('three kernels starting at once on an empty database: each migration applie
     const before = await tables();
     const e = await rejection(() => testKernel({ plugins: plugins(), dir }));
     assert.is(e.code, 'ORYX_E_PG_SCHEMA_NEWER');
-    assert.match(e.message, 'audit schema version 7, newer than the 6');
+    assert.match(e.message, 'notes schema version 6, newer than the 1');
     assert.is(await tables(), before, 'nothing was changed');
 
     const own = await openPostgres({ url: database.url, poolSize: 1, statementTimeoutMs: 0, connectTimeoutMs: 5000, applicationName: 't' });
@@ -102,7 +93,7 @@ test('autoMigrate: false refuses to start on pending migrations, naming them; st
   try {
     const e = await rejection(() => testKernel({ plugins: [scripted([]), postgres({ url: database.url, autoMigrate: false })], dir }));
     assert.is(e.code, 'ORYX_E_PG_MIGRATION_PENDING');
-    assert.match(e.message, 'postgres migrations 1 (sessions), 2 (session-parents)');
+    assert.match(e.message, 'postgres migrations 1 (sessions), 2 (session-parents), 3 (doors-turns-tags-call-marks-messages-by-key)');
     assert.match(e.hint, 'oryx db migrate');
     const k = await testKernel({ plugins: [scripted([]), postgres({ url: database.url, statementTimeoutMs: 200 })], dir });
     try {
@@ -115,55 +106,6 @@ test('autoMigrate: false refuses to start on pending migrations, naming them; st
     }
   } finally {
     await cleanup();
-    await database.drop();
-  }
-});
-
-test('a run on PostgreSQL: audit rows, the audit queries and the summary, a scheduled task and its execution row', async () => {
-  const database = await freshDatabase();
-  const { dir, cleanup } = await tempDir();
-  try {
-    const llm = scripted([
-      { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'x\0y' } }] }, { text: 'done' },
-      { text: 'scheduled answer' },
-    ]);
-    const k = await testKernel({
-      plugins: [llm, toolsPlugin(echoTool()), postgres({ url: database.url }), audit(), scheduler({ tasks: [{ name: 'nightly', agent: 'assistant', message: 'report', cron: '0 3 * * *' }] })],
-      dir, agents: { assistant: { tools: ['*'] } },
-    });
-    try {
-      const r = await k.service.process({ agent: 'assistant', message: 'echo please' });
-      assert.is(r.answer, 'done');
-      const db = k.kernel.service('database');
-      assert.is((await listLlmCalls(db, { session: r.sessionId.slice(0, 8) })).length, 2, 'a session filter by id prefix');
-      const [tool] = await listToolInvocations(db, { tool: 'echo' });
-      assert.is(tool?.input, '{"text":"x\\u0000y"}');
-      const [summary] = await summarize(db, {});
-      assert.equal([summary?.llm_calls, summary?.tool_calls, summary?.tool_errors, summary?.denials], [2, 1, 0, 0]);
-      const exec = await k.kernel.service('scheduler').run('nightly');
-      assert.is(exec.status, 'ok');
-      assert.is(exec.answer, 'scheduled answer');
-    } finally {
-      await k.close({ keep: true });
-    }
-  } finally {
-    await cleanup();
-    await database.drop();
-  }
-});
-
-test('the session trace on PostgreSQL: who approved or denied each call, per session (the same call id decided otherwise in another), null when nobody was asked', async () => {
-  const database = await freshDatabase();
-  try {
-    const { k, first, second } = await decidedSessions([postgres({ url: database.url }), audit()]);
-    try {
-      const db = k.kernel.service('database');
-      assert.equal(decisionsOf(await sessionTrace(db, first)), EXPECTED.first);
-      assert.equal(decisionsOf(await sessionTrace(db, second)), EXPECTED.second);
-    } finally {
-      await k.close();
-    }
-  } finally {
     await database.drop();
   }
 });

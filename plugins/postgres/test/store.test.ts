@@ -1,6 +1,6 @@
-// The session store's contract (the sqlite plugin's own suite) on PostgreSQL.
+// The store kit's contract (the same suite the sqlite plugin runs) on PostgreSQL.
 import { test } from 'uvu';
-import { storeContract } from '../../sqlite/test/store-contract.ts';
+import { storeContract } from '../../../kits/sql-store/test/store-contract.ts';
 import { postgresEngine } from './engine.ts';
 
 storeContract(postgresEngine);

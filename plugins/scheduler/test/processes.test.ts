@@ -59,7 +59,7 @@ test('two schedulers, 20+ slots: one ok execution per slot; kill one mid-run: it
     assert.ok(after.every((e) => e.answer!.endsWith(`from ${survivor}`)), 'after the kill only the survivor runs');
     // No hidden run: each session is titled with its slot; no slot has two, and every session
     // but one the killed process may have opened just before it died belongs to its execution.
-    const sessions = await db.query<{ id: string; title: string; n: number }>('SELECT s.id, s.title, COUNT(m.id) AS n FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id');
+    const sessions = await db.query<{ id: string; title: string; n: number }>('SELECT s.id, s.title, COUNT(m.seq) AS n FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id');
     const titles = sessions.map((s) => s.title);
     assert.is(new Set(titles).size, titles.length, 'one session per slot');
     const bySession = new Map(all.filter((e) => e.session_id).map((e) => [e.session_id!, e]));

@@ -1,32 +1,38 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { DatabaseTx, SqlParams } from '@oryxos/contracts';
 import { isOryxError } from '@oryxos/provider-spec';
-import type { Database, DatabaseTx, SqlParams } from '@oryxos/contracts';
+import type { StoreDatabase, SyncTx } from '@oryxos/sql-store';
 import type { Client, InArgs, Transaction } from '@libsql/client';
 import type LibsqlDatabase from 'libsql';
+import { Checkpoints, WAL_CHECKPOINT_PAGES } from './checkpoint.ts';
 import { DeferredWrites, type Pending } from './deferred.ts';
 import { loadLibsql } from './load-libsql.ts';
 import { openFailure, sqlFailure } from './driver-errors.ts';
 import { sqliteError } from './errors.ts';
 import { Serial } from './serial.ts';
 import { fromDriverValue, toDriverParams } from './sql-values.ts';
+import { readOnlyUri } from './read-only.ts';
 import { displayUrl, type DatabaseTarget } from './url.ts';
 import { WalSync } from './wal-sync.ts';
 
 type Tx = DatabaseTx;
+export type { SyncTx };
 
-/** The statements of a {@link OpenDatabase.writeSync} transaction: they run at once, synchronously. */
-export interface SyncTx {
-  execute(sql: string, params?: SqlParams): ExecuteResult;
-}
 /** The transaction an async context is inside; `active` turns false at commit or rollback. */
 interface TxScope { view: Tx; active: boolean }
-type ExecuteResult = Awaited<ReturnType<Database['execute']>>;
+type ExecuteResult = Awaited<ReturnType<DatabaseTx['execute']>>;
 
-/** A connection: the `database` service but `migrate` (the plugin adds it), plus which driver, and closing it. */
-export interface OpenDatabase extends Omit<Database, 'migrate'> {
+/** A connection: the statements and transactions of the `database` service (the plugin adds the rest), which driver, and closing it. */
+export interface OpenDatabase extends StoreDatabase {
   readonly driver: 'libsql' | 'client';
+  /** True when the file was opened read-only (it cannot be written: see read-only.ts); every write fails with ORYX_E_SQLITE_READONLY. */
+  readonly readOnly: boolean;
+  /** Idle moments and busy seconds of the connection (after its checkpoints): what the high-water mark listens to. */
+  onIdle(listener: () => void): () => void;
+  /** A consistent copy of the whole database in `file` (`VACUUM INTO`), while others keep writing. */
+  backup(file: string): Promise<void>;
   /**
    * Queues a write that may wait for this connection's next transaction and commit with it
    * (see {@link DeferredWrites}); a read on this connection sees it. `onError` hears why it
@@ -40,7 +46,7 @@ export interface OpenDatabase extends Omit<Database, 'migrate'> {
    * connection's other work like {@link Database.transaction}; inside one, `fn` joins it.
    */
   writeSync?<T>(fn: (tx: SyncTx) => T): Promise<T>;
-  /** Waits for queued work, then closes the connection. Idempotent. */
+  /** Waits for queued work, checkpoints, then closes the connection. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -52,18 +58,10 @@ export interface OpenOptions {
 }
 
 /**
- * WAL pages written before a commit also checkpoints them into the database file (SQLite's
- * default is 1,000). A checkpoint's fsyncs took most of the time of the commits of a loop step;
- * ten times fewer of them, each writing back pages that were mostly rewritten several times in
- * between, make a commit about twice as fast. The WAL file grows to ~40 MB before it is reused.
- * Commits stay as durable (`synchronous=NORMAL`: none is lost when the process dies).
- */
-const WAL_CHECKPOINT_PAGES = 10_000;
-
-/**
  * Opens a database. A file is created (with its folder) when missing; its connection gets
- * `synchronous=NORMAL`, a WAL checkpoint every {@link WAL_CHECKPOINT_PAGES} pages, a busy
- * timeout and foreign keys. WAL is a separate step
+ * `synchronous=NORMAL`, a WAL checkpoint every {@link WAL_CHECKPOINT_PAGES} pages (and when idle,
+ * see checkpoint.ts), a busy timeout and foreign keys. A file that cannot be written is opened
+ * read-only, creating no `-wal`/`-shm` file (read-only.ts). WAL is a separate step
  * ({@link enableWal}) because it writes to the file, which must wait until the schema version
  * has been found acceptable. WAL with `synchronous=NORMAL` survives a killed process without
  * losing a committed transaction.
@@ -121,6 +119,9 @@ class SharedHandle implements OpenDatabase {
     else this.connection.defer(sql, params, onError);
   }
   readonly writeSync?: OpenDatabase['writeSync'];
+  get readOnly() { return this.connection.readOnly; }
+  onIdle(listener: () => void) { return this.connection.onIdle(listener); }
+  backup(file: string) { return this.closed ? Promise.reject(closedError(this.url)) : this.connection.backup(file); }
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -131,12 +132,14 @@ class SharedHandle implements OpenDatabase {
 async function connect(target: DatabaseTarget, options: OpenOptions): Promise<OpenDatabase> {
   const shown = target.kind === 'file' ? `file:${target.path}` : displayUrl(target.url);
   try {
-    if (target.kind === 'file') await mkdir(path.dirname(target.path), { recursive: true });
+    if (target.kind === 'file' && target.path !== ':memory:') await mkdir(path.dirname(target.path), { recursive: true });
+    // A file this process cannot write is read without creating files beside it (read-only.ts).
+    const readOnly = target.kind === 'file' && target.path !== ':memory:' ? await readOnlyUri(target.path) : undefined;
     if (options.driver === 'libsql') {
       if (target.kind !== 'file') throw new Error('the embedded libsql driver opens only file: URLs');
       const Libsql = loadLibsql();
-      const db = new Libsql(target.path);
-      const opened = new EmbeddedDatabase(shown, db, target.path === ':memory:' ? undefined : new WalSync(`${target.path}-wal`));
+      const db = new Libsql(readOnly ?? target.path);
+      const opened = new EmbeddedDatabase(shown, db, !!readOnly, target.path === ':memory:' || readOnly ? undefined : new WalSync(`${target.path}-wal`));
       try {
         db.exec(`PRAGMA busy_timeout = ${Math.floor(options.busyTimeoutMs)}`);
         db.exec('PRAGMA synchronous = NORMAL');
@@ -151,12 +154,12 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
     }
     const { createClient } = await import('@libsql/client');
     const client = createClient({
-      url: target.kind === 'file' ? `file:${target.path}` : target.url,
+      url: target.kind === 'file' ? (readOnly ?? `file:${target.path}`) : target.url,
       authToken: options.authToken,
       ...(target.kind === 'file' ? { timeout: options.busyTimeoutMs } : {}),
       intMode: 'number',
     });
-    const opened = new ClientDatabase(shown, client, target.kind === 'file');
+    const opened = new ClientDatabase(shown, client, target.kind === 'file', !!readOnly);
     try {
       if (target.kind === 'file') {
         await client.execute('PRAGMA synchronous = NORMAL');
@@ -184,7 +187,7 @@ async function connect(target: DatabaseTarget, options: OpenOptions): Promise<Op
  * await enableWal(db);
  */
 export async function enableWal(db: OpenDatabase): Promise<void> {
-  if (db.url.startsWith('file:')) await db.query('PRAGMA journal_mode = WAL');
+  if (db.url.startsWith('file:') && !db.readOnly) await db.query('PRAGMA journal_mode = WAL');
 }
 
 function closedError(url: string): Error {
@@ -237,16 +240,35 @@ class EmbeddedDatabase implements OpenDatabase {
   private readonly statements = new Map<string, Statement>();
   private readonly tx = new TxContext();
   private readonly deferred = new DeferredWrites(() => this.flush());
+  private readonly checkpoints: Checkpoints;
+  /** The statements of the open transaction, to name them when its COMMIT fails. */
+  private writes: string[] | undefined;
   private closed = false;
 
   readonly dialect = 'sqlite';
-  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database, private readonly wal?: WalSync) {}
+  constructor(readonly url: string, private readonly db: LibsqlDatabase.Database, readonly readOnly: boolean, private readonly wal?: WalSync) {
+    this.checkpoints = new Checkpoints(() => (wal ? this.query('PRAGMA wal_checkpoint(PASSIVE)') : Promise.resolve()));
+  }
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
     if (this.deferred.size) return carryDeferred(sql) ? this.ownSync((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
-    return this.queued(() => this.run(sql, params));
+    return this.queued(() => {
+      const result = this.run(sql, params);
+      this.checkpoints.committed();
+      return result;
+    });
+  }
+
+  onIdle(listener: () => void): () => void {
+    return this.checkpoints.onNotify(listener);
+  }
+
+  /** `VACUUM INTO`: a read transaction that copies every page it sees, so the copy is one consistent moment. */
+  async backup(file: string): Promise<void> {
+    if (this.deferred.size) await this.flush();
+    await this.queued(() => this.run('VACUUM INTO ?', [file]));
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
@@ -282,6 +304,7 @@ class EmbeddedDatabase implements OpenDatabase {
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return this.all<R>(sql, params); },
       } };
       this.exec('BEGIN IMMEDIATE');
+      this.writes = [];
       let carried: readonly Pending[] = [];
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
@@ -312,6 +335,7 @@ class EmbeddedDatabase implements OpenDatabase {
   private commitSync<T>(fn: (tx: SyncTx) => T): T {
     if (this.closed) throw closedError(this.url);
     this.exec('BEGIN IMMEDIATE');
+    this.writes = [];
     const carried = this.deferred.size ? this.deferred.drainSync(this.syncTx) : [];
     try {
       const result = fn(this.syncTx);
@@ -324,12 +348,18 @@ class EmbeddedDatabase implements OpenDatabase {
   }
 
   private commit(): void {
-    this.exec('COMMIT');
+    const writes = this.writes;
+    this.writes = undefined;
+    // A full disk (or a read-only file) shows at COMMIT, when the pages reach the WAL: say what was being written.
+    if (this.closed) throw closedError(this.url);
+    try { this.db.exec('COMMIT'); } catch (error) { throw sqlFailure(error, committing(writes)); }
     this.wal?.committed();
+    this.checkpoints.committed();
   }
 
   /** Undoes the open transaction, if the connection has not already; the deferred rows it carried go back in the queue. */
   private rollback(carried: readonly Pending[]): void {
+    this.writes = undefined;
     if (this.db.inTransaction) {
       try { this.db.exec('ROLLBACK'); } catch { /* the connection already rolled back */ }
     }
@@ -344,6 +374,7 @@ class EmbeddedDatabase implements OpenDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     await flushBeforeClose(this.deferred, () => this.flush());
+    await this.checkpoints.close();
     await this.serial.run(() => {
       if (this.closed) return;
       this.closed = true;
@@ -379,6 +410,7 @@ class EmbeddedDatabase implements OpenDatabase {
   }
 
   private run(sql: string, params?: SqlParams): ExecuteResult {
+    this.writes?.push(sql);
     try {
       const r = this.prepare(sql).run(toDriverParams(params));
       return { rowsAffected: r.changes, lastInsertRowid: r.lastInsertRowid };
@@ -408,16 +440,31 @@ class ClientDatabase implements OpenDatabase {
   private readonly serial = new Serial();
   private readonly tx = new TxContext();
   private readonly deferred = new DeferredWrites(() => this.flush());
+  private readonly checkpoints: Checkpoints;
   private closed = false;
 
   readonly dialect = 'sqlite';
-  constructor(readonly url: string, private readonly client: Client, private readonly local: boolean) {}
+  constructor(readonly url: string, private readonly client: Client, private readonly local: boolean, readonly readOnly: boolean) {
+    this.checkpoints = new Checkpoints(() => (local && !readOnly ? this.query('PRAGMA wal_checkpoint(PASSIVE)') : Promise.resolve()));
+  }
+
+  onIdle(listener: () => void): () => void {
+    return this.checkpoints.onNotify(listener);
+  }
+
+  async backup(file: string): Promise<void> {
+    await this.execute('VACUUM INTO ?', [file]);
+  }
 
   execute(sql: string, params?: SqlParams): Promise<ExecuteResult> {
     const current = this.current();
     if (current) return current.execute(sql, params);
     if (this.deferred.size) return carryDeferred(sql) ? this.transaction((tx) => tx.execute(sql, params)) : this.flush().then(() => this.execute(sql, params));
-    return this.queued(async () => toExecuteResult(await this.send(this.client, sql, params)));
+    return this.queued(async () => {
+      const result = toExecuteResult(await this.send(this.client, sql, params));
+      this.checkpoints.committed();
+      return result;
+    });
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
@@ -446,17 +493,19 @@ class ClientDatabase implements OpenDatabase {
     return this.queued(async () => {
       let handle: Transaction;
       try { handle = await this.client.transaction('write'); } catch (error) { throw sqlFailure(error, 'BEGIN IMMEDIATE'); }
+      const writes: string[] = [];
       const scope: TxScope = { active: true, view: {
         url: this.url,
         dialect: 'sqlite',
-        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); return toExecuteResult(await this.send(handle, sql, params)); },
+        execute: async (sql, params) => { if (!scope.active) throw endedTxError(); writes.push(sql); return toExecuteResult(await this.send(handle, sql, params)); },
         query: async <R>(sql: string, params?: SqlParams) => { if (!scope.active) throw endedTxError(); return toRows<R>(await this.send(handle, sql, params)); },
       } };
       let carried: readonly Pending[] = [];
       try {
         if (this.deferred.size) carried = await this.deferred.drain(scope.view);
         const result = await this.tx.run(scope, () => fn(scope.view));
-        try { await handle.commit(); } catch (error) { throw sqlFailure(error, 'COMMIT'); }
+        try { await handle.commit(); } catch (error) { throw sqlFailure(error, committing(writes)); }
+        this.checkpoints.committed();
         return result;
       } catch (error) {
         if (!handle.closed) await handle.rollback().catch(() => {});
@@ -476,6 +525,7 @@ class ClientDatabase implements OpenDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     await flushBeforeClose(this.deferred, () => this.flush());
+    await this.checkpoints.close();
     this.closed = true;
     await this.serial.run(() => this.client.close());
   }
@@ -492,6 +542,13 @@ class ClientDatabase implements OpenDatabase {
       throw sqlFailure(error, sql);
     }
   }
+}
+
+/** `COMMIT` named by what it commits: its first statements, shortened (`COMMIT of UPDATE sessions …; INSERT INTO messages …`). */
+function committing(writes: readonly string[] | undefined): string {
+  if (!writes?.length) return 'COMMIT';
+  const shown = writes.slice(0, 3).map((sql) => sql.replace(/\s+/g, ' ').trim().slice(0, 48));
+  return `COMMIT of ${shown.join('; ')}${writes.length > 3 ? `; and ${writes.length - 3} more` : ''}`;
 }
 
 /**

@@ -37,7 +37,7 @@ function codeFor(sqliteCode: string | undefined, fallback: SqliteErrorCode): Sql
 export function sqlFailure(error: unknown, sql: string): Error {
   if (isOryxError(error)) return error;
   const sqliteCode = sqliteCodeOf(error) ?? 'UNKNOWN';
-  const statement = sql.replace(/\s+/g, ' ').trim().slice(0, 160);
+  const statement = sql.replace(/\s+/g, ' ').trim().slice(0, sql.startsWith('COMMIT of') ? 240 : 160);
   const message = errorMessage(error).replace(/^SQLITE_[A-Z_]+: /, '');
   const code = codeFor(sqliteCode, 'ORYX_E_SQLITE_QUERY');
   return sqliteError(code, `${message} (${sqliteCode}) in: ${statement}`, {

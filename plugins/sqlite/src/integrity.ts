@@ -1,12 +1,8 @@
+import { open } from 'node:fs/promises';
+import type { DatabaseTx, IntegrityProblem } from '@oryxos/contracts';
 import { errorMessage } from '@oryxos/provider-spec';
-import type { Database } from '@oryxos/contracts';
 
-/** One problem SQLite's check found, with the table or index it is in when SQLite says. */
-export interface IntegrityProblem {
-  /** `index messages_user_turns`, `table messages`; absent when SQLite names no b-tree. */
-  object?: string;
-  detail: string;
-}
+export type { IntegrityProblem };
 
 /** What {@link checkIntegrity} found. */
 export interface IntegrityReport {
@@ -18,15 +14,15 @@ export interface IntegrityReport {
 
 /**
  * Runs `PRAGMA quick_check` (or, with `full`, the slower `integrity_check`, which also
- * compares each index with its table) and names the table or index each problem is in. A
- * damaged index can be rebuilt with `REINDEX name`; a damaged table needs a backup.
- * Also reachable as `kernel.service('database').check()` on the sqlite plugin's service.
+ * compares each index with its table) and says what each problem is in: an `index` (rebuilt
+ * from its table by `oryx db repair`), a `table` (its readable rows recovered by `oryx db
+ * repair`), or the `file` when SQLite names no b-tree.
  *
  * @example
- * const report = await checkIntegrity(kernel.service('database'));
- * if (!report.ok) for (const p of report.problems) console.log(p.object ?? '', p.detail);
+ * const report = await checkIntegrity(db);
+ * if (!report.ok) for (const p of report.problems) console.log(p.kind, p.name ?? '', p.detail);
  */
-export async function checkIntegrity(db: Pick<Database, 'query'>, options: { full?: boolean; maxProblems?: number } = {}): Promise<IntegrityReport> {
+export async function checkIntegrity(db: Pick<DatabaseTx, 'query'>, options: { full?: boolean; maxProblems?: number } = {}): Promise<IntegrityReport> {
   const check = options.full ? 'integrity_check' : 'quick_check';
   const max = Math.max(1, Math.floor(options.maxProblems ?? 100));
   let lines: string[];
@@ -35,24 +31,55 @@ export async function checkIntegrity(db: Pick<Database, 'query'>, options: { ful
     lines = rows.flatMap((row) => String(Object.values(row)[0] ?? '').split('\n')).filter((l) => l && !/^\*\*\* in database/.test(l));
   } catch (error) {
     // So damaged that the check itself cannot run (page 1, the schema).
-    return { ok: false, check, problems: [{ detail: errorMessage(error) }] };
+    return { ok: false, check, problems: [{ kind: 'file', detail: errorMessage(error) }] };
   }
   if (lines.length === 1 && lines[0] === 'ok') return { ok: true, check, problems: [] };
-  const names = await rootPages(db);
-  const problems = lines.map((detail) => {
+  const trees = await rootPages(db);
+  const problems = lines.map((detail): IntegrityProblem => {
+    // "Tree 7 page 7 cell 0: …", "row 3 missing from index x", "wrong # of entries in index x"
     const tree = /^Tree (\d+) page/.exec(detail);
-    const object = tree ? names.get(Number(tree[1])) : undefined;
-    return object ? { object, detail } : { detail };
+    const known = tree ? trees.get(Number(tree[1])) : undefined;
+    if (known) return { kind: known.type === 'index' ? 'index' : 'table', name: known.name, detail };
+    const index = /(?:missing from|in) index (\S+)/.exec(detail);
+    if (index) return { kind: 'index', name: index[1]!, detail };
+    return { kind: 'file', detail };
   });
   return { ok: false, check, problems };
 }
 
-/** `type name` of every b-tree by its root page; empty when the schema cannot be read. */
-async function rootPages(db: Pick<Database, 'query'>): Promise<Map<number, string>> {
+/** Each b-tree by its root page; empty when the schema cannot be read. */
+async function rootPages(db: Pick<DatabaseTx, 'query'>): Promise<Map<number, { type: string; name: string }>> {
   try {
     const rows = await db.query<{ type: string; name: string; rootpage: number }>("SELECT type, name, rootpage FROM sqlite_master WHERE rootpage > 0");
-    return new Map(rows.map((r) => [Number(r.rootpage), `${r.type} ${r.name}`]));
+    return new Map(rows.map((r) => [Number(r.rootpage), { type: r.type, name: r.name }]));
   } catch {
     return new Map();
+  }
+}
+
+const MAGIC = Buffer.from('SQLite format 3\0');
+
+/**
+ * Whether a file SQLite refused as "not a database" is one whose header (its first 100 bytes)
+ * was damaged: it does not start with SQLite's magic string, but its first page still holds
+ * the schema (`CREATE TABLE`), as only a database file's does. A file that never was a database
+ * (a text file, random bytes) is not one.
+ *
+ * @example
+ * if (await damagedHeader('/srv/oryx.db')) console.log('restore it from a backup');
+ */
+export async function damagedHeader(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+    const page = Buffer.alloc(65_536);
+    const { bytesRead } = await handle.read(page, 0, page.length, 0);
+    if (bytesRead < 512) return false;
+    if (page.subarray(0, MAGIC.length).equals(MAGIC)) return false;
+    return page.subarray(0, bytesRead).includes('CREATE TABLE');
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
   }
 }

@@ -1,6 +1,8 @@
-import type { Database, DatabaseTx, Migration } from '@oryxos/contracts';
+import type { DatabaseTx, Migration } from '@oryxos/contracts';
 import { errorMessage, isOryxError } from '@oryxos/provider-spec';
+import { SQLITE_STORE_MIGRATIONS } from '@oryxos/sql-store';
 import { sqliteError } from './errors.ts';
+import type { OpenDatabase } from './database.ts';
 
 export type { Migration };
 
@@ -8,133 +10,10 @@ export type { Migration };
 export const OWNER = 'sqlite';
 
 /**
- * The schema, in order. Sessions store one row per message (appending costs the same at
- * message 5 and 5,000).
- *
- * Versions 2, 3 and 5 created tables other plugins own (audit, scheduler, notify), and version
- * 4 rewrote some of their columns. Each plugin now creates and upgrades its own tables through
- * `database.migrate(owner, …)`, only when it is enabled; those steps live there. The versions
- * stay, empty here, so every database keeps one history: one that applied them is unchanged,
- * and the owners' first migrations take over whatever those tables already hold.
+ * The store's schema on SQLite (the store kit's, recorded under this plugin's name): sessions,
+ * messages keyed by `(session_id, seq)`, leases, the quarantine, call marks, tags.
  */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([
-  {
-    version: 1,
-    name: 'sessions',
-    statements: [
-      `CREATE TABLE sessions (
-        id TEXT PRIMARY KEY,
-        agent TEXT NOT NULL,
-        title TEXT NOT NULL DEFAULT '',
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        message_count INTEGER NOT NULL DEFAULT 0,
-        metadata TEXT
-      )`,
-      'CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC)',
-      'CREATE INDEX sessions_by_agent ON sessions (agent, updated_at DESC, id DESC)',
-      `CREATE TABLE messages (
-        id INTEGER PRIMARY KEY,
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT NOT NULL,
-        tool_calls TEXT,
-        tool_call_id TEXT,
-        name TEXT,
-        is_error INTEGER,
-        extra TEXT,
-        created_at TEXT NOT NULL,
-        UNIQUE (session_id, seq)
-      )`,
-      // history(): the N-th last user message of a session in N index steps
-      "CREATE INDEX messages_user_turns ON messages (session_id, seq) WHERE role = 'user'",
-      `CREATE TABLE session_leases (
-        session_id TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        host TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        acquired_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL
-      )`,
-    ],
-  },
-  // llm_calls and tool_invocations: the audit plugin's migration 1.
-  { version: 2, name: 'audit', statements: [] },
-  // scheduled_tasks, task_executions, notify_channels: the scheduler's and the notify plugin's migration 1.
-  { version: 3, name: 'scheduler-and-notify', statements: [] },
-  {
-    version: 4,
-    name: 'exact-text-and-quarantine',
-    statements: [
-      // Strings TEXT cannot hold exactly are now stored as tagged BLOBs (see sql-values.ts).
-      // Older rows kept a NUL's bytes but every read stopped at it: rewrite those, so the text
-      // after the NUL reads back again. Only columns of user, model or tool content (the other
-      // plugins' columns: in their own first migration).
-      ...[
-        ['messages', 'content'], ['messages', 'tool_call_id'], ['messages', 'name'], ['sessions', 'title'],
-      ].map(([table, column]) => `UPDATE ${table} SET ${column} = CAST('oryx:s:' || json_quote(${column}) AS BLOB)
-        WHERE typeof(${column}) = 'text' AND instr(CAST(${column} AS BLOB), x'00') > 0`),
-      // Messages `oryx sessions repair` took out of a session because they could not be read:
-      // kept byte for byte, never deleted.
-      `CREATE TABLE messages_quarantine (
-        id INTEGER PRIMARY KEY,
-        message_id INTEGER,
-        session_id TEXT,
-        seq INTEGER,
-        role,
-        content,
-        tool_calls,
-        tool_call_id,
-        name,
-        is_error,
-        extra,
-        created_at,
-        reason TEXT NOT NULL,
-        quarantined_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX messages_quarantine_by_session ON messages_quarantine (session_id, seq)',
-      // Who asked the lease holder to stop its run (`oryx sessions delete --force`).
-      'ALTER TABLE session_leases ADD COLUMN cancel_requested_by TEXT',
-    ],
-  },
-  // sandbox_events: the audit plugin's migration 1.
-  { version: 5, name: 'sandbox-events', statements: [] },
-  {
-    version: 6,
-    name: 'session-parents',
-    statements: [
-      // The session of the run that started this one as a sub-agent. No foreign key: a child
-      // session outlives a deleted parent (its id stays, as a record of where it came from).
-      'ALTER TABLE sessions ADD COLUMN parent_session_id TEXT',
-      'CREATE INDEX sessions_by_parent ON sessions (parent_session_id, updated_at DESC, id DESC) WHERE parent_session_id IS NOT NULL',
-    ],
-  },
-  {
-    version: 7,
-    name: 'turns-doors-tags-call-starts',
-    statements: [
-      // User turns, kept on append (the history window moves by turns); counted for old rows.
-      'ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0',
-      "UPDATE sessions SET turns = (SELECT COUNT(*) FROM messages m WHERE m.session_id = sessions.id AND m.role = 'user')",
-      // The door and outside id a session was opened for (a chat, a mail thread): one session each.
-      'ALTER TABLE sessions ADD COLUMN external_door TEXT',
-      'ALTER TABLE sessions ADD COLUMN external_id TEXT',
-      'CREATE UNIQUE INDEX sessions_by_external ON sessions (external_door, external_id, agent) WHERE external_door IS NOT NULL',
-      'ALTER TABLE sessions ADD COLUMN tags TEXT',
-      // A tool call about to run, committed before it does: after a crash it is never run twice.
-      `CREATE TABLE call_starts (
-        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-        tool_call_id TEXT NOT NULL,
-        run_id TEXT NOT NULL,
-        tool TEXT NOT NULL,
-        args_hash TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        PRIMARY KEY (session_id, tool_call_id)
-      )`,
-    ],
-  },
-]);
+export const MIGRATIONS: readonly Migration[] = SQLITE_STORE_MIGRATIONS;
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -146,7 +25,7 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
  * @example
  * if (await schemaVersion(db) < SCHEMA_VERSION) await migrate(db);
  */
-export async function schemaVersion(db: Pick<Database, 'query'>, owner = OWNER): Promise<number> {
+export async function schemaVersion(db: Pick<DatabaseTx, 'query'>, owner = OWNER): Promise<number> {
   const columns = await db.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");
   if (columns.length === 0) return 0;
   if (!columns.some((c) => c.name === 'owner')) {
@@ -162,9 +41,9 @@ export async function schemaVersion(db: Pick<Database, 'query'>, owner = OWNER):
  * The versions recorded per owner (a table from before owners existed holds this plugin's). Reads only.
  *
  * @example
- * await recordedVersions(db); // { sqlite: 5, audit: 1 }
+ * await recordedVersions(db); // { sqlite: 7, audit: 5, runs: 2 }
  */
-export async function recordedVersions(db: Pick<Database, 'query'>): Promise<Record<string, number>> {
+export async function recordedVersions(db: Pick<DatabaseTx, 'query'>): Promise<Record<string, number>> {
   const columns = await db.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");
   if (columns.length === 0) return {};
   if (!columns.some((c) => c.name === 'owner')) return { [OWNER]: await schemaVersion(db) };
@@ -224,7 +103,7 @@ export function assertKnownVersion(found: number, url: string, known = SCHEMA_VE
  * await migrate(db); // [1, 2, 3] the first time, [] after
  * await migrate(db, AUDIT_MIGRATIONS, 'audit');
  */
-export async function migrate(db: Omit<Database, 'migrate'>, migrations: readonly Migration[] = MIGRATIONS, owner = OWNER): Promise<number[]> {
+export async function migrate(db: Pick<OpenDatabase, 'url' | 'transaction'>, migrations: readonly Migration[] = MIGRATIONS, owner = OWNER): Promise<number[]> {
   const known = migrations.length ? migrations[migrations.length - 1]!.version : 0;
   try {
     return await db.transaction(async (tx) => {

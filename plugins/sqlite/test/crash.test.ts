@@ -2,13 +2,14 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Worker } from './child.ts';
+import { Worker } from '../../../kits/sql-store/test/child.ts';
+import { SQLITE_WORKER_ENV } from './engine.ts';
 import { openStore, tempDir } from './helpers.ts';
-import { assertConsistent } from './store-contract.ts';
+import { assertConsistent } from '../../../kits/sql-store/test/store-contract.ts';
 
 test('SIGKILL during a stream of appends: only whole appends survive', async () => {
   const { dir, cleanup } = await tempDir();
-  const worker = new Worker(['append-loop', dir]);
+  const worker = new Worker(['append-loop', dir], SQLITE_WORKER_ENV);
   try {
     await worker.waitFor((l) => l.startsWith('BATCHES ') && Number(l.slice(8)) >= 300);
     await worker.kill();

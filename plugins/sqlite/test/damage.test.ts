@@ -131,17 +131,45 @@ test('check(): quick_check is ok on a sound file and names the index whose page 
       try {
         const report = await (k.kernel.service('database') as SqliteDatabaseService).check();
         assert.is(report.ok, false, driver);
-        assert.ok(report.problems.some((p) => p.object === 'index sessions_by_updated'), JSON.stringify(report.problems));
+        assert.ok(report.problems.some((p) => p.kind === 'index' && p.name === 'sessions_by_updated'), JSON.stringify(report.problems));
         // a read through the damaged index fails with its own code and hint
         const e = await rejection(() => k.kernel.service('sessions').list());
         assert.is(e.code, 'ORYX_E_SQLITE_CORRUPT');
-        assert.match(e.hint, 'restore it from a backup');
+        assert.match(e.hint, 'oryx db repair');
       } finally {
         await k.close({ keep: true });
       }
     }
   } finally {
     await cleanup();
+  }
+});
+
+test('a damaged header is named as such (not "not a database"): the start refuses with ORYX_E_SQLITE_HEADER_DAMAGED, and oryx doctor says so', async () => {
+  const dir = await tempProject('oryx-sqlite-header-');
+  try {
+    await writeFile(path.join(dir, 'oryx.config.ts'), `import { defineConfig } from '@oryxos/kernel';
+import sqlite from '@oryxos/plugin-sqlite';
+export default defineConfig({ plugins: [sqlite()] });
+`);
+    await seedSession(dir);
+    const file = path.join(dir, '.oryxos', 'oryx.db');
+    const db = new Libsql(file);
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.alloc(32, 0x5a), 0, 32, 0);
+    await handle.close();
+    const e = await rejection(() => testKernel({ plugins: [scripted([]), sqlite()], dir }));
+    assert.is(e.code, 'ORYX_E_SQLITE_HEADER_DAMAGED');
+    assert.match(e.message, 'The header of the database');
+    assert.match(e.hint, 'restore the file from a backup');
+    const doctor = JSON.parse((await runOryx(['doctor', '--json'], { cwd: dir })).stdout).items as { check: string; status: string; code?: string; fix?: string }[];
+    const line = doctor.find((c) => c.check === 'database');
+    assert.is(line?.code, 'ORYX_E_SQLITE_HEADER_DAMAGED', JSON.stringify(doctor));
+    assert.match(line!.fix!, 'backup');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx, writeAgents } from '@oryxos/kernel/testing';
-import { Worker } from './child.ts';
+import { Worker } from '../../../kits/sql-store/test/child.ts';
+import { SQLITE_WORKER_ENV } from './engine.ts';
 import { openStore, tempDir } from './helpers.ts';
 
 async function heldSession(dir: string) {
@@ -14,7 +15,7 @@ async function heldSession(dir: string) {
   const s = await openStore(file, 'libsql');
   const { id } = await s.store.create({ agent: 'assistant' });
   await s.close();
-  const worker = new Worker(['hold-run', dir, id]);
+  const worker = new Worker(['hold-run', dir, id], SQLITE_WORKER_ENV);
   await worker.waitFor('RUNNING');
   return { file, id, worker };
 }

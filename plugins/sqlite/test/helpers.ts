@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { enableWal, migrate, openDatabase, SqliteSessionStore, type OpenDatabase } from '../src/index.ts';
+import { RUN_MIGRATIONS, RUNS_OWNER, SqlRunRecordStore, SqlSessionStore, type SqlSessionStoreOptions } from '@oryxos/sql-store';
+import { enableWal, migrate, openDatabase, type OpenDatabase } from '../src/index.ts';
 
 export const DRIVERS = ['libsql', 'client'] as const;
 export type Driver = (typeof DRIVERS)[number];
@@ -12,14 +13,16 @@ export async function tempDir(prefix = 'oryx-sqlite-'): Promise<{ dir: string; c
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** A migrated database file and a store on it. */
-export async function openStore(file: string, driver: Driver, options: ConstructorParameters<typeof SqliteSessionStore>[1] = {}) {
+/** A migrated database file (the store's tables and the run records') and the stores on it. */
+export async function openStore(file: string, driver: Driver, options: SqlSessionStoreOptions = {}) {
   const db: OpenDatabase = await openDatabase({ kind: 'file', path: file }, { driver, busyTimeoutMs: 5000 });
   await enableWal(db);
   await migrate(db);
-  const store = new SqliteSessionStore(() => db, options);
+  await migrate(db, RUN_MIGRATIONS, RUNS_OWNER);
+  const store = new SqlSessionStore(() => db, options);
+  const runs = new SqlRunRecordStore(() => db);
   return {
-    db, store,
+    db, store, runs,
     async close() { await store.close(); await db.close(); },
   };
 }

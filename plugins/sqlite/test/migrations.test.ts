@@ -7,11 +7,13 @@ import Libsql from 'libsql';
 import type { Migration } from '@oryxos/contracts';
 import type { Plugin } from '@oryxos/kernel';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
+import type { SessionStore as ContractStore } from '@oryxos/contracts';
+import { RUN_MIGRATIONS, RUNS_OWNER } from '@oryxos/sql-store';
 import sqlite, { MIGRATIONS, SCHEMA_VERSION, migrate, openDatabase } from '../src/index.ts';
 import { rejection, tempDir } from './helpers.ts';
 
 /** The store's own tables: the audit, scheduler and notify plugins create theirs only when enabled. */
-const TABLES = ['call_starts', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'sessions'];
+const TABLES = ['call_marks', 'messages', 'messages_quarantine', 'runs', 'schema_migrations', 'session_leases', 'session_tags', 'sessions'];
 
 async function tables(file: string): Promise<string[]> {
   const db = new Libsql(file);
@@ -123,6 +125,81 @@ test('a schema_migrations table from before owners is upgraded in place: its ver
     assert.equal(rows.filter((r) => r.owner === 'sqlite').map((r) => r.version), MIGRATIONS.map((m) => m.version));
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test('version 7 (messages keyed by (session_id, seq), turns, call marks, tags; runs from their start): a database of version 6 with rows in every table keeps every row, byte for byte, readable', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const file = path.join(dir, '.oryxos', 'oryx.db');
+    await mkdir(path.dirname(file), { recursive: true });
+    // Made by the migrations as they shipped up to today: the store's 1 to 6 and the runs' 1 (the
+    // approvals table is the approvals plugin's, migrated and tested there).
+    const old = await openDatabase({ kind: 'file', path: file }, { driver: 'libsql', busyTimeoutMs: 1000 });
+    assert.equal(await migrate(old, MIGRATIONS.slice(0, 6)), [1, 2, 3, 4, 5, 6]);
+    assert.equal(await migrate(old, RUN_MIGRATIONS.slice(0, 1), RUNS_OWNER), [1]);
+    await old.close();
+    const raw = new Libsql(file);
+    const T = '2020-01-01T00:00:00.000Z';
+    raw.prepare("INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, parent_session_id) VALUES (?, 'a', ?, ?, ?, ?, ?)").run('s1', 'first', T, T, 5, null);
+    raw.prepare("INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, parent_session_id) VALUES (?, 'b', ?, ?, ?, ?, ?)").run('s2', Buffer.from('oryx:s:"t\\u0000x"'), T, T, 301, 's1');
+    const insert = raw.prepare('INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run('s1', 1, 'user', 'hello', null, null, null, null, null, T);
+    insert.run('s1', 2, 'assistant', '', '[{"id":"c1","name":"echo","args":{"text":"x"}}]', null, null, null, '{"parts":[{"type":"reasoning","text":"why"}]}', T);
+    insert.run('s1', 3, 'tool', Buffer.from('oryx:s:"a\\u0000b"'), null, 'c1', 'echo', 0, null, T);
+    insert.run('s1', 4, 'user', 'again', null, null, null, null, null, T);
+    insert.run('s1', 5, 'assistant', '', '[{"id":"c1","name":"echo"', null, null, null, null, T); // a damaged row: kept as it is
+    for (let i = 1; i <= 301; i++) insert.run('s2', i, i % 3 === 1 ? 'user' : 'assistant', `m${i} ${'y'.repeat(i % 200)}`, null, null, null, null, null, T);
+    raw.prepare("INSERT INTO messages_quarantine (message_id, session_id, seq, role, content, reason, quarantined_at) VALUES (7, 's1', 9, 'tool', 'bad', 'damaged', ?)").run(T);
+    raw.prepare("INSERT INTO session_leases (session_id, owner, host, pid, acquired_at, expires_at, cancel_requested_by) VALUES ('s2', 'o', 'h', 1, 0, 0, 'me')").run();
+    for (const [id, at] of [['run-z', T], ['run-a', T], ['run-m', '2020-01-02T00:00:00.000Z']]) {
+      raw.prepare(`INSERT INTO runs (id, session_id, agent, started_at, finished_at, stop_reason, notice, iterations, tool_calls, input_tokens, output_tokens, retries, duration_ms, error_code)
+        VALUES (?, 's1', 'a', ?, ?, 'final', 'n', 1, 2, 3, 4, 0, 5, NULL)`).run(id, at, at);
+    }
+    const dump = (db: Libsql.Database, table: string, order: string) => db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).all();
+    const before = {
+      messages: dump(raw, 'messages', 'session_id, seq').map((m) => { const { id: _id, ...rest } = m as Record<string, unknown>; return rest; }),
+      quarantine: dump(raw, 'messages_quarantine', 'id'), leases: dump(raw, 'session_leases', 'session_id'),
+      runs: dump(raw, 'runs', 'rowid'), sessions: dump(raw, 'sessions', 'id'),
+    };
+    raw.close();
+
+    const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
+    try {
+      const db = k.kernel.service('database');
+      assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'sqlite'"))[0]!.v, 7);
+      assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'runs'"))[0]!.v, 2);
+      // The contracts' store (the kernel's own SessionInfo has no `turns` yet).
+      const store = k.kernel.service('sessions') as unknown as ContractStore;
+      const s1 = await store.get('s1');
+      const s2 = await store.get('s2');
+      assert.equal([s1?.turns, s1?.messageCount, s2?.turns, s2?.messageCount, s2?.title, s2?.parentSessionId], [2, 5, 101, 301, 't\0x', 's1'], 'turns counted from the stored user messages');
+      assert.equal((await store.messages('s2')).map((m) => m.message.content), before.messages.filter((m) => m.session_id === 's2').map((m) => m.content));
+      assert.is((await rejection(() => store.messages('s1'))).code, 'ORYX_E_SQLITE_CORRUPT_ROW', 'the damaged row is still there, damaged as it was');
+      const scanned = await store.scan!('s1');
+      assert.equal(scanned.map((m) => ('damaged' in m ? 'damaged' : m.message.content)), ['hello', '', 'a\0b', 'again', 'damaged']);
+      assert.equal((await store.history('s2', 2)).map((m) => m.seq), [298, 299, 300, 301], 'history finds the user turns through the rebuilt index');
+      const [table] = await db.query<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'messages'");
+      assert.match(table!.sql, 'WITHOUT ROWID');
+      assert.equal(await db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages'"), [{ name: 'messages_user_turns' }], 'one b-tree and the user-turns index: no unique index any more');
+      assert.equal((await k.kernel.service('runRecords').list()).map((r) => r.runId), ['run-m', 'run-a', 'run-z'], 'the runs, their write order kept for the same start');
+    } finally {
+      await k.close({ keep: true });
+    }
+    const after = new Libsql(file);
+    try {
+      assert.equal(dump(after, 'messages', 'session_id, seq'), before.messages, 'every message row, every column, exactly');
+      assert.equal(dump(after, 'messages_quarantine', 'id'), before.quarantine);
+      assert.equal(dump(after, 'session_leases', 'session_id'), before.leases);
+      assert.equal(dump(after, 'runs', 'rowid').map((r) => { const { cache_read_tokens: _a, cache_write_tokens: _b, cost_usd: _c, continuation: _d, host: _e, pid: _f, ...v1 } = r as Record<string, unknown>; return v1; }), before.runs);
+      assert.equal(dump(after, 'sessions', 'id').map((r) => { const { turns: _t, external_door: _d, external_id: _i, tags: _g, ...v6 } = r as Record<string, unknown>; return v6; }), before.sessions);
+      assert.equal(after.prepare('PRAGMA integrity_check').all(), [{ integrity_check: 'ok' }]);
+      assert.equal(after.prepare('PRAGMA foreign_key_check').all(), []);
+    } finally {
+      after.close();
+    }
   } finally {
     await cleanup();
   }

@@ -1,13 +1,14 @@
-// The store's contract on both libsql drivers (the same suite runs on PostgreSQL in
+// The store kit's contract on both libsql drivers (the same suite runs on PostgreSQL in
 // plugins/postgres), and what only SQLite has: its query plans and storage classes.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { storeContract } from '../../../kits/sql-store/test/store-contract.ts';
+import { sqliteEngine } from './engine.ts';
 import { openStore, tempDir } from './helpers.ts';
-import { sqliteEngine, storeContract } from './store-contract.ts';
 
-for (const driver of ['libsql', 'client'] as const) storeContract(sqliteEngine(driver, () => import('../src/index.ts')));
+for (const driver of ['libsql', 'client'] as const) storeContract(sqliteEngine(driver));
 
 test('history finds the N-th last user message through the partial index; integers bind as INTEGER', async () => {
   const { dir, cleanup } = await tempDir();

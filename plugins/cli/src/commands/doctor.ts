@@ -2,8 +2,7 @@ import { Flags } from '@oclif/core';
 import type { AgentDefinition, Logger, ResolvedConfig } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import {
-  checkDatabase, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, withPlanControl,
-  type DoctorCheck, type PlanControl,
+  checkDatabase, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
 } from '../doctor.ts';
 import { listJson } from '../json.ts';
 
@@ -13,7 +12,8 @@ export default class Doctor extends OryxCommand {
   static override summary = 'Check this setup: Node, the config, every plugin, each provider, the database, MCP servers, the web port, the sandbox.';
   static override description = 'One line per check, ✓ or ✗, and for each failure how to fix it (! is a warning, - a check that does not apply). '
     + 'Each provider gets a one-word request with the model its agents use; every tool source (MCP server) is started and listed. '
-    + 'Nothing is written: the database is read, never migrated, and plugins create no file. Exits 1 when a check fails.';
+    + 'The database is opened, its schema compared with the code and its pages checked (SQLite: quick_check, naming what is damaged and '
+    + 'the command that repairs it). Nothing is written: the database is read, never migrated, and plugins create no file. Exits 1 when a check fails.';
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json', '<%= config.bin %> doctor --timeout 60000'];
   static override enableJsonFlag = true;
   static override readOnly = true;
@@ -43,10 +43,9 @@ export default class Doctor extends OryxCommand {
 
     const warnings: string[] = [];
     const logger: Logger = { debug() {}, info() {}, warn: (m) => warnings.push(m) };
-    const control: PlanControl = { mode: 'plan', reports: [] };
     let kernel;
     try {
-      ({ kernel } = await withPlanControl(control, () => this.boot({ config, logger })));
+      ({ kernel } = await this.boot({ config, logger }));
       checks.push({ check: 'plugins', status: 'ok', detail: `setup and init passed: ${kernel.plugins.map((p) => `${p.name} ${p.version}`).join(', ')}` });
     } catch (error) {
       checks.push(failedCheck('plugins', error));
@@ -57,7 +56,7 @@ export default class Doctor extends OryxCommand {
       return this.report(checks);
     }
 
-    checks.push(checkDatabase(control));
+    checks.push(...await checkDatabase(kernel.hasService('database') ? kernel.service('database') : undefined));
     const agents: AgentDefinition[] = [];
     for (const name of await kernel.agents.names()) {
       try { agents.push(await kernel.agents.load(name)); } catch (error) { checks.push(failedCheck(`agent ${name}`, error)); }

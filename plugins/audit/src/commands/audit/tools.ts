@@ -14,7 +14,7 @@ export default class AuditTools extends OryxCommand {
   static override enableJsonFlag = true;
   static override flags = {
     ...filterFlags,
-    status: Flags.string({ summary: 'Only calls with this status.', options: ['ok', 'error', 'denied'] }),
+    status: Flags.string({ summary: 'Only calls with this status.', options: ['ok', 'error', 'denied', 'interrupted'] }),
     tool: Flags.string({ char: 't', summary: 'Only calls of this tool.' }),
   };
 
