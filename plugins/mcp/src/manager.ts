@@ -2,7 +2,7 @@ import { OryxError } from '@oryxos/provider-spec';
 import { matchesToolPattern } from '@oryxos/kernel';
 import type { AgentDefinition, Tool, ToolContext, ToolSourceStatus } from '@oryxos/kernel';
 import type { Authorizer } from './auth/oauth.ts';
-import type { CallInfo, ClientHooks, ElicitHandler, McpElicitRequest, McpElicitResult, ProgressHandler } from './client-hooks.ts';
+import type { ClientHooks, ElicitHandler, McpElicitResult, ProgressHandler } from './client-hooks.ts';
 import { shownPath, type ConfigProblem, type ServerEntry } from './config-file.ts';
 import type { McpResourceContent, McpToolResult } from './content.ts';
 import { serverMayMatch } from './names.ts';
@@ -50,10 +50,6 @@ export class McpManager {
   static async create(entries: ServerEntry[], deps: Omit<ServerDeps, 'hooks' | 'tokens'>, extra: ManagerExtra): Promise<McpManager> {
     const hooks: ClientHooks = {};
     const inFlight = new Map<string, ToolContext>();
-    // By default a server's question goes to the person behind the door of the run whose call
-    // it came during (`ctx.ask`); a door that cannot ask answers nothing, and the server gets
-    // `cancel`. A host may set its own `onElicit` instead.
-    hooks.onElicit = (_server, request, { calls }) => askDuring(inFlight, calls, _server, request);
     if (!entries.length) return new McpManager([], hooks, extra, inFlight);
     const [{ McpServerConnection }, { TokenStore, defaultTokenDir }] = await Promise.all([import('./server.ts'), import('./auth/token-store.ts')]);
     const tokens = new TokenStore(extra.tokenDir ?? defaultTokenDir());
@@ -85,6 +81,24 @@ export class McpManager {
    */
   get onElicit(): ElicitHandler | undefined { return this.hooks.onElicit; }
   set onElicit(handler: ElicitHandler | undefined) { this.hooks.onElicit = handler; }
+
+  /**
+   * Routes servers' elicitation to the person behind the door of the run whose call it came
+   * during (the tool context's `ask`): a host whose doors can answer a form calls this before
+   * servers start. A door that cannot ask answers nothing, and the server gets `cancel`.
+   *
+   * @example
+   * kernel.service('mcp').askThroughDoors();
+   */
+  askThroughDoors(): void {
+    this.hooks.onElicit = async (server, request, { calls }) => {
+      const ctx = calls.map((c) => (c.toolCallId ? this.inFlight.get(c.toolCallId) : undefined)).filter((c) => c !== undefined).at(-1);
+      if (!ctx) return undefined;
+      const answer = await ctx.ask({ kind: 'input', source: server, message: request.message, schema: request.requestedSchema ?? { type: 'object', properties: {} } });
+      if (!answer || !('action' in answer)) return undefined;
+      return answer.action === 'accept' ? { action: 'accept', content: answer.content as McpElicitResult['content'] } : { action: answer.action };
+    };
+  }
 
   /** Sees every progress notification of every call (each call also takes its own `onProgress`). */
   get onProgress(): ProgressHandler | undefined { return this.hooks.onProgress; }
@@ -286,15 +300,3 @@ async function readResourceTool(server: McpServerConnection, name: string, signa
   };
 }
 
-/**
- * A server's elicitation, asked of the person behind the run whose call it came during (the
- * newest such call); `undefined` (the server gets `cancel`) when no agent call is in flight or
- * its door cannot ask.
- */
-async function askDuring(inFlight: Map<string, ToolContext>, calls: CallInfo[], server: string, request: McpElicitRequest): Promise<McpElicitResult | undefined> {
-  const ctx = calls.map((c) => (c.toolCallId ? inFlight.get(c.toolCallId) : undefined)).filter((c) => c !== undefined).at(-1);
-  if (!ctx) return undefined;
-  const answer = await ctx.ask({ kind: 'input', source: server, message: request.message, schema: request.requestedSchema ?? { type: 'object', properties: {} } });
-  if (!answer || !('action' in answer)) return undefined;
-  return answer.action === 'accept' ? { action: 'accept', content: answer.content as McpElicitResult['content'] } : { action: answer.action };
-}
