@@ -13,3 +13,4 @@ export {
 export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SCHEMA, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from './options.ts';
 export { callCap, providerCallCapError, type CallCap } from './call-cap.ts';
 export { stableCallId } from './call-id.ts';
+export { redactUrl, redactUrls, urlCredentials } from './url.ts';
