@@ -13,6 +13,7 @@
  * memory (never imported from the file, which could change in between). Anything else is
  * ignored: compiled again by a command that writes, run through jiti by one that only reads.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
@@ -205,5 +206,22 @@ async function store(folder: string, entry: string, body: string): Promise<boole
   for (const name of await readdir(folder).catch(() => [])) {
     if (name !== path.basename(entry) && !name.endsWith('.tmp')) await rm(path.join(folder, name), { force: true }).catch(() => {});
   }
+  await forgetGone(path.dirname(folder));
   return true;
+}
+
+/**
+ * Removes the folders of configs that no longer exist (a throwaway project deleted), so the cache
+ * does not grow with every project ever run. Only when an entry was written (a config compiled,
+ * which jiti makes slow anyway), never on a plain start. An entry's first line names its config.
+ */
+async function forgetGone(dir: string): Promise<void> {
+  for (const folder of await readdir(dir).catch(() => [])) {
+    const at = path.join(dir, folder);
+    const [name] = await readdir(at).catch(() => []);
+    if (!name) continue;
+    const head = (await readFile(path.join(at, name), 'utf8').catch(() => '')).slice(0, 4096).split('\n', 1)[0]!;
+    const config = /^\/\/ \S+ \((.+)\), compiled by oryx/.exec(head)?.[1];
+    if (config && path.isAbsolute(config) && !existsSync(config)) await rm(at, { recursive: true, force: true }).catch(() => {});
+  }
 }

@@ -195,6 +195,16 @@ test('in process: one entry per config, reused while the source is the same, rep
     const entries = await readdir(folder);
     assert.is(entries.length, 1, 'the older entry is removed');
     assert.is.not(entries[0], first);
+    // A config that no longer exists (its project deleted) loses its folder when another config is compiled.
+    const gone = path.join(path.dirname(file), 'gone.config.ts');
+    await writeFile(gone, scriptedConfig('-gone'));
+    assert.ok(await compileConfig(gone, jiti(gone), { location }));
+    assert.ok(existsSync(path.join(location.dir, cacheKey(gone))));
+    await rm(gone);
+    await writeFile(file, scriptedConfig('-3'));
+    assert.is(await load(), 'agent-3');
+    assert.not.ok(existsSync(path.join(location.dir, cacheKey(gone))), 'the deleted config\'s entries are removed');
+    assert.ok(existsSync(folder), 'a config that exists keeps its entry');
   } finally {
     await rm(path.dirname(file), { recursive: true, force: true });
   }
