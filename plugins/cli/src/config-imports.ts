@@ -39,17 +39,28 @@ function target(value: Exports): string | undefined {
 export function packageEntries(dir: string): { name: string; entries: Record<string, string>; exports: boolean } {
   const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; exports?: Exports; main?: string };
   const exported = pkg.exports;
-  const subpaths: Record<string, Exports> = exported === undefined ? { '.': pkg.main ?? 'index.js' }
+  const subpaths: Record<string, Exports> = exported === undefined ? { '.': legacyMain(dir, pkg.main) ?? null }
     : typeof exported === 'string' || Array.isArray(exported) || !Object.keys(exported ?? {}).some((k) => k.startsWith('.'))
       ? { '.': exported }
       : exported as Record<string, Exports>;
   const entries: Record<string, string> = {};
   for (const [sub, value] of Object.entries(subpaths)) {
     const file = target(value);
-    if (sub.includes('*') || !file || sub.endsWith('package.json') || !existsSync(path.resolve(dir, file))) continue;
+    if (sub.includes('*') || !file || sub.endsWith('package.json') || !isFile(path.resolve(dir, file))) continue;
     entries[pkg.name + sub.slice(1)] = path.resolve(dir, file);
   }
   return { name: pkg.name, entries, exports: exported !== undefined };
+}
+
+const isFile = (file: string) => { try { return statSync(file).isFile(); } catch { return false; } };
+
+/**
+ * The file a package without `exports` loads, as Node's import finds it: `main`, `main` with
+ * `.js`, `.json` or `.node`, `main/index.js` (…), else `index.js` (…).
+ */
+function legacyMain(dir: string, main: string | undefined): string | undefined {
+  const candidates = main ? [main, `${main}.js`, `${main}.json`, `${main}.node`, `${main}/index.js`, `${main}/index.json`, `${main}/index.node`] : [];
+  return [...candidates, 'index.js', 'index.json', 'index.node'].find((f) => isFile(path.resolve(dir, f)));
 }
 
 /** The package a bare import names: `@scope/name` or `name`. */
@@ -118,7 +129,7 @@ export class ImportAliases {
     if (own.entries[id] || own.exports || id === name) return own.entries[id];
     // No `exports`: any file of the package may be imported by its path.
     const deep = path.join(own.dir, id.slice(name.length + 1));
-    return existsSync(deep) && statSync(deep).isFile() ? deep : undefined;
+    return isFile(deep) ? deep : undefined;
   }
 
   /** The import paths of package `name` and their files, from the first source that has it; none when the project has its own. */

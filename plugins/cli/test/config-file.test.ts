@@ -1,12 +1,14 @@
-import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveConfig, type OryxError } from '@oryxos/kernel';
 import { runOryx, tempProject } from '@oryxos/kernel/testing';
-import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig } from '../src/index.ts';
+import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig, packageEntries } from '../src/index.ts';
 import { cacheKey } from '../src/config-cache.ts';
 
 let dir: string;
@@ -241,6 +243,30 @@ test('a config owned by another user is refused and does not run', async () => {
     assert.match(e.message, /it is owned by another user/);
   }
   assert.not.ok(existsSync(marker), 'the config ran');
+});
+
+test('ImportAliases.file resolves a bare import of the project\'s own packages to the file Node\'s import would load, for every package of the checkout', async () => {
+  // From this test's folder, so Node's import.meta.resolve here and file() look from the same place.
+  const here = import.meta.dirname;
+  const aliases = new ImportAliases(here, []);
+  const root = path.resolve(here, '..', '..', '..', 'node_modules');
+  const names = (await readdir(root)).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? [] : [n]));
+  for (const scope of (await readdir(root)).filter((n) => n.startsWith('@'))) names.push(...(await readdir(path.join(root, scope))).map((n) => `${scope}/${n}`));
+  let compared = 0;
+  for (const name of names) {
+    let ids: string[];
+    try { ids = Object.keys(packageEntries(path.join(root, name)).entries); } catch { continue; }
+    for (const id of ids.length ? ids : [name]) {
+      let node: string | undefined;
+      try { node = fileURLToPath(import.meta.resolve(id)); } catch { node = undefined; }
+      if (builtinModules.includes(id)) continue; // Node's own module wins (the config's importer asks for those first)
+      const ours = aliases.file(id);
+      if (ours === undefined) continue; // left to jiti, which resolves it itself
+      assert.is(ours, node && realpathSync(node), id);
+      compared++;
+    }
+  }
+  assert.ok(compared > 300, `${compared} imports compared`);
 });
 
 test('ImportAliases answers each import as the whole map of importAliases does, first source first, the project\'s own copy winning', async () => {
