@@ -13,7 +13,7 @@
  * memory (never imported from the file, which could change in between). Anything else is
  * ignored: compiled again by a command that writes, run through jiti by one that only reads.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
@@ -110,12 +110,13 @@ export async function compileConfig(
 ): Promise<{ entry: string; code: string } | undefined> {
   const { dir, keyFile } = options.location ?? cacheLocation();
   const write = options.write !== false;
-  const source = await readFile(file, 'utf8');
+  const source = readFileSync(file, 'utf8');
   const folder = path.join(dir, cacheKey(file));
   const entry = path.join(folder, `config-${cacheKey(JSON.stringify([FORMAT, file, source]))}.js`);
   const key = await cacheKeyBytes(keyFile, write);
   if (!key) return undefined;
-  const stored = await readFile(entry, 'utf8').catch(() => undefined);
+  let stored: string | undefined;
+  try { stored = readFileSync(entry, 'utf8'); } catch { stored = undefined; }
   const found = stored === undefined ? undefined : checked(stored, key, file, source);
   if (found !== undefined) return { entry, code: found };
   if (!write) return undefined;

@@ -46,13 +46,15 @@ export function packageEntries(dir: string): { name: string; entries: Record<str
   const entries: Record<string, string> = {};
   for (const [sub, value] of Object.entries(subpaths)) {
     const file = target(value);
-    if (sub.includes('*') || !file || sub.endsWith('package.json') || !isFile(path.resolve(dir, file))) continue;
+    // Patterns and folder mappings (`./lib/`) are left to jiti; a target must be there.
+    if (sub.includes('*') || sub.endsWith('/') || !file || file.endsWith('/') || sub.endsWith('package.json') || !existsSync(path.resolve(dir, file))) continue;
     entries[pkg.name + sub.slice(1)] = path.resolve(dir, file);
   }
   return { name: pkg.name, entries, exports: exported !== undefined };
 }
 
-const isFile = (file: string) => { try { return statSync(file).isFile(); } catch { return false; } };
+// No exception for a missing file: building one costs more than the stat (a package has many entries).
+const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 
 /**
  * The file a package without `exports` loads, as Node's import finds it: `main`, `main` with
@@ -102,6 +104,7 @@ export class ImportAliases {
   private readonly packages = new Map<string, Record<string, string> | undefined>();
   /** The project's own packages' import paths (undefined: the project does not have the package). */
   private readonly own = new Map<string, { dir: string; entries: Record<string, string>; exports: boolean } | undefined>();
+  private readonly dirs = new Map<string, string | undefined>();
   private readonly manifests = new Map<string, { name?: string; dependencies?: Record<string, string> } | undefined>();
 
   constructor(readonly configDir: string, readonly sources: readonly string[]) {}
@@ -119,7 +122,7 @@ export class ImportAliases {
   file(id: string): string | undefined {
     const name = packageName(id);
     if (!this.own.has(name)) {
-      const dir = findPackage(name, this.configDir);
+      const dir = this.ownDir(name);
       let found: ReturnType<typeof packageEntries> | undefined;
       try { found = dir ? packageEntries(dir) : undefined; } catch { found = undefined; }
       this.own.set(name, dir ? { dir, entries: found?.entries ?? {}, exports: found?.exports ?? true } : undefined);
@@ -151,8 +154,14 @@ export class ImportAliases {
     return alias;
   }
 
+  /** The project's own copy of package `name` (its folder), looked up once. */
+  private ownDir(name: string): string | undefined {
+    if (!this.dirs.has(name)) this.dirs.set(name, findPackage(name, this.configDir));
+    return this.dirs.get(name);
+  }
+
   private lookup(name: string): Record<string, string> | undefined {
-    if (findPackage(name, this.configDir)) return undefined; // the project has its own copy
+    if (this.ownDir(name)) return undefined; // the project has its own copy
     for (const source of this.sources) {
       const manifest = this.manifest(source);
       const dir = manifest?.name === name ? source : manifest?.dependencies?.[name] !== undefined ? findPackage(name, source) : undefined;
