@@ -1,8 +1,9 @@
 #!/bin/bash
 # Start-up of two built checkouts, side by side: bench/startup-ab.sh ROUNDS CHECKOUT_A CHECKOUT_B [command ...]
 # (default commands: agents sessions tools --help). Each checkout gets its own copy of this
-# repository's quickstart project under ${TMPDIR:-/tmp}/startup-ab/ (the compiled-config cache
-# names the checkout that compiled it), made once with one `oryx run`. Per command: the
+# repository's quickstart project under ${TMPDIR:-/tmp}/startup-ab/ (the compiled config is cached
+# per config file: in the user's cache folder, or in the project for a checkout older than issue 34),
+# made once with one `oryx run`. Per command: the
 # median/minimum wall ms and CPU ms (user + system, process.cpuUsage() at exit) of A and B over
 # ROUNDS×5 interleaved runs, and node -e 0's. On a busy machine the minimum says more.
 set -e

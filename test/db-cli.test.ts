@@ -25,6 +25,8 @@ export default defineConfig({ plugins: [${store}, audit(), scheduler(), approval
 
 async function project(store: string): Promise<string> {
   const dir = await tempProject('oryx-db-cli-');
+  // A project folder of its own: the checkout above it has a config too (a plain folder's would be refused).
+  await writeFile(path.join(dir, 'package.json'), '{ "private": true }\n');
   await writeFile(path.join(dir, 'oryx.config.ts'), CONFIG(store));
   return dir;
 }

@@ -114,10 +114,13 @@ export default defineConfig({ plugins: [
     const probe = path.join(dir, 'probe.cjs');
     writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));\n`);
     // The first command that writes compiles the config into the cache (the model is unreachable: no matter).
-    spawnSync(process.execPath, [path.resolve('bin/run.js'), 'run', 'hi'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-    assert.ok(readdirSync(path.join(dir, '.oryxos', 'cache')).some((f) => f.startsWith('config-')), 'the config was compiled');
+    // Into a cache and state folder of this test's own, so the read commands below check an entry's MAC.
+    const env = { ...process.env, NO_COLOR: '1', XDG_CACHE_HOME: path.join(dir, '.user-cache'), XDG_STATE_HOME: path.join(dir, '.user-state') };
+    spawnSync(process.execPath, [path.resolve('bin/run.js'), 'run', 'hi'], { cwd: dir, encoding: 'utf8', env });
+    const entries = readdirSync(path.join(dir, '.user-cache', 'oryxos', 'config'), { recursive: true }).map(String);
+    assert.ok(entries.some((f) => /config-[0-9a-f]{32}\.js$/.test(f)), `the config was compiled: ${entries.join(', ')}`);
     for (const command of ['agents', 'tools']) {
-      const r = spawnSync(process.execPath, ['-r', probe, path.resolve('bin/run.js'), command], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const r = spawnSync(process.execPath, ['-r', probe, path.resolve('bin/run.js'), command], { cwd: dir, encoding: 'utf8', env });
       assert.is(r.status, 0, r.stderr);
       const loaded = readFileSync(file, 'utf8').split('\n');
       assert.ok(loaded.includes('NativeModule fs'), 'the probe saw the module list');

@@ -181,9 +181,10 @@ test('a third-party plugin: installed (not enabled), enabled in the config, its 
   assert.is(install.code, 0, install.stderr);
   assert.match(install.stdout, 'installed oryx-plugin-shout@1.2.3: an OryxOS plugin for kernel ^1 and commands');
   assert.match(install.stdout, 'not enabled yet');
+  assert.match(install.stdout, 'its npm scripts did not run');
   assert.equal(await pluginRow('oryx-plugin-shout'), {
-    package: 'oryx-plugin-shout', version: '1.2.3', kernel: '^1', kernelOk: true, enabled: false, from: 'installed', permissions: [], commands: true,
-    root: path.join(base, 'shout'), // a folder is installed as a link to it
+    package: 'oryx-plugin-shout', version: '1.2.3', kernel: '^1', kernelOk: true, enabled: false, from: 'installed', declaredPermissions: [], commands: true,
+    root: path.join(base, 'data', 'oryxos', 'node_modules', 'oryx-plugin-shout'), // a folder is installed as a copy
   });
   assert.is((await pluginRow('@oryxos/plugin-sqlite')).enabled, true, 'bundled plugins the config enables are listed as enabled');
 
@@ -204,7 +205,8 @@ test('a third-party plugin: installed (not enabled), enabled in the config, its 
 });
 
 test('an installed plugin whose kernel range no longer matches is refused at load, naming both versions', async () => {
-  const pkgFile = path.join(base, 'shout', 'package.json');
+  // The installed copy (editing the folder it came from changes nothing: it is a copy).
+  const pkgFile = path.join(base, 'data', 'oryxos', 'node_modules', 'oryx-plugin-shout', 'package.json');
   const original = await readFile(pkgFile, 'utf8');
   await writeFile(pkgFile, original.replace('"kernel": "^1"', '"kernel": "^2"'));
   try {

@@ -169,7 +169,7 @@ const SCHEMAS: Record<string, type.Any> = {
   }),
   'plugins': list(type({
     package: 'string', version: 'string', 'kernel?': 'string', 'kernelOk?': 'boolean', 'enabled?': 'boolean', from: "'bundled' | 'installed' | 'linked'",
-    permissions: 'string[]', commands: 'boolean', root: 'string', '+': 'reject',
+    declaredPermissions: 'string[]', commands: 'boolean', root: 'string', '+': 'reject',
   }), { kernel: 'string' }),
   'plugins:new': type({ dir: 'string', package: 'string', kind: "'tool' | 'provider' | 'channel'", files: 'string[]', '+': 'reject' }),
   'doctor': list(type({ check: 'string', status: "'ok' | 'fail' | 'warn' | 'skip'", detail: 'string', 'code?': 'string', 'fix?': 'string', '+': 'reject' })),

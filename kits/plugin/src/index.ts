@@ -3,14 +3,15 @@
  * plugins in this repository. Typed tools (`defineTool`: one argument shape gives both the JSON
  * Schema the model sees and the check of its arguments), path and executable resolution that
  * the sandbox and the tools share (both must reach the same file), the minimal environment
- * of a child process, and whether a process still runs.
+ * of a child process, secrets read from the environment (`env()`, `readEnv`: registered so
+ * they are masked), and whether a process still runs.
  *
  * @example
  * import { defineTool } from '@oryxos/plugin-kit';
  */
 export { defineTool, stringRecord, type ArgsOf, type ToolArgs, type ToolDefinition } from './define-tool.ts';
 export { absolutePath, canonicalPath, resolveExecutable, atomicTempPath, atomicTempTarget } from './paths.ts';
-export { MINIMAL_ENV, minimalEnv } from './env.ts';
+export { MINIMAL_ENV, minimalEnv, env, isEnvRef, readEnv, type EnvRef, type SecretSink } from './env.ts';
 export { processAlive } from './process.ts';
 // What a plugin author needs besides the kernel, from one package: option shapes and their
 // check, did-you-mean, terminal escaping, action descriptions, and the error type.

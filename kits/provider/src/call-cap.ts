@@ -1,5 +1,6 @@
 import { OryxError } from '@oryxos/provider-spec';
 import { providerLabel, type ProviderCall } from './errors.ts';
+import { redactUrl } from './url.ts';
 
 /** A timer that aborts one call attempt at `ms`, however steadily the server sends. */
 export interface CallCap {
@@ -60,9 +61,9 @@ export function callCap(ms: number): CallCap {
  * if (cap.fired) throw providerCallCapError({ provider: 'my', model, url }, 180_000, 'my({ callTimeoutMs })', error);
  */
 export function providerCallCapError(ctx: ProviderCall, ms: number, option: string, cause?: unknown): OryxError {
-  return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: the call to ${ctx.url} was still going after callTimeoutMs (${ms} ms) and was cut`, {
+  return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: the call to ${redactUrl(ctx.url)} was still going after callTimeoutMs (${ms} ms) and was cut`, {
     cause, retryable: false,
-    data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url, limit: 'callTimeoutMs' },
+    data: { status: undefined, provider: ctx.provider, model: ctx.model, url: redactUrl(ctx.url), limit: 'callTimeoutMs' },
     hint: `The answer took longer than one call may: raise callTimeoutMs in ${option} for long answers, or ask for a shorter one. `
       + 'It was not retried (a retry would take as long); the session keeps every step committed before the cut.',
   });

@@ -1,10 +1,11 @@
 import { OryxError, errorMessage } from '@oryxos/provider-spec';
+import { redactUrl, redactUrls } from './url.ts';
 
 /** The kernel's codes for a failed model call, shared by every provider plugin. */
 export type LlmErrorCode = 'ORYX_E_LLM_AUTH' | 'ORYX_E_LLM_BAD_REQUEST' | 'ORYX_E_LLM_NOT_FOUND' | 'ORYX_E_LLM_RATE_LIMIT'
   | 'ORYX_E_LLM_SERVER' | 'ORYX_E_LLM_TIMEOUT' | 'ORYX_E_LLM_UNREACHABLE' | 'ORYX_E_LLM_CONNECTION' | 'ORYX_E_LLM_BAD_RESPONSE';
 
-/** What an error message names: the provider, the model, the URL. */
+/** What an error message names: the provider, the model, the URL (its credentials are shown as `***`). */
 export interface ProviderCall { provider: string; model: string; url: string }
 
 /**
@@ -44,14 +45,14 @@ export const LLM_ERROR_CODES: Record<LlmErrorCode, string> = {
 
 const hintOf = (code: LlmErrorCode, hints?: Partial<Record<LlmErrorCode, string>>) => hints?.[code] ?? LLM_ERROR_CODES[code];
 
-/** Error `code`s and messages along the `cause` chain (undici nests the socket error). */
+/** Error `code`s and messages along the `cause` chain (undici nests the socket error), URL credentials shown as `***`. */
 export function causeChain(error: unknown): { codes: string[]; messages: string[] } {
   const codes: string[] = [];
   const messages: string[] = [];
   for (let e = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') codes.push(code);
-    messages.push(errorMessage(e));
+    messages.push(redactUrls(errorMessage(e)));
   }
   return { codes, messages };
 }
@@ -82,9 +83,9 @@ export function providerAbortError(error: unknown): OryxError { return new OryxE
 
 /** No answer (or a silent stream) within `fix.timeoutMs`: retryable `ORYX_E_LLM_TIMEOUT`. */
 export function providerTimeoutError(error: unknown, ctx: ProviderCall, fix: ProviderFix): OryxError {
-  return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: ${ctx.url} did not answer (or went silent mid-stream) for ${fix.timeoutMs} ms`, {
+  return new OryxError('ORYX_E_LLM_TIMEOUT', `${providerLabel(ctx)}: ${redactUrl(ctx.url)} did not answer (or went silent mid-stream) for ${fix.timeoutMs} ms`, {
     cause: error, retryable: true,
-    data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url },
+    data: { status: undefined, provider: ctx.provider, model: ctx.model, url: redactUrl(ctx.url) },
     hint: `The model may be slow or overloaded: raise ${fix.timeout}, or try again later.`,
   });
 }
@@ -98,7 +99,7 @@ export function providerTimeoutError(error: unknown, ctx: ProviderCall, fix: Pro
  */
 export function providerBadResponseError(what: string, ctx: ProviderCall, fix: ProviderFix, cause?: unknown): OryxError {
   return new OryxError('ORYX_E_LLM_BAD_RESPONSE', `${providerLabel(ctx)}: ${what}`, {
-    cause, hint: hintOf('ORYX_E_LLM_BAD_RESPONSE', fix.hints), data: { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url },
+    cause, hint: hintOf('ORYX_E_LLM_BAD_RESPONSE', fix.hints), data: { status: undefined, provider: ctx.provider, model: ctx.model, url: redactUrl(ctx.url) },
   });
 }
 
@@ -113,15 +114,15 @@ export function providerBadResponseError(what: string, ctx: ProviderCall, fix: P
 export function providerConnectionError(error: unknown, ctx: ProviderCall, fix: ProviderFix): OryxError {
   const { codes, messages } = causeChain(error);
   const detail = messages.filter((m, i) => m && messages.indexOf(m) === i).slice(1).join(': ') || messages[0] || 'unknown error';
-  const data = { status: undefined, provider: ctx.provider, model: ctx.model, url: ctx.url, errno: codes.at(-1) };
+  const data = { status: undefined, provider: ctx.provider, model: ctx.model, url: redactUrl(ctx.url), errno: codes.at(-1) };
   if (codes.some((c) => BROKEN.has(c)) || /terminated|socket hang up|other side closed/i.test(messages.join(' '))) {
-    return new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctx)}: the connection to ${ctx.url} broke mid-response (${detail})`, {
+    return new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctx)}: the connection to ${redactUrl(ctx.url)} broke mid-response (${detail})`, {
       cause: error, retryable: true, data, hint: hintOf('ORYX_E_LLM_CONNECTION', fix.hints),
     });
   }
   if (codes.includes('UND_ERR_CONNECT_TIMEOUT') || /timed? ?out/i.test(messages.join(' '))) return providerTimeoutError(error, ctx, fix);
   const known = codes.find((c) => UNREACHABLE.has(c));
-  return new OryxError('ORYX_E_LLM_UNREACHABLE', `${providerLabel(ctx)}: could not reach ${ctx.url} (${known ?? detail})`, {
+  return new OryxError('ORYX_E_LLM_UNREACHABLE', `${providerLabel(ctx)}: could not reach ${redactUrl(ctx.url)} (${known ?? detail})`, {
     cause: error, retryable: true, data, hint: fix.unreachable,
   });
 }
@@ -143,7 +144,7 @@ export function providerStatusError(input: {
 }): OryxError {
   const { status, ctx, hints } = input;
   const server = input.message.trim() || `HTTP ${status}`;
-  const data = { status, provider: ctx.provider, model: ctx.model, url: ctx.url, ...(input.code ? { errorCode: input.code } : {}) };
+  const data = { status, provider: ctx.provider, model: ctx.model, url: redactUrl(ctx.url), ...(input.code ? { errorCode: input.code } : {}) };
   const make = (code: LlmErrorCode, what: string, retryable: boolean, hint: string) => {
     const override = input.headers?.get('x-should-retry');
     return new OryxError(code, `${providerLabel(ctx)}: ${what} (HTTP ${status}): ${server}`, {

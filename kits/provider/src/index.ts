@@ -27,3 +27,4 @@ export {
   ServerReportedError, checkedFetch, isHtml, providerServerError, serverErrorOf, serverErrorOfText, serverReportedIn, type ServerError,
 } from './error-body.ts';
 export { modelMatcher } from './model-matcher.ts';
+export { redactUrl, redactUrls, urlCredentials } from './url.ts';

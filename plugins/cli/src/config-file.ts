@@ -20,26 +20,73 @@ const PROJECT_MARKERS = ['.oryxos', 'package.json', '.git'];
 
 const exists = (p: string) => lstat(p).then(() => true, () => false);
 
+/** The config files in `dir`, in {@link CONFIG_FILE_NAMES} order. */
+async function configsIn(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of CONFIG_FILE_NAMES) {
+    const candidate = path.join(dir, name);
+    if (await stat(candidate).then((s) => s.isFile(), () => false)) found.push(candidate);
+  }
+  return found;
+}
+
+const isProject = async (dir: string) => {
+  for (const marker of PROJECT_MARKERS) if (await exists(path.join(dir, marker))) return true;
+  return false;
+};
+
 /**
  * The config file for `cwd`: `oryx.config.{ts,mts,js,mjs}` in the working folder or its
  * parents, up to the first folder that holds `.oryxos/`, a `package.json` or `.git` (the
  * project folder). Nothing else is looked at: no `.config/` meta config, no user-level config
  * folder, no folder above the project. Returns undefined when there is none.
  *
+ * Refused, so that none of them runs: two config files in one folder (`ORYX_E_CONFIG_AMBIGUOUS`:
+ * one may have been written beside yours), and a config in a folder that is no project of its
+ * own (none of the markers above) below a folder that holds a config, up to the project folder
+ * (`ORYX_E_CONFIG_NESTED`: a folder of a project, where the project's agents may write).
+ * `--config` names the one to run instead.
+ *
  * @example
  * await findConfigFile('/proj/src/lib') // '/proj/oryx.config.ts' when /proj holds it (and package.json)
  */
 export async function findConfigFile(cwd: string): Promise<string | undefined> {
-  let dir = path.resolve(cwd);
-  for (;;) {
-    for (const name of CONFIG_FILE_NAMES) {
-      const candidate = path.join(dir, name);
-      if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const found = await configsIn(dir);
+    if (found.length > 1) throw ambiguous(dir, found);
+    if (found.length === 1) {
+      await assertNotNested(found[0]!);
+      return found[0];
     }
-    for (const marker of PROJECT_MARKERS) if (await exists(path.join(dir, marker))) return undefined;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+    if (await isProject(dir) || path.dirname(dir) === dir) return undefined;
+  }
+}
+
+function ambiguous(dir: string, found: string[]): OryxError {
+  const names = found.map((f) => path.basename(f));
+  return new OryxError('ORYX_E_CONFIG_AMBIGUOUS', `${dir} holds ${found.length} config files (${names.join(', ')}), so oryx runs none of them`, {
+    hint: `Keep the one you wrote and delete the others, or name it with --config (or ORYX_CONFIG), e.g. --config ${found.at(-1)}. `
+      + 'A config file you did not write may have been put there by an agent or a program: read it before you run it.',
+    data: { dir, files: found },
+  });
+}
+
+/** Throws ORYX_E_CONFIG_NESTED when `file` is in a plain folder of a project whose own config is further up. */
+async function assertNotNested(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  if (await isProject(dir)) return;
+  for (let up = path.dirname(dir); ; up = path.dirname(up)) {
+    const outer = await configsIn(up);
+    if (outer.length) {
+      throw new OryxError('ORYX_E_CONFIG_NESTED', `${file} is in a folder of the project ${up} (config ${outer.map((f) => path.basename(f)).join(', ')}), `
+        + 'and that folder is no project of its own (no .oryxos, package.json or .git), so oryx runs neither', {
+        hint: `Run oryx from ${up} for that project's config, or name the one you mean with --config (or ORYX_CONFIG). `
+          + `If ${dir} is a project of its own, give it a workspace (oryx init --dir ${dir}, or mkdir ${path.join(dir, '.oryxos')}). `
+          + 'The project\'s agents may write in its folders: read a config file you did not write before you run it.',
+        data: { file, project: up, projectConfig: outer },
+      });
+    }
+    if (await isProject(up) || path.dirname(up) === up) return;
   }
 }
 
@@ -72,51 +119,38 @@ export async function assertConfigIsYours(file: string, uid = process.getuid?.()
   }
 }
 
-/**
- * Where the compiled config of a project in `dir` is kept: next to the project's dependencies,
- * else in its workspace (folders the sandbox protects), never in a shared temp folder where
- * another user could plant a file; undefined when the project has neither.
- */
-async function cacheDirFor(dir: string): Promise<string | undefined> {
-  return await exists(path.join(dir, 'node_modules')) ? path.join(dir, 'node_modules', '.cache', 'oryxos-config')
-    : await exists(path.join(dir, '.oryxos')) ? path.join(dir, '.oryxos', 'cache') : undefined;
-}
-
-/** A jiti for `file`, made at the first call with the options `options()` gives then (loading jiti costs ~100 ms). */
-function jitiFor(file: string, options: () => { fsCache: string | false; alias?: Record<string, string> }) {
+/** A jiti for `file`, made at the first call (loading jiti costs ~100 ms). It keeps no cache on disk: what it would write, nothing would authenticate. */
+function jitiFor(file: string, alias: () => Record<string, string> = () => ({})) {
   let jiti: ReturnType<typeof import('jiti').createJiti> | undefined;
   return async () => {
     const { createJiti } = await import('jiti');
-    return jiti ??= createJiti(pathToFileURL(file).href, { interopDefault: true, ...options() });
+    return jiti ??= createJiti(pathToFileURL(file).href, { interopDefault: true, fsCache: false, alias: alias() });
   };
 }
 
 /**
- * Runs a config file (TypeScript or JavaScript): compiled once per content into the project's
- * cache folder ({@link importConfigCached}), else through jiti. A bare import the project cannot
+ * Runs a config file (TypeScript or JavaScript): compiled once per content into the user's
+ * cache ({@link importConfigCached}), else through jiti. A bare import the project cannot
  * resolve is looked up in `resolveFrom`, in order ({@link ImportAliases}).
  */
 async function importConfig(file: string, resolveFrom: readonly string[], readOnly = false): Promise<unknown> {
-  const dir = path.dirname(file);
-  const cacheDir = await cacheDirFor(dir);
-  const aliases = new ImportAliases(dir, resolveFrom);
-  const compiler = jitiFor(file, () => ({ fsCache: (!readOnly && cacheDir) || false, alias: aliases.all() }));
-  const cached = cacheDir ? await importConfigCached(file, aliases, cacheDir, compiler, { write: !readOnly }) : undefined;
+  const aliases = new ImportAliases(path.dirname(file), resolveFrom);
+  const compiler = jitiFor(file, () => aliases.all());
+  const cached = await importConfigCached(file, aliases, compiler, { write: !readOnly });
   return cached ? cached.config : (await compiler()).import(file, { default: true });
 }
 
 /**
- * Compiles the config `file` into its project's cache without running it, so that the commands
+ * Compiles the config `file` into the user's cache without running it, so that the commands
  * after it start from the cache, the read-only ones (`oryx agents`, `tools`, `doctor`) too, which
- * never write it. `oryx init` calls it for the config it writes. False when it could not (no
- * cache folder, a file that does not parse, a folder that cannot be written).
+ * never write it. `oryx init` calls it for the config it writes. False when it could not (a file
+ * that does not parse, a cache folder or key that cannot be written).
  *
  * @example
  * await precompileConfig('/home/me/proj/oryx.config.ts'); // true
  */
 export async function precompileConfig(file: string): Promise<boolean> {
-  const cacheDir = await cacheDirFor(path.dirname(file));
-  return !!cacheDir && (await compileConfig(file, cacheDir, jitiFor(file, () => ({ fsCache: false })))) !== undefined;
+  return (await compileConfig(file, jitiFor(file))) !== undefined;
 }
 
 /** Where {@link loadConfig} looks and what it may import from. */
@@ -132,7 +166,7 @@ export interface LoadConfigOptions {
   resolveFrom?: readonly string[];
   /**
    * For a command that only reads: a compiled config already in the cache is used, but nothing
-   * is written (no cache file), so the project folder is left as it was.
+   * is written (no cache entry, no key).
    */
   readOnly?: boolean;
 }

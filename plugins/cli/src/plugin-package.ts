@@ -17,7 +17,12 @@ export interface OryxBlock {
   plugin: string;
   /** The kernel semver range the plugin was built for. */
   kernel: string;
-  /** What the plugin's own code does, for people to read: `exec`, `http`, `http:<host>`, `files:read`, `files:write`, `smtp`, `listen`. */
+  /**
+   * What the plugin says its own code does, for people to read: `exec`, `http`, `http:<host>`,
+   * `files:read`, `files:write`, `smtp`, `listen`. A declaration, not enforced: a plugin's code
+   * runs in the oryx process with your rights; the sandbox governs what agents, tools and the
+   * programs they start may do.
+   */
   permissions: string[];
 }
 
@@ -32,6 +37,8 @@ export interface PluginPackageInfo {
   oclif: boolean;
   /** Whether it brings commands. */
   commands: boolean;
+  /** The oclif hooks it declares (`init`, …), which oryx never runs for an added plugin. */
+  hooks?: string[];
 }
 
 const example = '"oryx": { "plugin": "./dist/index.js", "kernel": "^1", "permissions": [] }';
@@ -40,18 +47,26 @@ function invalid(code: keyof typeof ERROR_CODES, message: string, hint: string =
   return new OryxError(code, message, { hint });
 }
 
+type Manifest = { name?: string; version?: string; oclif?: { commands?: unknown; hooks?: Record<string, unknown> }; oryx?: Partial<OryxBlock> };
+
 /** Reads a package's package.json; the package is not loaded. */
 export function readPluginPackage(root: string): PluginPackageInfo {
-  let pkg: { name?: string; version?: string; oclif?: { commands?: unknown }; oryx?: Partial<OryxBlock> };
+  let pkg: Manifest;
   try {
     pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   } catch (error) {
     throw invalid('ORYX_E_PLUGINS_NOT_A_PLUGIN', `${root} has no readable package.json (${(error as Error).message})`,
       'Name the folder of a plugin package (the one holding its package.json), or an npm package name.');
   }
+  return pluginInfo(pkg, root);
+}
+
+/** What `oryx plugins` shows of a package.json (`root`: where the package is, or was read from). */
+export function pluginInfo(pkg: Manifest, root: string): PluginPackageInfo {
   const name = pkg.name ?? path.basename(root);
   const oryx = pkg.oryx ? { plugin: String(pkg.oryx.plugin ?? ''), kernel: String(pkg.oryx.kernel ?? ''), permissions: Array.isArray(pkg.oryx.permissions) ? pkg.oryx.permissions.map(String) : [] } : undefined;
-  return { name, version: pkg.version ?? '0.0.0', root, oryx, oclif: pkg.oclif !== undefined, commands: Boolean(pkg.oclif?.commands) };
+  const hooks = Object.keys(pkg.oclif?.hooks ?? {});
+  return { name, version: pkg.version ?? '0.0.0', root, oryx, oclif: pkg.oclif !== undefined, commands: Boolean(pkg.oclif?.commands), ...(hooks.length ? { hooks } : {}) };
 }
 
 /**
@@ -64,13 +79,46 @@ export function readPluginPackage(root: string): PluginPackageInfo {
  * checkPluginPackage('/home/me/oryx-plugin-shout', '1.0.0');
  */
 export function checkPluginPackage(root: string, kernelVersion: string): PluginPackageInfo {
-  const info = readPluginPackage(root);
-  const { name, oryx } = info;
+  return checkPlugin(readPluginPackage(root), (file) => existsSync(path.join(root, file)), kernelVersion);
+}
+
+/**
+ * {@link checkPluginPackage} for a package read from its tarball (`files`: its files by path),
+ * before anything of it is installed, plus what an installed copy needs: a package that brings
+ * commands ships its `oclif.manifest.json` for the version it is, since without one oclif
+ * imports every command module at each start to list them (`ORYX_E_PLUGINS_NO_MANIFEST`).
+ *
+ * @example
+ * checkPackedPlugin(readTarball(bytes), '/tmp/oryx-plugin-shout-1.2.3.tgz', '1.0.0');
+ */
+export function checkPackedPlugin(files: ReadonlyMap<string, Buffer>, where: string, kernelVersion: string): PluginPackageInfo {
+  let pkg: Manifest;
+  try {
+    pkg = JSON.parse(files.get('package.json')?.toString('utf8') ?? '');
+  } catch {
+    throw invalid('ORYX_E_PLUGINS_NOT_A_PLUGIN', `${where} holds no readable package.json`,
+      'Name the folder of a plugin package (the one holding its package.json), a package tarball, or an npm package name.');
+  }
+  const has = (file: string) => files.has(path.posix.normalize(file.replace(/\\/g, '/')).replace(/^(\.\/)+/, ''));
+  const info = checkPlugin(pluginInfo(pkg, where), has, kernelVersion);
+  if (info.commands) {
+    let version: unknown;
+    try { version = JSON.parse(files.get('oclif.manifest.json')?.toString('utf8') ?? 'null')?.version; } catch { version = undefined; }
+    if (version !== info.version) {
+      throw invalid('ORYX_E_PLUGINS_NO_MANIFEST', `${info.name}@${info.version} brings commands but ${version === undefined ? 'no oclif.manifest.json' : `an oclif.manifest.json for version ${String(version)}`}: `
+        + 'oclif would import its command modules at every oryx start to list them, so it is not installed');
+    }
+  }
+  return info;
+}
+
+function checkPlugin(info: PluginPackageInfo, has: (file: string) => boolean, kernelVersion: string): PluginPackageInfo {
+  const { name, oryx, root } = info;
   if (!oryx && !info.oclif) {
     throw invalid('ORYX_E_PLUGINS_NOT_A_PLUGIN', `${name} is not an OryxOS plugin: its package.json has no "oryx" block (${example}) and no "oclif" block (commands)`);
   }
   if (oryx) {
-    if (!oryx.plugin || !existsSync(path.join(root, oryx.plugin))) {
+    if (!oryx.plugin || !has(oryx.plugin)) {
       throw invalid('ORYX_E_PLUGINS_PACKAGE', `${name}: "oryx.plugin" ${oryx.plugin ? `names ${oryx.plugin}, which does not exist in ${root}` : 'is missing'}`,
         `Build the plugin (npm run build) or fix "oryx.plugin" in its package.json: ${example}.`);
     }

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,13 +8,24 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveConfig } from '@oryxos/kernel';
 import type { OryxError } from '@oryxos/provider-spec';
-import { tempProject } from '@oryxos/kernel/testing';
-import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig } from '../src/index.ts';
+import { runOryx, tempProject } from '@oryxos/kernel/testing';
+import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig, packageEntries } from '../src/index.ts';
 import { cacheKey } from '../src/config-cache.ts';
 
 let dir: string;
-test.before.each(async () => { dir = await tempProject('config-'); });
-test.after.each(async () => { await rm(dir, { recursive: true, force: true }); });
+// The compiled configs go to a cache and state folder of this test's own, not the user's.
+const saved = { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
+test.before.each(async () => {
+  dir = await tempProject('config-');
+  // A project folder (the checkout above has a config of its own, and a plain folder's config below it is refused).
+  await mkdir(path.join(dir, '.oryxos'));
+  process.env.XDG_CACHE_HOME = path.join(dir, '.user', 'cache');
+  process.env.XDG_STATE_HOME = path.join(dir, '.user', 'state');
+});
+test.after.each(async () => {
+  for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+  await rm(dir, { recursive: true, force: true });
+});
 
 async function err(fn: () => Promise<unknown>): Promise<OryxError> {
   try { await fn(); } catch (e) { return e as OryxError; }
@@ -54,35 +67,6 @@ test('the cache key: 32 hex digits, the same for the same text, different for 20
   const a = cacheKey(base).match(/.{8}/g)!;
   const b = cacheKey(base.replace('sqlite', 'sqlitf')).match(/.{8}/g)!;
   a.forEach((lane, i) => assert.is.not(lane, b[i], `lane ${i}`));
-});
-
-test('the config is compiled once per content into .oryxos/cache; its own TypeScript imports still load; a cache file others may write is not run', async () => {
-  await mkdir(path.join(dir, '.oryxos'));
-  await writeFile(path.join(dir, 'agent-name.ts'), `export const name: string = 'first';`);
-  const write = (extra: string) => writeFile(path.join(dir, 'oryx.config.ts'), `
-    import { defineConfig } from '@oryxos/kernel';
-    import { scripted } from '@oryxos/kernel/testing';
-    import { name } from './agent-name.ts';
-    export default defineConfig({ defaultAgent: name${extra}, plugins: [scripted([{ text: 'x' }])] });
-  `);
-  const cacheDir = path.join(dir, '.oryxos', 'cache');
-  const compiled = async () => (await readdir(cacheDir)).filter((f) => /^config-[0-9a-f]+\.mjs$/.test(f));
-  await write('');
-  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first');
-  const [first] = await compiled();
-  assert.ok(first, 'a compiled module in .oryxos/cache');
-  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first');
-  assert.equal(await compiled(), [first], 'the same content reuses it');
-
-  await write(" + '-2'");
-  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first-2', 'an edit is seen at once');
-  assert.is((await compiled()).length, 2);
-
-  // Planted code in a cache file every user may write is never run: the config is compiled again.
-  const planted = path.join(cacheDir, (await compiled()).find((f) => f !== first)!);
-  await writeFile(planted, `throw new Error('planted');`);
-  await chmod(planted, 0o666);
-  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'first-2');
 });
 
 test('--config loads the named file; a missing one is ORYX_E_CONFIG_NOT_FOUND', async () => {
@@ -157,9 +141,71 @@ test('discovery never runs .config/ meta config, and stops at the project folder
     assert.is(await loadConfig({ cwd: proj }), undefined, marked);
   }
   assert.not.ok(existsSync(marker), 'a planted config ran');
-  // without a project folder in between, the parent's config is the user's own project config
+  // without a project folder in between, the project's config is found from its plain folders
   await mkdir(path.join(dir, 'plain', 'sub'), { recursive: true });
   assert.is(await findConfigFile(path.join(dir, 'plain', 'sub')), path.join(dir, 'oryx.config.mjs'));
+});
+
+test('two config files in one folder: refused, naming both, and neither runs; --config runs the one named', async () => {
+  const marker = path.join(dir, 'marker');
+  await writeFile(path.join(dir, 'oryx.config.mjs'), `export default { plugins: [], defaultAgent: 'mine' };\n`);
+  // What an agent may write beside a config written as .mjs: discovery looked for .ts first.
+  await writeFile(path.join(dir, 'oryx.config.ts'), planted(marker));
+  await mkdir(path.join(dir, 'src'));
+  for (const cwd of [dir, path.join(dir, 'src')]) {
+    const e = await err(() => loadConfig({ cwd }));
+    assert.is(e.code, 'ORYX_E_CONFIG_AMBIGUOUS');
+    assert.is(e.message, `${dir} holds 2 config files (oryx.config.ts, oryx.config.mjs), so oryx runs none of them`);
+    assert.match(e.hint!, `--config ${path.join(dir, 'oryx.config.mjs')}`);
+    assert.equal(e.data, { dir, files: [path.join(dir, 'oryx.config.ts'), path.join(dir, 'oryx.config.mjs')] });
+  }
+  assert.not.ok(existsSync(marker), 'the planted config ran');
+  assert.is((await loadConfig({ cwd: dir, file: 'oryx.config.mjs' }))!.defaultAgent, 'mine');
+  assert.not.ok(existsSync(marker));
+});
+
+test('a config in a plain sub folder of a project that has one is refused from there, and neither runs; a sub folder that is a project of its own is fine', async () => {
+  const marker = path.join(dir, 'marker');
+  await writeFile(path.join(dir, 'oryx.config.mjs'), `export default { plugins: [], defaultAgent: 'project' };\n`);
+  await mkdir(path.join(dir, 'sub', 'deeper'), { recursive: true });
+  await writeFile(path.join(dir, 'sub', 'oryx.config.ts'), planted(marker));
+  for (const cwd of [path.join(dir, 'sub'), path.join(dir, 'sub', 'deeper')]) {
+    const e = await err(() => loadConfig({ cwd }));
+    assert.is(e.code, 'ORYX_E_CONFIG_NESTED');
+    assert.match(e.message, `${path.join(dir, 'sub', 'oryx.config.ts')} is in a folder of the project ${dir} (config oryx.config.mjs)`);
+    assert.match(e.hint!, `Run oryx from ${dir}`);
+    assert.match(e.hint!, `oryx init --dir ${path.join(dir, 'sub')}`);
+  }
+  assert.not.ok(existsSync(marker), 'the nested config ran');
+  assert.is((await loadConfig({ cwd: dir }))!.defaultAgent, 'project', 'from the project folder, its own config');
+  // Two levels: a plain folder between the nested config and the project's does not hide it.
+  await rm(path.join(dir, 'sub', 'oryx.config.ts'));
+  await writeFile(path.join(dir, 'sub', 'deeper', 'oryx.config.ts'), planted(marker));
+  assert.is((await err(() => loadConfig({ cwd: path.join(dir, 'sub', 'deeper') }))).code, 'ORYX_E_CONFIG_NESTED');
+  assert.not.ok(existsSync(marker));
+  // A sub folder with a marker of its own is its own project (a monorepo package, oryx init there).
+  await rm(path.join(dir, 'sub', 'deeper', 'oryx.config.ts'));
+  await writeFile(path.join(dir, 'sub', 'oryx.config.mjs'), `export default { plugins: [], defaultAgent: 'sub' };\n`);
+  await writeFile(path.join(dir, 'sub', 'package.json'), '{}');
+  assert.is((await loadConfig({ cwd: path.join(dir, 'sub', 'deeper') }))!.defaultAgent, 'sub');
+  // Named with --config, a nested config runs: the user chose it.
+  await rm(path.join(dir, 'sub', 'package.json'));
+  assert.is((await err(() => loadConfig({ cwd: path.join(dir, 'sub') }))).code, 'ORYX_E_CONFIG_NESTED');
+  assert.is((await loadConfig({ cwd: path.join(dir, 'sub'), file: 'oryx.config.mjs' }))!.defaultAgent, 'sub');
+});
+
+test('through the CLI: oryx agents in a folder with a planted second config fails with the code and the fix, and runs nothing', async () => {
+  const marker = path.join(dir, 'marker');
+  await writeFile(path.join(dir, 'oryx.config.mjs'), `export default { plugins: [] };\n`);
+  await writeFile(path.join(dir, 'oryx.config.ts'), planted(marker));
+  const r = await runOryx(['agents'], { cwd: dir });
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stderr, `error ORYX_E_CONFIG_AMBIGUOUS: ${dir} holds 2 config files (oryx.config.ts, oryx.config.mjs), so oryx runs none of them`);
+  assert.match(r.stderr, '  hint: Keep the one you wrote and delete the others, or name it with --config');
+  assert.not.ok(existsSync(marker));
+  const named = await runOryx(['agents', '--config', 'oryx.config.mjs'], { cwd: dir });
+  assert.is(named.code, 0, named.stderr);
+  assert.not.ok(existsSync(marker));
 });
 
 test('a config in a world-writable folder is refused, found or named, and does not run', async () => {
@@ -198,6 +244,30 @@ test('a config owned by another user is refused and does not run', async () => {
     assert.match(e.message, /it is owned by another user/);
   }
   assert.not.ok(existsSync(marker), 'the config ran');
+});
+
+test('ImportAliases.file resolves a bare import of the project\'s own packages to the file Node\'s import would load, for every package of the checkout', async () => {
+  // From this test's folder, so Node's import.meta.resolve here and file() look from the same place.
+  const here = import.meta.dirname;
+  const aliases = new ImportAliases(here, []);
+  const root = path.resolve(here, '..', '..', '..', 'node_modules');
+  const names = (await readdir(root)).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? [] : [n]));
+  for (const scope of (await readdir(root)).filter((n) => n.startsWith('@'))) names.push(...(await readdir(path.join(root, scope))).map((n) => `${scope}/${n}`));
+  let compared = 0;
+  for (const name of names) {
+    let ids: string[];
+    try { ids = Object.keys(packageEntries(path.join(root, name)).entries); } catch { continue; }
+    for (const id of ids.length ? ids : [name]) {
+      let node: string | undefined;
+      try { node = fileURLToPath(import.meta.resolve(id)); } catch { node = undefined; }
+      if (builtinModules.includes(id)) continue; // Node's own module wins (the config's importer asks for those first)
+      const ours = aliases.file(id);
+      if (ours === undefined) continue; // left to jiti, which resolves it itself
+      assert.is(ours, node && realpathSync(node), id);
+      compared++;
+    }
+  }
+  assert.ok(compared > 300, `${compared} imports compared`);
 });
 
 test('ImportAliases answers each import as the whole map of importAliases does, first source first, the project\'s own copy winning', async () => {

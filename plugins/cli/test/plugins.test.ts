@@ -94,18 +94,19 @@ test('oryx plugins lists bundled plugins with kernel range, enabled or not, and 
   const list = await json(['plugins']);
   assert.is(list.kernel, kernelVersion());
   const sqlite = list.items.find((p: { package: string }) => p.package === '@oryxos/plugin-sqlite');
-  assert.equal([sqlite.kernel, sqlite.kernelOk, sqlite.enabled, sqlite.from, sqlite.permissions], ['^1', true, true, 'bundled', ['files:write']]);
+  assert.equal([sqlite.kernel, sqlite.kernelOk, sqlite.enabled, sqlite.from, sqlite.declaredPermissions], ['^1', true, true, 'bundled', ['files:write']]);
   const notify = list.items.find((p: { package: string }) => p.package === '@oryxos/plugin-notify');
-  assert.equal([notify.enabled, notify.permissions], [false, ['smtp']], 'init does not enable notify');
+  assert.equal([notify.enabled, notify.declaredPermissions], [false, ['smtp']], 'init does not enable notify');
   assert.not.ok(list.items.some((p: { package: string }) => p.package === '@oryxos/plugin-cli' || p.package === '@oryxos/kernel'), 'only plugins are listed');
 
   const linked = await oryx(['plugins', 'link', fixture, '--no-install']);
   assert.is(linked.code, 0, linked.stderr);
   assert.equal(await row('oryx-plugin-shout'), {
-    package: 'oryx-plugin-shout', version: '1.2.3', kernel: '^1', kernelOk: true, enabled: false, from: 'linked', permissions: [], commands: true, root: fixture,
+    package: 'oryx-plugin-shout', version: '1.2.3', kernel: '^1', kernelOk: true, enabled: false, from: 'linked', declaredPermissions: [], commands: true, root: fixture,
   });
   const text = await oryx(['plugins']);
   assert.match(text.stdout, /^oryx-plugin-shout\s+1\.2\.3\s+\^1\s+no\s+linked\s+—$/m);
+  assert.match(text.stdout, /^PLUGIN\s+VERSION\s+KERNEL\s+ENABLED\s+FROM\s+DECLARES \(NOT ENFORCED\)$/m, 'permissions are labelled as a declaration');
 
   const configFile = path.join(dir, 'oryx.config.ts');
   await writeFile(configFile, `import shout from 'oryx-plugin-shout';\n${(await readFile(configFile, 'utf8')).replace('plugins: [', 'plugins: [\n    shout(),')}`);
@@ -149,7 +150,7 @@ test('oryx plugins new: each kind passes its own test and typechecks; linked, th
     assert.is(linked.code, 0, linked.stderr);
   }
   const rows = Object.fromEntries((await json(['plugins'])).items.filter((p: { from: string }) => p.from === 'linked')
-    .map((p: { package: string; permissions: string[] }) => [p.package, p.permissions]));
+    .map((p: { package: string; declaredPermissions: string[] }) => [p.package, p.declaredPermissions]));
   assert.equal(rows, { 'oryx-plugin-my-channel': ['files:write'], 'oryx-plugin-my-provider': ['http'], 'oryx-plugin-my-tool': [] });
 
   await writeFile(path.join(dir, 'oryx.config.ts'), `

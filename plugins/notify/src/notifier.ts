@@ -2,6 +2,7 @@ import type { NotifyService } from '@oryxos/contracts';
 import { enforceAction, type PluginContext } from '@oryxos/kernel';
 import { isOryxError } from '@oryxos/provider-spec';
 import type { SandboxAction } from '@oryxos/contracts';
+import { readEnv } from '@oryxos/plugin-kit';
 import { channelInfo, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
 import type { RetryOptions } from './options.ts';
@@ -59,6 +60,16 @@ export class Notifier implements NotifyService {
     private readonly options: { retry: RetryOptions; timeoutMs: number },
   ) {
     this.configured = new Map(config.map((c) => [c.name, c]));
+    // Every password is a secret from the start, masked wherever OryxOS writes (a tool's output
+    // that prints the environment, an error, the audit trail), not only once a mail is sent.
+    for (const c of config) this.password(c);
+  }
+
+  /** The channel's password (from its variable, or as written in the config), registered as a secret. */
+  private password(channel: Channel): string | undefined {
+    if (!channel.pass) return undefined;
+    if ('value' in channel.pass) { this.kernel.secrets.add(channel.pass.value); return channel.pass.value; }
+    return readEnv(channel.pass.env, this.kernel.secrets);
   }
 
   /** Every channel, config ones first; passwords shown only as where they come from. */
@@ -107,7 +118,7 @@ export class Notifier implements NotifyService {
 
     let pass: string | undefined;
     if (channel.pass) {
-      pass = 'value' in channel.pass ? channel.pass.value : process.env[channel.pass.env];
+      pass = this.password(channel);
       if (!pass) {
         const variable = 'env' in channel.pass ? channel.pass.env : '';
         return fail('failed', 'ORYX_E_NOTIFY_SECRET_MISSING', `channel ${channel.name}: the password variable ${variable} is not set`);

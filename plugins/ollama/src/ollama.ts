@@ -1,4 +1,5 @@
 import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { urlCredentials } from '@oryxos/provider-kit';
 import { ContextWindow } from './context-window.ts';
 import { resolveSettings, validateOptions, type OllamaOptions } from './options.ts';
 import { createOllamaProvider } from './provider.ts';
@@ -23,6 +24,8 @@ export default function ollama(options: OllamaOptions = {}): Plugin {
     options: validated,
     ...pluginPackage(import.meta.url),
     setup(ctx) {
+      // A password in the host URL (a proxy in front of Ollama) is masked wherever OryxOS writes text.
+      for (const credential of urlCredentials(validated.host ?? process.env.OLLAMA_HOST)) ctx.secrets.add(credential);
       const settings = resolveSettings(validated, process.env);
       // Credentials for a proxy in front of Ollama are masked wherever OryxOS writes text.
       for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);

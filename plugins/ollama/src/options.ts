@@ -1,6 +1,6 @@
 import { OryxError, type RetryPolicy } from '@oryxos/provider-spec';
 import { shape as s, validateOptions as validate } from '@oryxos/schema-kit';
-import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, modelMatcher, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
+import { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, modelMatcher, redactUrl, retryPolicy, type ProviderCallOptions } from '@oryxos/provider-kit';
 
 /** Options of {@link ollama}. Every field is optional; the timeout and retry options are the kernel's shared ones. */
 export interface OllamaOptions extends ProviderCallOptions {
@@ -94,7 +94,7 @@ export function resolveSettings(options: OllamaOptions, env: NodeJS.ProcessEnv):
   const host = options.host ?? fromEnv ?? 'http://127.0.0.1:11434';
   let url = parseHost(host);
   if (!url) {
-    throw new OryxError('ORYX_E_OLLAMA_OPTIONS', `OLLAMA_HOST is not a host, host:port or URL (was ${JSON.stringify(host)})`, {
+    throw new OryxError('ORYX_E_OLLAMA_OPTIONS', `OLLAMA_HOST is not a host, host:port or URL (was ${JSON.stringify(redactUrl(host))})`, {
       hint: 'Fix OLLAMA_HOST (e.g. 127.0.0.1:11434), or pass host to ollama().', data: { field: 'OLLAMA_HOST' },
     });
   }

@@ -1,4 +1,5 @@
 import { pluginPackage, type Plugin } from '@oryxos/kernel';
+import { urlCredentials } from '@oryxos/provider-kit';
 import { validateOptions, resolveSettings, type OpenAIOptions } from './options.ts';
 import { createOpenAIProvider } from './provider.ts';
 
@@ -27,8 +28,9 @@ export default function openai(options: OpenAIOptions = {}): Plugin {
     ...pluginPackage(import.meta.url),
     setup(ctx) {
       const settings = resolveSettings(validated, process.env);
-      // The key (and credential headers for a proxy) are masked wherever OryxOS writes text.
+      // The key (and credential headers for a proxy, and a password in the base URL) are masked wherever OryxOS writes text.
       ctx.secrets.add(settings.apiKey);
+      for (const credential of urlCredentials(settings.baseURL)) ctx.secrets.add(credential);
       for (const [name, value] of Object.entries(settings.headers)) if (/auth|key|token|secret|cookie/i.test(name)) ctx.secrets.add(value);
       ctx.registerProvider(createOpenAIProvider(settings));
     },

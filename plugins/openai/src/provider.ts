@@ -1,6 +1,6 @@
 import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/provider-spec';
 import {
-  ChatChunkAssembler, ServerReportedError, callCap, causeChain, checkedFetch, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError,
+  ChatChunkAssembler, ServerReportedError, callCap, causeChain, checkedFetch, providerAbortError, redactUrl, providerBadResponseError, providerCallCapError, providerConnectionError,
   providerLabel, providerServerError, providerStatusError, providerTimeoutError, serverErrorOf, serverReportedIn, type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type OpenAI from 'openai';
@@ -19,7 +19,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
   let loading: Promise<Client> | undefined;
   const named = settings.name === 'openai' ? '' : `name: '${settings.name}', `;
   const where: ProviderFix = {
-    unreachable: `Check that ${settings.baseURL ?? 'the OpenAI API'} is up and reachable from here (network, proxy), or fix openai({ ${named}baseURL })${named ? '' : ' or OPENAI_BASE_URL'}.`,
+    unreachable: `Check that ${settings.baseURL ? redactUrl(settings.baseURL) : 'the OpenAI API'} is up and reachable from here (network, proxy), or fix openai({ ${named}baseURL })${named ? '' : ' or OPENAI_BASE_URL'}.`,
     timeout: `timeoutMs in openai({ ${named}timeoutMs })`,
     timeoutMs: settings.timeoutMs,
     hints: LLM_HINTS,
@@ -53,7 +53,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
     return loading;
   };
 
-  const ctxOf = (request: ChatRequest, c: Client): ProviderCall => ({ provider: settings.name, model: request.model, url: c.client.baseURL });
+  const ctxOf = (request: ChatRequest, c: Client): ProviderCall => ({ provider: settings.name, model: request.model, url: redactUrl(c.client.baseURL) });
   const callCapError = (ctx: ProviderCall, cause?: unknown) => providerCallCapError(ctx, settings.callTimeoutMs, `openai({ ${named}callTimeoutMs })`, cause);
 
   const classify = (error: unknown, request: ChatRequest, c: Client): OryxError => {
@@ -108,7 +108,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       } catch (error) {
         throw classify(error, request, c);
       }
-      if (!response) throw providerBadResponseError(`an answer with no choices from ${c.client.baseURL}`, ctxOf(request, c), where);
+      if (!response) throw providerBadResponseError(`an answer with no choices from ${redactUrl(c.client.baseURL)}`, ctxOf(request, c), where);
       return response;
     },
 
@@ -147,7 +147,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       if (idle.signal.aborted) throw providerTimeoutError(undefined, ctxOf(request, c), where);
       if (!assembler.finished) {
         throw new OryxError('ORYX_E_LLM_CONNECTION',
-          `${providerLabel({ provider: settings.name, model: request.model, url: c.client.baseURL })}: the stream from ${c.client.baseURL} ended before the model finished`, {
+          `${providerLabel(ctxOf(request, c))}: the stream from ${redactUrl(c.client.baseURL)} ended before the model finished`, {
             retryable: true, hint: LLM_HINTS.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: settings.name, model: request.model },
           });
       }

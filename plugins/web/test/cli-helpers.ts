@@ -2,6 +2,7 @@
 // && node scripts/manifest.mjs`; `npm test` does it). These tests signal the server and read its
 // output while it runs, so they spawn it here rather than through runOryx (which waits for the end).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const bin = path.resolve(import.meta.dirname, '../../../bin/run.js');
@@ -10,7 +11,7 @@ const bin = path.resolve(import.meta.dirname, '../../../bin/run.js');
 export interface CliServer {
   child: ChildProcess;
   url: string;
-  /** The generated token, from the console URL it printed (undefined for a configured token or auth: 'none'). */
+  /** The generated token, read from the token file it named (undefined for a configured token or auth: 'none'). */
   token?: string;
   stdout(): string;
   stderr(): string;
@@ -43,7 +44,9 @@ export async function listening(dir: string, args: string[] = [], env: Record<st
   const s = startCli(dir, ['--port', '0', ...args], env);
   s.url = (await waitFor(s, /listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   await waitFor(s, /^auth: .*$/m);
-  s.token = /^console: \S+\/#token=(\S+)$/m.exec(s.stdout())?.[1];
+  // `oryx web` names the file that holds a generated token; it prints the token only with --show-token.
+  const file = /^auth: bearer token kept in (\S+)$/m.exec(s.stdout())?.[1];
+  s.token = file ? (await readFile(file, 'utf8')).trim() : undefined;
   return s;
 }
 

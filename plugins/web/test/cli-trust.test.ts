@@ -58,12 +58,15 @@ async function stop(s: CliServer) {
 
 const bearer = (token: string | undefined) => ({ authorization: `Bearer ${token}` });
 
-test('default config: a token is generated, printed in the console URL, kept 0600, reused after a restart, replaced by --new-token', async () => {
+test('default config: a token is generated, kept 0600 and named but never printed (unless --show-token), reused after a restart, replaced by --new-token', async () => {
   await writeFile(path.join(dir, 'oryx.config.ts'), config());
   const tokenFile = path.join(dir, '.oryxos', 'web-token');
   const first = await serve();
   assert.match(first.token ?? '', /^[A-Za-z0-9_-]{43}$/, first.stdout());
-  assert.match(first.stdout(), `console: ${first.url}/#token=${first.token}`);
+  // A service log keeps what the server prints: the credential of the whole API is not in it.
+  assert.not.ok(first.stdout().includes(first.token!), `the token was printed:\n${first.stdout()}`);
+  assert.not.ok(first.stderr().includes(first.token!));
+  assert.match(first.stdout(), `console: ${first.url}/ (it asks for the token: oryx web --show-token prints a console URL that carries it, or read ${tokenFile})`);
   assert.match(first.stdout(), `auth: bearer token kept in ${tokenFile}`);
   assert.is((await readFile(tokenFile, 'utf8')).trim(), first.token);
   assert.is((await stat(tokenFile)).mode & 0o777, 0o600);
@@ -71,11 +74,12 @@ test('default config: a token is generated, printed in the console URL, kept 060
   assert.is(none.status, 401);
   assert.is(((await none.json()) as any).error.code, 'ORYX_E_WEB_UNAUTHORIZED');
   assert.is((await fetch(`${first.url}/api/info`, { headers: bearer(first.token) })).status, 200);
-  assert.is(first.stdout().split(first.token!).length, 2, 'the token is printed once, in the fragment');
   await stop(first);
 
-  const second = await serve();
+  const second = await serve(['--show-token']);
   assert.is(second.token, first.token, 'reused after a restart');
+  assert.match(second.stdout(), `console: ${second.url}/#token=${first.token}`);
+  assert.is(second.stdout().split(first.token!).length, 2, 'with --show-token, printed once, in the fragment');
   assert.is((await fetch(`${second.url}/api/info`, { headers: bearer(first.token) })).status, 200);
   await stop(second);
 

@@ -11,12 +11,14 @@ export default class Web extends OryxCommand {
     + 'On SIGINT or SIGTERM it stops accepting connections, lets runs in flight finish for the grace period, '
     + 'aborts the rest (their sessions keep every committed message), closes the kernel and the database, and exits 0. '
     + 'Every route but /health needs a bearer token: ORYX_WEB_TOKEN, else one generated into <workspace>/web-token '
-    + '(mode 0600, kept across restarts, replaced with --new-token); the console URL it prints carries it after #token=. '
+    + '(mode 0600, kept across restarts, replaced with --new-token). The token is not printed (service logs keep what a server prints): '
+    + 'it says which file holds it; --show-token prints the console URL with the token after #token= for this start. '
     + 'Endpoints are listed at /docs.';
   static override examples = [
     '<%= config.bin %> web',
     '<%= config.bin %> web --port 9000',
     '<%= config.bin %> web --new-token',
+    '<%= config.bin %> web --show-token',
     'ORYX_WEB_TOKEN=$(openssl rand -hex 32) <%= config.bin %> web --host 0.0.0.0',
   ];
   static override flags = {
@@ -25,6 +27,7 @@ export default class Web extends OryxCommand {
     grace: Flags.integer({ summary: 'Milliseconds runs in flight may take to finish on shutdown (default: shutdownGraceMs, 10000).', min: 0 }),
     quiet: Flags.boolean({ char: 'q', summary: 'Do not print a line per request.', default: false }),
     'new-token': Flags.boolean({ summary: 'Replace the generated token in <workspace>/web-token with a new one before serving.', default: false }),
+    'show-token': Flags.boolean({ summary: 'Print the console URL with the generated token (after #token=) for this start; by default only the file that holds it is named.', default: false }),
   };
 
   async run(): Promise<void> {
@@ -56,9 +59,14 @@ export default class Web extends OryxCommand {
     const { auth, token, tokenFrom } = web.options;
     if (auth === 'none') this.log('auth: none');
     else if (token !== undefined) this.log(`auth: bearer token from ${tokenFrom === 'option' ? 'web({ token })' : 'ORYX_WEB_TOKEN'}`);
-    else {
+    else if (flags['show-token']) {
       // The fragment never reaches a server or its logs; the console reads the token from it.
       this.log(`console: ${url}/#token=${await web.token()}`);
+      this.log(`auth: bearer token kept in ${web.tokenFile}`);
+    } else {
+      // Not the token itself: whatever keeps this process's output (a service log, a terminal's
+      // scroll-back) would keep the credential of the whole API.
+      this.log(`console: ${url}/ (it asks for the token: oryx web --show-token prints a console URL that carries it, or read ${web.tokenFile})`);
       this.log(`auth: bearer token kept in ${web.tokenFile}`);
     }
     const signal = await stop;

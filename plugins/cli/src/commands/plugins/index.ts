@@ -18,17 +18,21 @@ export interface PluginRow {
   enabled?: boolean;
   /** `bundled` (comes with the CLI), `installed` (`oryx plugins install`) or `linked` (`oryx plugins link`). */
   from: 'bundled' | 'installed' | 'linked';
-  /** What the plugin declares its own code does: exec, http, files:write, smtp, … */
-  permissions: string[];
+  /**
+   * What the plugin's package.json says its own code does (exec, http, files:write, smtp, …): a
+   * declaration, not enforced. Its code runs in the oryx process with your rights; the sandbox
+   * governs what agents, tools and the programs they start may do.
+   */
+  declaredPermissions: string[];
   commands: boolean;
   root: string;
 }
 
 export default class Plugins extends OryxCommand {
-  static override summary = 'The plugins of this installation: version, kernel range, whether oryx.config.ts enables them, and the permissions they declare.';
-  static override description = 'Lists the OryxOS plugins that come with the CLI and every plugin added with `oryx plugins install` or `link`. '
-    + 'Installing a plugin does not switch it on: oryx.config.ts does. Permissions are what the plugin declares its own code does; '
-    + 'what agents and tools may do is what the sandbox allows.';
+  static override summary = 'The plugins of this installation: version, kernel range, whether oryx.config.ts enables them, and the permissions they declare (not enforced).';
+  static override description = 'Lists the OryxOS plugins that come with the CLI and every plugin added with `oryx plugins install` or `link`: what is listed is what loads. '
+    + 'Installing a plugin does not switch it on: oryx.config.ts does. "Declares" is what the plugin\'s package.json says its own code does, a declaration '
+    + 'nobody checks: an enabled plugin\'s code runs with your rights. What agents, tools and their programs may do is what the sandbox allows.';
   static override examples = ['<%= config.bin %> plugins', '<%= config.bin %> plugins --json'];
   static override enableJsonFlag = true;
   static override readOnly = true;
@@ -53,7 +57,7 @@ export default class Plugins extends OryxCommand {
         ...(info.oryx ? { kernel: info.oryx.kernel, kernelOk: satisfies(kernel, info.oryx.kernel) } : {}),
         enabled: enabled?.has(info.name),
         from: installed.type === 'core' ? 'bundled' : installed.type === 'user' ? 'installed' : 'linked',
-        permissions: info.oryx?.permissions ?? [], commands: info.commands, root: installed.root,
+        declaredPermissions: info.oryx?.permissions ?? [], commands: info.commands, root: installed.root,
       });
     }
     if (!this.jsonEnabled()) {
@@ -61,7 +65,7 @@ export default class Plugins extends OryxCommand {
         plugin: p.package, version: p.version,
         kernel: p.kernel ? `${p.kernel}${p.kernelOk ? '' : ` (this is ${kernel}: refused)`}` : '(commands only)',
         enabled: p.enabled === undefined ? '?' : p.enabled ? 'yes' : 'no',
-        from: p.from, permissions: p.permissions.join(' ') || '—',
+        from: p.from, 'declares (not enforced)': p.declaredPermissions.join(' ') || '—',
       }))));
     }
     return { kernel, items };
