@@ -13,6 +13,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SandboxEvent } from '@oryxos/kernel';
+import { proxyPrefix } from './state-dir.ts';
 
 /** Decides one connection: undefined to allow, or the reason it is denied. */
 export type ProxyDecide = (url: string, method: string) => Promise<string | undefined>;
@@ -48,7 +49,8 @@ export class LaunchProxy {
   private constructor(readonly socket: string, private readonly server: http.Server, private readonly dir: string) {}
 
   static async open(options: ProxyOptions): Promise<LaunchProxy> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'oryx-proxy-'));
+    // The pid in the name lets the next start remove the folder of a process that was killed.
+    const dir = await mkdtemp(path.join(tmpdir(), proxyPrefix()));
     const server = http.createServer((req, res) => { void forward(req, res, options); });
     server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => { void tunnel(req, client, head, options); });
     server.on('clientError', (_error, socket) => { if (socket.writable) refuse(socket as net.Socket, 400, 'bad proxy request'); else socket.destroy(); });

@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import {
@@ -6,14 +6,17 @@ import {
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
   type SandboxContext, type SandboxDecision, type SandboxEvent,
 } from '@oryxos/kernel';
-import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
+import { PROXY_PORT, bwrapArgs, type ConfineSpec, type Mechanism } from './confine.ts';
+import { ControlGuard, type ControlMounts, type GuardTicket } from './control-guard.ts';
+import { identityOf, sameIdentity, type Identity } from './deny-identity.ts';
 import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
 import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
-import { PROTECTED_NAMES } from './protected-names.ts';
 import type { LaunchProxy } from './proxy.ts';
+import { StateDir, removeStaleProxyDirs } from './state-dir.ts';
+import { viewShows, workspaceView } from './workspace-view.ts';
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
@@ -40,6 +43,8 @@ interface Narrowing { policy: Policy; agent: AgentDefinition }
 /** What the sandbox needs from its plugin besides the policy. */
 export interface SandboxDeps {
   root: string;
+  /** The workspace folder, real (its operator's files are hidden from confined programs). */
+  workspace: string;
   log?: Logger;
   /** The confinement mechanism, found on first use (or why there is none). */
   confinement?(): Promise<Mechanism | string>;
@@ -60,12 +65,43 @@ export interface SandboxDeps {
 export class AllowListSandbox implements Sandbox {
   private readonly agents = new Map<string, Promise<Policy | string>>();
   private readonly proxies = new Set<LaunchProxy>();
+  /** What launches that have not called `done()` hold (placeholders). */
+  private readonly tickets = new Set<GuardTicket>();
   private readonly root: string;
   private readonly log?: Logger;
+  private readonly guard: ControlGuard;
+  /** What killed processes left (proxy folders, placeholders), removed once, before the first launch. */
+  private cleaning: Promise<void> = Promise.resolve();
+  private state: Promise<StateDir> | undefined;
 
   constructor(private readonly global: Policy, private readonly deps: SandboxDeps) {
     this.root = deps.root;
     this.log = deps.log;
+    this.guard = new ControlGuard({
+      root: deps.root,
+      workspace: deps.workspace,
+      controls: global.controls!,
+      writeRoots: () => mountable(global.write ?? []),
+      denied: (p) => !!global.denied(p),
+      lookFor: () => lookFor(global.deny),
+      state: () => (this.state ??= StateDir.open()),
+      warn: (m) => this.log?.warn(m),
+      record: (e) => this.deps.record?.(e),
+    });
+  }
+
+  /**
+   * Removes what processes killed before their cleanup left behind: their proxy socket folders
+   * and their placeholders. Started when the sandbox loads; the first launch waits for it.
+   */
+  startCleanup(): Promise<void> {
+    this.cleaning = (async () => {
+      const proxies = await removeStaleProxyDirs();
+      const placeholders = await this.guard.removeStale();
+      const gone = [...proxies, ...placeholders];
+      if (gone.length) this.log?.debug(`removed what ended processes left: ${gone.join(', ')}`);
+    })().catch((error: Error) => this.log?.warn(`could not remove what ended processes left: ${error.message}`));
+    return this.cleaning;
   }
 
   async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
@@ -122,11 +158,19 @@ export class AllowListSandbox implements Sandbox {
   async close(): Promise<void> {
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
+    await Promise.all([...this.tickets].map((t) => this.guard.finish(t)));
+    this.tickets.clear();
+    await this.guard.close();
   }
 
   /** Adds a control file no agent may write (a plugin's own). */
   protect(file: string, why: string): void {
     this.global.controls?.add({ path: path.resolve(this.root, file), why });
+  }
+
+  /** Denies a file of the operator's (the database) to every agent, reads too, by path and identity. */
+  denyOperator(file: string, why: string): Promise<void> {
+    return this.global.addDeny(path.resolve(this.root, file), why);
   }
 
   async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
@@ -199,46 +243,64 @@ export class AllowListSandbox implements Sandbox {
     }
     env.TMPDIR = '/tmp';
     // A root that does not exist (yet) cannot be mounted; nothing there is visible.
-    const mounted = async (roots: Root[]) => (await existing(roots.map((r) => r.path))).map((d) => d.path);
-    const args = await bwrapArgs(mechanism, {
-      program: plan.program, args: request.args, cwd: plan.cwd, read: await mounted(read), write: await mounted(write),
-      deny: await existing([...this.global.deny, ...policies.flatMap((p) => p.deny)].map((d) => d.path)),
-      ...await this.controlMounts(write, plan.cwd, policies),
-      programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
-      proxySocket: proxy?.socket, limits,
-    });
+    const readRoots = await mountable(read);
+    const writeRoots = await mountable(write);
+    const optedIn = (p: string) => this.global.controls!.optedIn(p) && policies.every((n) => !n.controls || n.controls.optedIn(p));
+    await this.cleaning;
+    const controls = await this.guard.prepare(writeRoots, { origin: ctx?.origin, optedIn });
     let released = false;
-    return {
-      allow: true,
-      launch: {
-        file: mechanism.bwrap, args, cwd: plan.cwd, env, program: plan.program, confined: true,
-        started(p) { pid = p; },
-        done: async () => {
-          if (released || !proxy) return;
-          released = true;
-          this.proxies.delete(proxy);
-          await proxy.close();
-        },
-      },
+    const release = async () => {
+      if (released) return;
+      released = true;
+      this.tickets.delete(controls.ticket);
+      if (proxy) { this.proxies.delete(proxy); await proxy.close(); }
+      await this.guard.finish(controls.ticket);
     };
+    this.tickets.add(controls.ticket);
+    try {
+      const mounts = await this.mounts(readRoots, writeRoots, policies, controls);
+      const args = await bwrapArgs(mechanism, {
+        program: plan.program, args: request.args, cwd: plan.cwd, read: readRoots, write: writeRoots, ...mounts,
+        programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
+        proxySocket: proxy?.socket, limits,
+      });
+      return {
+        allow: true,
+        launch: { file: mechanism.bwrap, args, cwd: plan.cwd, env, program: plan.program, confined: true, started(p) { pid = p; }, done: release },
+      };
+    } catch (error) {
+      await release();
+      throw error;
+    }
   }
 
   /**
-   * Control files inside the write roots that exist now: the guards, and the protected names
-   * in the project folder, each write root and the working folder with its parents (where git,
-   * npm and node look for them). Opted-in ones stay writable.
+   * The mounts of one launch besides its roots: deny entries masked (and the folders above them
+   * in a write root pinned, so they cannot be renamed), the workspace rebuilt without the
+   * operator's files, control files read-only (see control-guard.ts), opted-in ones writable.
    */
-  private async controlMounts(write: Root[], cwd: string, narrowed: Policy[]): Promise<{ protect: string[]; reopen: string[] }> {
-    const controls = this.global.controls!;
-    const candidates = new Set(controls.paths);
-    const folders = new Set([this.root, ...write.map((w) => w.path)]);
-    for (let dir = cwd; ; dir = path.dirname(dir)) { folders.add(dir); if (path.dirname(dir) === dir) break; }
-    for (const folder of folders) for (const name of Object.keys(PROTECTED_NAMES)) candidates.add(path.join(folder, name));
-    const inWrite = (p: string) => write.some((w) => isWithin(p, w.path));
-    const optedIn = (p: string) => controls.optedIn(p) && narrowed.every((n) => !n.controls || n.controls.optedIn(p));
-    const protect = (await existing([...candidates])).map((d) => d.path).filter((p) => inWrite(p) && !optedIn(p));
-    const reopen = (await existing(controls.reopened.filter((p) => inWrite(p) && optedIn(p) && protect.some((g) => isWithin(p, g))))).map((d) => d.path);
-    return { protect, reopen };
+  private async mounts(read: string[], write: string[], policies: Policy[], controls: ControlMounts): Promise<Pick<ConfineSpec, 'deny' | 'pin' | 'view' | 'protect' | 'reopen'>> {
+    const ws = this.deps.workspace;
+    const hidden = (p: string) => !!this.global.denied(p) || policies.some((n) => !!n.denied(p));
+    const visible = read.some((r) => isWithin(ws, r)) && await lstat(ws).then((st) => st.isDirectory(), () => false);
+    const inWrite = (p: string) => write.some((w) => isWithin(p, w));
+    const view = visible
+      ? await workspaceView(ws, { hidden, writable: (p) => inWrite(p) && controls.reopen.includes(p) })
+      : undefined;
+    // Inside the workspace only what the view binds from disk can take a mount.
+    const placeable = (p: string) => !view || !isWithin(p, ws) || viewShows(view, p) === 'bound';
+    const deny = [...await existing([...this.global.deny, ...policies.flatMap((p) => p.deny)].map((d) => d.path)), ...controls.moved].filter((d) => placeable(d.path));
+    const protect = controls.protect.filter((p) => !view || !isWithin(p, ws));
+    const pin = new Set<string>(controls.pin.filter((p) => !view || !isWithin(p, ws)));
+    for (const d of deny) {
+      const root = write.filter((w) => isWithin(d.path, w)).sort((a, b) => b.length - a.length)[0];
+      if (!root) continue;
+      for (let dir = path.dirname(d.path); dir !== root && isWithin(dir, root); dir = path.dirname(dir)) {
+        if (!protect.some((g) => isWithin(dir, g)) && placeable(dir) && !(view && dir === ws)) pin.add(dir);
+      }
+    }
+    const reopen = controls.reopen.filter((p) => placeable(p));
+    return { deny, pin: [...pin], view, protect, reopen };
   }
 
   /**
@@ -347,6 +409,26 @@ function tightest(list: (Limits | undefined)[]): Limits | undefined {
     if (v !== undefined) out[key] = Math.min(out[key] ?? v, v);
   }
   return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * What the scan of the write roots looks for: the identities of the deny entries, files too
+ * when one is not (only) at its place — missing there, replaced, or with other hard links.
+ */
+async function lookFor(deny: Root[]): Promise<{ ids: Identity[]; files: boolean }> {
+  const ids = deny.flatMap((d) => d.ids ?? []);
+  let files = false;
+  for (const d of deny) {
+    if (!d.ids?.length) continue;
+    const s = await stat(d.path).catch(() => undefined);
+    if (!s || !sameIdentity(identityOf(s), d.ids[0]!) || (s.isFile() && s.nlink > 1)) { files = true; break; }
+  }
+  return { ids, files };
+}
+
+/** The roots that exist, as real paths: what can be mounted. */
+async function mountable(roots: Root[]): Promise<string[]> {
+  return (await existing(roots.map((r) => r.path))).map((d) => d.path);
 }
 
 /** The paths that exist, as real paths (what a mount must name), each once, with whether it is a folder. */

@@ -1,0 +1,141 @@
+/**
+ * Placeholders: an empty folder (or empty file) made at a control name that does not exist,
+ * where OryxOS itself looks at its next start (node_modules and package.json, which node
+ * resolves packages through, the config file names, the workspace), so that confinement can
+ * mount it read-only and no confined program can create the name. A mount needs something to
+ * mount on, so the placeholder is visible outside the sandbox while a confined program runs;
+ * it is removed when the last program that needed it ends, if it is still empty and still the
+ * one made here (a folder you filled in the meantime stays). Processes of one user see each
+ * other's placeholders through journals (state-dir.ts), so one never removes a placeholder
+ * another still mounts; those of a killed process are removed at the next start.
+ */
+import { lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
+import type { JournalEntry, StateDir } from './state-dir.ts';
+
+/** A control name to hold: a folder placeholder, or an empty file (`.npmrc`, which npm reads as empty settings). */
+export interface Wanted { path: string; dir: boolean }
+
+const idOf = (s: { dev: number; ino: number }) => `${s.dev}:${s.ino}`;
+
+/** Still exactly the placeholder made: same inode, and empty. */
+async function untouched(e: JournalEntry): Promise<boolean> {
+  const s = await lstat(e.path).catch(() => undefined);
+  if (!s || idOf(s) !== e.id || s.isSymbolicLink()) return false;
+  if (e.dir) return s.isDirectory() && (await readdir(e.path).catch(() => ['?'])).length === 0;
+  return s.isFile() && s.size === 0;
+}
+
+async function remove(e: JournalEntry): Promise<void> {
+  if (!(await untouched(e))) return;
+  // rmdir refuses a folder that something was put into since the check.
+  await (e.dir ? rmdir(e.path) : unlink(e.path)).catch(() => {});
+}
+
+/**
+ * The placeholders this process holds, counted per path, and the journal that tells other
+ * processes about them.
+ *
+ * @example
+ * const held = await placeholders.acquire([{ path: '/proj/node_modules', dir: true }]);
+ * // … mount held.paths read-only, run the program …
+ * await placeholders.release(held);
+ */
+export class Placeholders {
+  private readonly held = new Map<string, { entry: JournalEntry; users: number }>();
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly state: StateDir) {}
+
+  /**
+   * Makes a placeholder at each wanted path that does not exist, and takes the placeholders
+   * other processes made there. Returns the paths that now hold one; a path that exists
+   * otherwise (a real control file or folder) is not among them: it is protected as it is.
+   */
+  async acquire(wanted: Wanted[]): Promise<Wanted[]> {
+    const others = new Map<string, JournalEntry>();
+    for (const j of await this.state.journals()) if (j.pid !== process.pid) for (const e of j.entries) others.set(e.path, e);
+    const got: Wanted[] = [];
+    for (const w of wanted) {
+      const mine = this.held.get(w.path);
+      if (mine && await untouched(mine.entry)) { mine.users++; got.push(w); continue; }
+      const theirs = others.get(w.path);
+      if (theirs && await untouched(theirs)) { this.hold(theirs); got.push(w); continue; }
+      const made = await make(w);
+      if (made) { this.hold(made); got.push(w); }
+    }
+    await this.save();
+    return got;
+  }
+
+  /** Gives back what `acquire` returned; the last user of a placeholder removes it unless another process holds it. */
+  async release(paths: Wanted[]): Promise<void> {
+    const last: JournalEntry[] = [];
+    for (const w of paths) {
+      const h = this.held.get(w.path);
+      if (!h || --h.users > 0) continue;
+      this.held.delete(w.path);
+      last.push(h.entry);
+    }
+    if (!last.length) return;
+    await this.save();
+    const used = new Set<string>();
+    for (const j of await this.state.journals()) if (j.pid !== process.pid && j.alive) for (const e of j.entries) used.add(e.path);
+    for (const e of last) if (!used.has(e.path)) await remove(e);
+  }
+
+  /** Releases everything (the sandbox closes). */
+  async close(): Promise<void> {
+    for (const h of this.held.values()) h.users = 1;
+    await this.release([...this.held.values()].map((h) => ({ path: h.entry.path, dir: h.entry.dir })));
+  }
+
+  /**
+   * Removes the placeholders of processes that ended without releasing them (SIGKILL), unless a
+   * running process holds them too, and forgets their journals. Returns the paths removed.
+   */
+  async removeStale(): Promise<string[]> {
+    const journals = await this.state.journals();
+    const used = new Set(journals.filter((j) => j.alive).flatMap((j) => j.entries.map((e) => e.path)));
+    const removed: string[] = [];
+    for (const j of journals.filter((x) => !x.alive)) {
+      for (const e of j.entries) {
+        if (used.has(e.path) || !(await untouched(e))) continue;
+        await remove(e);
+        removed.push(e.path);
+      }
+      await this.state.forget(j.pid);
+    }
+    return removed;
+  }
+
+  /** The placeholders any process holds now (this one's and those in other journals, still untouched). */
+  async everyones(): Promise<Set<string>> {
+    const out = new Set(this.held.keys());
+    for (const j of await this.state.journals()) if (j.pid !== process.pid) for (const e of j.entries) if (await untouched(e)) out.add(e.path);
+    return out;
+  }
+
+  private hold(entry: JournalEntry): void {
+    const h = this.held.get(entry.path);
+    if (h) { h.entry = entry; h.users++; } else this.held.set(entry.path, { entry, users: 1 });
+  }
+
+  /** Writes the journal, one write at a time, in the order asked. */
+  private save(): Promise<void> {
+    const entries = [...this.held.values()].map((h) => h.entry);
+    this.writing = this.writing.then(() => this.state.write(entries), () => this.state.write(entries));
+    return this.writing;
+  }
+}
+
+/** Makes the placeholder, or undefined when the path exists already (or cannot be made). */
+async function make(w: Wanted): Promise<JournalEntry | undefined> {
+  try {
+    if (w.dir) await mkdir(w.path, { mode: 0o755 });
+    else await (await open(w.path, 'wx', 0o644)).close();
+  } catch {
+    return undefined;
+  }
+  const s = await lstat(w.path).catch(() => undefined);
+  return s ? { path: w.path, dir: w.dir, id: idOf(s) } : undefined;
+}
