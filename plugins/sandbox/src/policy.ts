@@ -5,7 +5,7 @@ import { absolutePath, canonicalPath, resolveExecutable } from '@oryxos/plugin-k
 import { ControlFiles, type Guard } from './control-files.ts';
 import { identityHit, identityOf, mergeBook, type Identity, type IdentityBook } from './deny-identity.ts';
 import { envProblem } from './env-rule.ts';
-import { matchExec, type ExecEntry, type Limits } from './exec-rule.ts';
+import { matchAsk, matchExec, type ExecEntry, type Limits } from './exec-rule.ts';
 import { checkHttp, type HttpEntry } from './http-rule.ts';
 import type { Rules } from './options.ts';
 import { isWithin } from './paths.ts';
@@ -35,6 +35,27 @@ export interface OperatorDeny { paths: { source: string; path: string; why: stri
 // allows everything.
 const RUNS_ANYTHING = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'node', 'deno', 'bun', 'python',
   'python3', 'perl', 'ruby', 'php', 'lua', 'env', 'xargs', 'sudo', 'doas', 'su', 'nohup', 'timeout', 'nice', 'busybox']);
+
+/**
+ * What an `exec.ask` list cannot promise: an argument rule on a program other than git matches
+ * positions, and such a program may take options before the word listed; and no ask on git
+ * holds while a program that runs others (a shell, an interpreter) is allowed.
+ */
+function askWarnings(asks: ExecEntry[], allowed: ExecEntry[]): string[] {
+  const out: string[] = [];
+  const name = (e: ExecEntry) => path.basename(e.resolved ?? e.command);
+  const runners = [...new Set(allowed.map(name).filter((n) => RUNS_ANYTHING.has(n)))];
+  for (const e of asks) {
+    if (!e.args?.length) continue;
+    if (name(e) === 'git') {
+      if (runners.length) out.push(`exec.ask entry ${e.source} is advisory while ${runners.join(', ')} may run (exec.allow): they can run git without asking`);
+    } else {
+      out.push(`exec.ask entry ${e.source} matches the arguments of ${name(e)} by position, and a program may take options before the word you list `
+        + `(${name(e)} --option … ${e.args[0]!.source.replace(/^\^\(\?:|\)\$$/g, '')}), so this ask is advisory: add entries for those forms, or ask for every call of ${name(e)}`);
+    }
+  }
+  return out;
+}
 
 export interface BuildOptions {
   /** Canonical folder relative paths resolve against (the folder of oryx.config.ts). */
@@ -75,6 +96,19 @@ const RANK = { allow: 0, ask: 1, deny: 2 } as const;
 /** The stricter of two verdicts: deny beats ask beats allow (the first wins a tie). */
 export function stricter(a: Verdict, b: Verdict): Verdict {
   return RANK[b.outcome] > RANK[a.outcome] ? b : a;
+}
+
+/**
+ * The addresses an http action says it will connect to (the caller resolved the host once, and
+ * the sandbox checks those rather than looking it up again), or why they are malformed.
+ */
+function addressesOf(action: SandboxAction & { kind: 'http' }): readonly string[] | undefined | string {
+  if (!('addresses' in action) || action.addresses === undefined) return undefined;
+  const list = action.addresses;
+  if (!Array.isArray(list) || !list.length || list.some((a) => typeof a !== 'string')) {
+    return 'the http action needs addresses as a non-empty array of IP address strings';
+  }
+  return list as string[];
 }
 
 /** The `ask` lists of a policy, resolved like the allow-lists; undefined: nothing asks. */
@@ -153,6 +187,7 @@ export class Policy {
       const writable = entry.resolved && write?.find((r) => isWithin(entry.resolved!, r.path));
       if (writable) warn(`exec entry ${entry.source} is inside the write root ${writable.source}: an agent could rewrite what it runs`);
     }
+    if (global) for (const w of askWarnings(rules.execAsk ?? [], exec ?? [])) warn(w);
     let controls: ControlFiles | undefined;
     if (global || rules.files?.allowControlWrites) {
       const guards = await Promise.all((options.guards ?? []).map(async (g) => ({ ...g, path: await canonicalPath(g.path).catch(() => g.path) })));
@@ -213,12 +248,14 @@ export class Policy {
         return typeof plan === 'string' ? deny(plan) : plan.ask ? ask(plan.ask) : ALLOW;
       }
       case 'http': {
-        if (this.asks.http?.length && !await checkHttp(this.asks.http, action.url, action.method)) {
+        const addresses = addressesOf(action);
+        if (typeof addresses === 'string') return deny(addresses);
+        if (this.asks.http?.length && !await checkHttp(this.asks.http, action.url, action.method, addresses)) {
           return ask(`${action.method} ${action.url} needs approval: it matches http.ask`);
         }
         if (!this.http) return ALLOW;
         if (!this.http.length) return deny('no HTTP request may be made: the http allow-list is empty');
-        const reason = await checkHttp(this.http, action.url, action.method);
+        const reason = await checkHttp(this.http, action.url, action.method, addresses);
         return reason ? deny(reason) : ALLOW;
       }
       case 'smtp': {
@@ -252,10 +289,10 @@ export class Policy {
     let entry: ExecEntry | undefined;
     let program = '';
     let asking: string | undefined;
-    const asked = this.asks.exec?.length ? await matchExec(this.asks.exec, action.command, action.args, cwd) : undefined;
-    if (asked && 'entry' in asked) {
+    const asked = this.asks.exec?.length ? await matchAsk(this.asks.exec, action.command, action.args, cwd) : undefined;
+    if (asked) {
       ({ entry, program } = asked);
-      asking = `${JSON.stringify([action.command, ...action.args])} needs approval: it matches exec.ask entry ${entry.source}`;
+      asking = `${JSON.stringify([action.command, ...action.args])} needs approval: it matches exec.ask entry ${entry.source}${asked.why ? ` (${asked.why})` : ''}`;
     } else if (this.exec) {
       if (!this.exec.length) return 'no command may be run: the exec allow-list is empty';
       const match = await matchExec(this.exec, action.command, action.args, cwd);

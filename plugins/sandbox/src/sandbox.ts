@@ -18,6 +18,12 @@ import type { LaunchProxy } from './proxy.ts';
 import { StateDir, removeStaleProxyDirs } from './state-dir.ts';
 import { viewShows, workspaceView } from './workspace-view.ts';
 
+/**
+ * An http action with the addresses its host resolved to, which the connection will use: the
+ * sandbox checks those instead of resolving again (not in the kernel's type yet).
+ */
+export type HttpAction = Extract<SandboxAction, { kind: 'http' }> & { addresses?: string[] };
+
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
 
@@ -226,9 +232,10 @@ export class AllowListSandbox implements Sandbox {
     if (http && mechanism.socat) {
       const { LaunchProxy } = await import('./proxy.ts'); // node:http only for a launch that has a network
       proxy = await LaunchProxy.open({
-        decide: async (url, method) => {
+        decide: async (url, method, addresses) => {
           // A confined program cannot stop to wait for a person: what would ask is refused.
-          const verdict = await this.decide({ kind: 'http', url, method }, ctx);
+          const action: HttpAction = { kind: 'http', url, method, ...(addresses ? { addresses } : {}) };
+          const verdict = await this.decide(action, ctx);
           if (verdict.outcome === 'allow') return undefined;
           return verdict.outcome === 'ask' ? `${verdict.reason}, and a confined program cannot ask for approval` : verdict.reason;
         },
