@@ -4,10 +4,12 @@
  * mounted read-only, and where OryxOS itself looks at its next start (the project folder and
  * the folders above it inside a write root) an absent control name gets a read-only
  * placeholder (placeholders.ts), so no program can create node_modules, package.json, a config
- * file or the workspace there. Deeper, a name can only be checked after the fact: what appears
- * between two scans while a confined program runs is moved into quarantine when a program that
- * ran for less than {@link LONG_RUN_MS} ends (or a later launch starts), and reported when only
- * a long-running one (a server) was running, since then it may just as well be yours.
+ * file or the workspace there. Deeper, a name can only be checked after the fact: a control
+ * path that appears between two scans is judged by when it was made (its status change time):
+ * made while a program that ran for less than {@link LONG_RUN_MS} ran, it is moved into
+ * quarantine; while only a long-running one ran (a server), it is reported, since it may just as
+ * well be yours; while none ran, it is yours. One made while a program still runs is judged
+ * when that program ends.
  */
 import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -66,7 +68,7 @@ export interface ControlMounts {
 export class ControlGuard {
   private known: Map<string, FoundControl> | undefined;
   private readonly running = new Set<Run>();
-  /** Launches that ran since the last scan (those still running are in `running`). */
+  /** Launches that ended lately (for 2 × LONG_RUN_MS): what appeared while they ran is theirs. */
   private ended: Run[] = [];
   private placeholders: Placeholders | undefined;
   private scanning: Promise<unknown> = Promise.resolve();
@@ -166,29 +168,47 @@ export class ControlGuard {
     });
     if (scan.truncated) this.d.warn(`the write roots hold more than ${scan.dirs} folders; control files below the first ${scan.dirs} are not checked inside confinement: narrow files.write`);
     const before = this.known;
-    const ran = [...this.ended, ...this.running];
-    this.ended = [];
-    if (!before || !ran.length) { this.known = scan.found; return scan; }
+    const next = new Map(scan.found);
+    this.known = next;
+    if (!before) return scan; // the first scan: what is there is the project's
     const held = await (await this.holder()).everyones();
     const appeared = [...scan.found].filter(([p, f]) => {
       const was = before.get(p);
       return (!was || (was.link && was.id !== f.id)) && !this.d.controls.optedIn(p) && !held.has(p);
     }).map(([p]) => p);
-    const top = appeared.filter((p) => !appeared.some((q) => q !== p && isWithin(p, q)));
-    if (top.length) {
-      const short = ran.some((r) => (r.ms ?? Date.now() - r.started) < LONG_RUN_MS);
-      for (const p of top) {
-        if (short) {
-          const moved = await this.quarantine(p);
-          for (const q of [...scan.found.keys()]) if (isWithin(q, p)) scan.found.delete(q);
-          this.report(p, moved ? `moved to ${moved}` : 'removed (it could not be moved)', 'deny', ran);
-        } else {
-          this.report(p, 'left in place: it appeared while only a long-running confined program ran, so it may be yours; check it', 'allow', ran);
-        }
+    const forget = (p: string) => { for (const q of [...next.keys()]) if (isWithin(q, p)) next.delete(q); };
+    for (const p of appeared.filter((x) => !appeared.some((q) => q !== x && isWithin(x, q)))) {
+      // When it was made (or moved there): its status change time.
+      const at = (await lstat(p).catch(() => undefined))?.ctimeMs;
+      if (at === undefined) { forget(p); continue; }
+      const verdict = this.judge(at);
+      if (verdict.kind === 'pending') { forget(p); continue; } // judged again once the program running then ends
+      if (verdict.kind === 'quarantine') {
+        const moved = await this.quarantine(p);
+        forget(p);
+        this.report(p, moved ? `moved to ${moved}` : 'removed (it could not be moved)', 'deny', verdict.runs);
+      } else if (verdict.kind === 'report') {
+        this.report(p, 'left in place: it appeared while only a long-running confined program ran, so it may be yours; check it', 'allow', verdict.runs);
       }
     }
-    this.known = scan.found;
+    const horizon = Date.now() - 2 * LONG_RUN_MS;
+    this.ended = this.ended.filter((r) => r.started + r.ms! > horizon);
     return scan;
+  }
+
+  /**
+   * Who made a control path that appeared at `at`: a confined program that ran for less than
+   * {@link LONG_RUN_MS} around then (quarantine), one still running (judged once it ends), only
+   * a long-running one (report: it may be yours), or none (yours).
+   */
+  private judge(at: number): { kind: 'quarantine' | 'report'; runs: Run[] } | { kind: 'pending' | 'yours' } {
+    const slack = 100; // ms: the clocks are the same, only their rounding differs
+    const during = (r: Run) => at >= r.started - slack && at <= r.started + r.ms! + slack;
+    const short = this.ended.filter((r) => r.ms! < LONG_RUN_MS && during(r));
+    if (short.length) return { kind: 'quarantine', runs: short };
+    if ([...this.running].some((r) => at >= r.started - slack)) return { kind: 'pending' };
+    const long = this.ended.filter(during);
+    return long.length ? { kind: 'report', runs: long } : { kind: 'yours' };
   }
 
   /** Moves a control path a confined program created into `<workspace>/sandbox/quarantine/`. */

@@ -178,6 +178,31 @@ test('what a project really does still works: git commit in a write root (hooks 
   await run('git', [...GIT_USER, 'status', '--porcelain'], { cwd: path.join(root, 'sub') });
 });
 
+test('a control file you make while no confined program runs is yours: it stays, and is read-only to the next program', async () => {
+  const t = await testKernel({ dir: root, configFile: path.join(root, 'oryx.config.mjs'), plugins: [sandbox(policy())], agents: { assistant: { tools: [] } } });
+  const once = async (args: string[]) => {
+    const launch = await prepareExec(t.kernel, { command: 'git', args: ['-c', 'alias.x=!node plant.mjs', 'x', ...args] });
+    try {
+      return (await run(launch.file, launch.args, { cwd: launch.cwd, env: launch.env })).stdout;
+    } finally {
+      await launch.done();
+    }
+  };
+  try {
+    await once(['file:scratch.txt']);
+    await new Promise((r) => setTimeout(r, 300));
+    await mkdir(path.join(root, 'mine'), { recursive: true });
+    await writeFile(path.join(root, 'mine', 'package.json'), '{ "name": "mine" }\n');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.match(await once(['append:mine/package.json']), /append:mine\/package\.json: EROFS/);
+    assert.is(await readFile(path.join(root, 'mine', 'package.json'), 'utf8'), '{ "name": "mine" }\n', 'not quarantined, not changed');
+  } finally {
+    await t.close({ keep: true });
+    await rm(path.join(root, 'mine'), { recursive: true, force: true });
+    await rm(path.join(root, 'scratch.txt'), { force: true });
+  }
+});
+
 test('an opted-in control folder is created and kept: no placeholder, no quarantine', async () => {
   const { out, t } = await turn([plant('file:node_modules/local/index.js')], policy({ allowControlWrites: ['node_modules/**'] }));
   await t.close({ keep: true });
