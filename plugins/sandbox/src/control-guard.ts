@@ -11,7 +11,7 @@
  * well be yours; while none ran, it is yours. One made while a program still runs is judged
  * when that program ends.
  */
-import { lstat, mkdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxEvent } from '@oryxos/kernel';
 import type { ControlFiles } from './control-files.ts';
@@ -93,6 +93,12 @@ export class ControlGuard {
       // A git folder is refined: its control entries are listed one by one.
       if (f.dir && path.basename(p) === '.git' && !f.git && !held.has(p)) pin.push(p);
       else if (!f.link) protect.add(p);
+      else {
+        // The link itself cannot take a mount (the mount follows it): what it points to can, when
+        // that is writable; replacing the link is judged after the fact.
+        const target = await realpath(p).catch(() => undefined);
+        if (target && inWrite(target) && !optedIn(target)) protect.add(target);
+      }
     }
     for (const g of this.d.controls.paths) if (inWrite(g) && !optedIn(g) && !isWithin(g, this.d.workspace) && await exists(g)) protect.add(g);
     // A git folder without hooks gets an empty one (as `git init` makes), so none can be added.
@@ -126,9 +132,9 @@ export class ControlGuard {
     }
   }
 
-  /** Gives back every placeholder (the sandbox closes). */
+  /** Gives back what launches that never ended still hold (the sandbox closes). */
   async close(): Promise<void> {
-    await this.placeholders?.close().catch(() => {});
+    for (const run of [...this.running]) this.running.delete(run);
   }
 
   /** Removes what processes killed before they could clean up left behind (their placeholders). */
@@ -137,7 +143,7 @@ export class ControlGuard {
   }
 
   private async holder(): Promise<Placeholders> {
-    return this.placeholders ??= new Placeholders(await this.d.state());
+    return this.placeholders ??= Placeholders.of(await this.d.state());
   }
 
   /** The absent control names where OryxOS looks at its next start, inside the write roots. */
@@ -174,7 +180,8 @@ export class ControlGuard {
     const held = await (await this.holder()).everyones();
     const appeared = [...scan.found].filter(([p, f]) => {
       const was = before.get(p);
-      return (!was || (was.link && was.id !== f.id)) && !this.d.controls.optedIn(p) && !held.has(p);
+      // A symbolic link cannot be mounted read-only: replaced (by anything else, or another link), it is new.
+      return (!was || (was.link && (!f.link || was.id !== f.id))) && !this.d.controls.optedIn(p) && !held.has(p);
     }).map(([p]) => p);
     const forget = (p: string) => { for (const q of [...next.keys()]) if (isWithin(q, p)) next.delete(q); };
     for (const p of appeared.filter((x) => !appeared.some((q) => q !== x && isWithin(x, q)))) {

@@ -41,10 +41,18 @@ async function remove(e: JournalEntry): Promise<void> {
  * await placeholders.release(held);
  */
 export class Placeholders {
+  private static readonly perState = new Map<string, Placeholders>();
   private readonly held = new Map<string, { entry: JournalEntry; users: number }>();
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly state: StateDir) {}
+  private constructor(private readonly state: StateDir) {}
+
+  /** The one registry of this process for a state folder: every sandbox of the process shares it (and its journal). */
+  static of(state: StateDir): Placeholders {
+    let found = Placeholders.perState.get(state.dir);
+    if (!found) Placeholders.perState.set(state.dir, (found = new Placeholders(state)));
+    return found;
+  }
 
   /**
    * Makes a placeholder at each wanted path that does not exist, and takes the placeholders
@@ -82,12 +90,6 @@ export class Placeholders {
     const used = new Set<string>();
     for (const j of await this.state.journals()) if (j.pid !== process.pid && j.alive) for (const e of j.entries) used.add(e.path);
     await Promise.all(last.filter((e) => !used.has(e.path)).map(remove));
-  }
-
-  /** Releases everything (the sandbox closes). */
-  async close(): Promise<void> {
-    for (const h of this.held.values()) h.users = 1;
-    await this.release([...this.held.values()].map((h) => ({ path: h.entry.path, dir: h.entry.dir })));
   }
 
   /**

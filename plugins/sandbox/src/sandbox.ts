@@ -78,7 +78,6 @@ export class AllowListSandbox implements Sandbox {
   private readonly guard: ControlGuard;
   /** What killed processes left (proxy folders, placeholders), removed once, before the first launch. */
   private cleaning: Promise<void> = Promise.resolve();
-  private state: Promise<StateDir> | undefined;
 
   constructor(private readonly global: Policy, private readonly deps: SandboxDeps) {
     this.root = deps.root;
@@ -90,7 +89,7 @@ export class AllowListSandbox implements Sandbox {
       writeRoots: () => mountable(global.write ?? []),
       denied: (p) => !!global.denied(p),
       lookFor: () => lookFor(global.deny),
-      state: () => (this.state ??= StateDir.open()),
+      state: () => StateDir.shared(),
       warn: (m) => this.log?.warn(m),
       record: (e) => this.deps.record?.(e),
     });

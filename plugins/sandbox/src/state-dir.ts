@@ -33,6 +33,13 @@ async function ours(dir: string): Promise<boolean> {
 export class StateDir {
   private constructor(readonly dir: string, readonly shared: boolean) {}
 
+  private static opened: Promise<StateDir> | undefined;
+
+  /** The state folder of this process (made once, shared by every sandbox in it). */
+  static shared(): Promise<StateDir> {
+    return StateDir.opened ??= StateDir.open();
+  }
+
   static async open(base = tmpdir()): Promise<StateDir> {
     const dir = path.join(base, `oryx-sandbox-${uid() < 0 ? 'user' : uid()}`);
     await mkdir(dir, { mode: 0o700 }).catch(() => {});

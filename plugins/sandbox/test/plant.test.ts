@@ -6,7 +6,7 @@
 // (test/fixtures/plant.mjs).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -201,6 +201,27 @@ test('a control file you make while no confined program runs is yours: it stays,
     await rm(path.join(root, 'mine'), { recursive: true, force: true });
     await rm(path.join(root, 'scratch.txt'), { force: true });
   }
+});
+
+test('a node_modules that is a symbolic link: what it points to is read-only, and a folder put in its place is quarantined', async () => {
+  await mkdir(path.join(root, 'store', 'nm'), { recursive: true });
+  await symlink('store/nm', path.join(root, 'node_modules'));
+  try {
+    const { out, t } = await turn([plant('file:node_modules/@oryxos/kernel/index.js', 'file:store/nm/@oryxos/kernel/index.js')]);
+    await t.close({ keep: true });
+    const got = results(out[0]!.content);
+    assert.is(got['file:node_modules/@oryxos/kernel/index.js'], 'ENOENT', out[0]!.content);
+    assert.is(got['file:store/nm/@oryxos/kernel/index.js'], 'ENOENT');
+    assert.equal(await readdir(path.join(root, 'store', 'nm')), []);
+    const swapped = await turn([plant('rm:node_modules', 'file:node_modules/@oryxos/kernel/index.js')]);
+    await swapped.t.close({ keep: true });
+    assert.is(results(swapped.out[0]!.content)['rm:node_modules'], 'ok', 'the link itself cannot be made read-only');
+    assert.not.ok(existsSync(path.join(root, 'node_modules', '@oryxos')), 'the folder put in its place did not survive the program');
+  } finally {
+    await rm(path.join(root, 'node_modules'), { recursive: true, force: true });
+    await rm(path.join(root, 'store'), { recursive: true, force: true });
+  }
+  await nextStart();
 });
 
 test('an opted-in control folder is created and kept: no placeholder, no quarantine', async () => {
