@@ -24,6 +24,8 @@ import { afterToolProbe } from './fixture.ts';
 const run = promisify(execFile);
 const PLANT = path.join(import.meta.dirname, 'fixtures', 'plant.mjs');
 const GIT_USER = ['-c', 'user.name=u', '-c', 'user.email=u@example.com'];
+/** The system's npm (under `npm test`, PATH starts with this checkout's node_modules/.bin, whose npm needs the whole checkout). */
+const NPM = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !d.includes('node_modules')).map((d) => path.join(d, 'npm')).find((f) => existsSync(f)) ?? 'npm';
 
 let base: string;
 let root: string;
@@ -55,7 +57,7 @@ test.after(async () => { await rm(base, { recursive: true, force: true }); });
 
 const policy = (extra: Partial<SandboxOptions['files']> = {}): SandboxOptions => ({
   files: { read: ['.'], write: ['.'], ...extra },
-  exec: { allow: ['git', { command: 'npm', args: ['test'] }], env: ['ORYX_PLANT_MARK'] },
+  exec: { allow: ['git', { command: NPM, args: ['test'] }], env: ['ORYX_PLANT_MARK'] },
 });
 
 /** `git -c alias.x=!node plant.mjs x <attempts>`: the plant, run through an allowed git. */
@@ -164,7 +166,7 @@ test('what a project really does still works: git commit in a write root (hooks 
   await writeFile(path.join(root, 'sub', 'a.txt'), 'two\n');
   const { out, t } = await turn([
     { name: 'shell', args: { command: 'git', args: [...GIT_USER, 'commit', '-q', '-am', 'from inside confinement'], cwd: 'sub' } },
-    { name: 'shell', args: { command: 'npm', args: ['test'], cwd: 'pkg' } },
+    { name: 'shell', args: { command: NPM, args: ['test'], cwd: 'pkg' } },
     plant('file:made-at-the-root.txt', 'file:sub/new/file.txt'),
   ]);
   await t.close({ keep: true });
