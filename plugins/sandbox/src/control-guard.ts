@@ -100,7 +100,8 @@ export class ControlGuard {
         if (target && inWrite(target) && !optedIn(target)) protect.add(target);
       }
     }
-    for (const g of this.d.controls.paths) if (inWrite(g) && !optedIn(g) && !isWithin(g, this.d.workspace) && await exists(g)) protect.add(g);
+    const guards = this.d.controls.paths.filter((g) => inWrite(g) && !optedIn(g) && !isWithin(g, this.d.workspace));
+    for (const g of await existingOnly(guards)) protect.add(g);
     // A git folder without hooks gets an empty one (as `git init` makes), so none can be added.
     for (const dir of scan.gitDirs) {
       if (held.has(dir)) continue;
@@ -132,9 +133,10 @@ export class ControlGuard {
     }
   }
 
-  /** Gives back what launches that never ended still hold (the sandbox closes). */
+  /** Forgets launches that never ended and removes the placeholders no launch uses (the sandbox closes). */
   async close(): Promise<void> {
-    for (const run of [...this.running]) this.running.delete(run);
+    this.running.clear();
+    await this.placeholders?.flush().catch(() => {});
   }
 
   /** Removes what processes killed before they could clean up left behind (their placeholders). */
@@ -249,8 +251,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 async function existingOnly(paths: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const p of paths) if (await exists(p)) out.push(p);
-  return out;
+  const found = await Promise.all(paths.map(exists));
+  return paths.filter((_, i) => found[i]);
 }
 

@@ -4,13 +4,16 @@
  * resolves packages through, the config file names, the workspace), so that confinement can
  * mount it read-only and no confined program can create the name. A mount needs something to
  * mount on, so the placeholder is visible outside the sandbox while a confined program runs;
- * it is removed when the last program that needed it ends, if it is still empty and still the
- * one made here (a folder you filled in the meantime stays). Processes of one user see each
+ * it is removed a moment ({@link LINGER_MS}) after the last program that needed it ended, if it
+ * is still empty and still the one made here (a folder you filled in the meantime stays). Processes of one user see each
  * other's placeholders through journals (state-dir.ts), so one never removes a placeholder
  * another still mounts; those of a killed process are removed at the next start.
  */
 import { lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
 import type { JournalEntry, StateDir } from './state-dir.ts';
+
+/** How long a placeholder no program uses stays, for the next program to take it (ms). */
+export const LINGER_MS = 2000;
 
 /** A control name to hold: a folder placeholder, or an empty file (`.npmrc`, which npm reads as empty settings). */
 export interface Wanted { path: string; dir: boolean }
@@ -23,6 +26,12 @@ async function untouched(e: JournalEntry): Promise<boolean> {
   if (!s || idOf(s) !== e.id || s.isSymbolicLink()) return false;
   if (e.dir) return s.isDirectory() && (await readdir(e.path).catch(() => ['?'])).length === 0;
   return s.isFile() && s.size === 0;
+}
+
+/** An empty folder or an empty file: what a placeholder is. */
+async function looksEmpty(p: string, s: { isDirectory(): boolean; isFile(): boolean; size: number }): Promise<boolean> {
+  if (s.isFile()) return s.size === 0;
+  return s.isDirectory() && (await readdir(p).catch(() => ['?'])).length === 0;
 }
 
 async function remove(e: JournalEntry): Promise<void> {
@@ -44,6 +53,7 @@ export class Placeholders {
   private static readonly perState = new Map<string, Placeholders>();
   private readonly held = new Map<string, { entry: JournalEntry; users: number }>();
   private writing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly state: StateDir) {}
 
@@ -60,31 +70,59 @@ export class Placeholders {
    * otherwise (a real control file or folder) is not among them: it is protected as it is.
    */
   async acquire(wanted: Wanted[]): Promise<Wanted[]> {
-    const others = new Map<string, JournalEntry>();
-    for (const j of await this.state.journals()) if (j.pid !== process.pid) for (const e of j.entries) others.set(e.path, e);
+    let others: Promise<Map<string, JournalEntry>> | undefined;
+    const theirsAt = async (p: string) => (await (others ??= this.others())).get(p);
+    let changed = false;
     // Each path on its own, all at once: a launch waits for one round of file system calls, not a dozen.
     const taken = await Promise.all(wanted.map(async (w): Promise<JournalEntry | undefined> => {
       const mine = this.held.get(w.path)?.entry;
       if (mine && await untouched(mine)) return mine;
-      const theirs = others.get(w.path);
-      if (theirs && await untouched(theirs)) return theirs;
-      return make(w);
+      if (mine) { this.held.delete(w.path); changed = true; } // filled or replaced since: not a placeholder any more
+      // A name that exists otherwise (a real control file) is protected as it is; only an empty
+      // folder or file can be another process's placeholder.
+      const there = await lstat(w.path).catch(() => undefined);
+      if (there && !(await looksEmpty(w.path, there))) return undefined;
+      const theirs = there ? await theirsAt(w.path) : undefined;
+      if (there && !(theirs && await untouched(theirs))) return undefined;
+      const entry = theirs ?? await make(w);
+      if (entry) changed = true;
+      return entry;
     }));
     const got: Wanted[] = [];
     for (const [i, entry] of taken.entries()) if (entry) { this.hold(entry); got.push(wanted[i]!); }
-    await this.save();
+    if (changed) await this.save();
     return got;
   }
 
-  /** Gives back what `acquire` returned; the last user of a placeholder removes it unless another process holds it. */
+  /** The placeholders other processes' journals list, by path. */
+  private async others(): Promise<Map<string, JournalEntry>> {
+    const out = new Map<string, JournalEntry>();
+    for (const j of await this.state.journals()) if (j.pid !== process.pid) for (const e of j.entries) out.set(e.path, e);
+    return out;
+  }
+
+  /**
+   * Gives back what `acquire` returned. A placeholder no launch uses any more stays for
+   * {@link LINGER_MS} (the next program, most often a moment later, takes it again: no folder
+   * made and removed per call), then the last user removes it unless another process holds it.
+   */
   async release(paths: Wanted[]): Promise<void> {
-    const last: JournalEntry[] = [];
+    let idle = false;
     for (const w of paths) {
       const h = this.held.get(w.path);
-      if (!h || --h.users > 0) continue;
-      this.held.delete(w.path);
-      last.push(h.entry);
+      if (h && --h.users <= 0) { h.users = 0; idle = true; }
     }
+    if (!idle) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { void this.flush(); }, LINGER_MS);
+    this.timer.unref();
+  }
+
+  /** Removes now the placeholders no launch of this process uses (the sandbox closes). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    const last: JournalEntry[] = [];
+    for (const [p, h] of this.held) if (h.users <= 0) { this.held.delete(p); last.push(h.entry); }
     if (!last.length) return;
     await this.save();
     const used = new Set<string>();
