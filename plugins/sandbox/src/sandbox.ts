@@ -1,4 +1,4 @@
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import {
@@ -6,9 +6,9 @@ import {
   type AgentDefinition, type ExecLaunch, type ExecRequest, type LaunchDecision, type Logger, type Sandbox, type SandboxAction,
   type SandboxContext, type SandboxDecision, type SandboxEvent,
 } from '@oryxos/kernel';
-import { PROXY_PORT, bwrapArgs, type ConfineSpec, type Mechanism } from './confine.ts';
-import { ControlGuard, type ControlMounts, type GuardTicket } from './control-guard.ts';
-import { identityOf, sameIdentity, type Identity } from './deny-identity.ts';
+import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
+import { ControlGuard, type GuardTicket } from './control-guard.ts';
+import { launchMounts, lookFor, mountable } from './launch-mounts.ts';
 import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
@@ -16,7 +16,6 @@ import { isWithin } from './paths.ts';
 import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
 import type { LaunchProxy } from './proxy.ts';
 import { StateDir, removeStaleProxyDirs } from './state-dir.ts';
-import { viewShows, workspaceView } from './workspace-view.ts';
 
 /**
  * An http action with the addresses its host resolved to, which the connection will use: the
@@ -264,7 +263,7 @@ export class AllowListSandbox implements Sandbox {
     };
     this.tickets.add(controls.ticket);
     try {
-      const mounts = await this.mounts(readRoots, writeRoots, policies, controls);
+      const mounts = await launchMounts({ read: readRoots, write: writeRoots, workspace: this.deps.workspace, policies: [this.global, ...policies], controls });
       const args = await bwrapArgs(mechanism, {
         program: plan.program, args: request.args, cwd: plan.cwd, read: readRoots, write: writeRoots, ...mounts,
         programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
@@ -278,35 +277,6 @@ export class AllowListSandbox implements Sandbox {
       await release();
       throw error;
     }
-  }
-
-  /**
-   * The mounts of one launch besides its roots: deny entries masked (and the folders above them
-   * in a write root pinned, so they cannot be renamed), the workspace rebuilt without the
-   * operator's files, control files read-only (see control-guard.ts), opted-in ones writable.
-   */
-  private async mounts(read: string[], write: string[], policies: Policy[], controls: ControlMounts): Promise<Pick<ConfineSpec, 'deny' | 'pin' | 'view' | 'protect' | 'reopen'>> {
-    const ws = this.deps.workspace;
-    const hidden = (p: string) => !!this.global.denied(p) || policies.some((n) => !!n.denied(p));
-    const visible = read.some((r) => isWithin(ws, r)) && await lstat(ws).then((st) => st.isDirectory(), () => false);
-    const inWrite = (p: string) => write.some((w) => isWithin(p, w));
-    const view = visible
-      ? await workspaceView(ws, { hidden, writable: (p) => inWrite(p) && controls.reopen.includes(p) })
-      : undefined;
-    // Inside the workspace only what the view binds from disk can take a mount.
-    const placeable = (p: string) => !view || !isWithin(p, ws) || viewShows(view, p) === 'bound';
-    const deny = [...await existing([...this.global.deny, ...policies.flatMap((p) => p.deny)].map((d) => d.path)), ...controls.moved].filter((d) => placeable(d.path));
-    const protect = controls.protect.filter((p) => !view || !isWithin(p, ws));
-    const pin = new Set<string>(controls.pin.filter((p) => !view || !isWithin(p, ws)));
-    for (const d of deny) {
-      const root = write.filter((w) => isWithin(d.path, w)).sort((a, b) => b.length - a.length)[0];
-      if (!root) continue;
-      for (let dir = path.dirname(d.path); dir !== root && isWithin(dir, root); dir = path.dirname(dir)) {
-        if (!protect.some((g) => isWithin(dir, g)) && placeable(dir) && !(view && dir === ws)) pin.add(dir);
-      }
-    }
-    const reopen = controls.reopen.filter((p) => placeable(p));
-    return { deny, pin: [...pin], view, protect, reopen };
   }
 
   /**
@@ -415,40 +385,6 @@ function tightest(list: (Limits | undefined)[]): Limits | undefined {
     if (v !== undefined) out[key] = Math.min(out[key] ?? v, v);
   }
   return Object.keys(out).length ? out : undefined;
-}
-
-/**
- * What the scan of the write roots looks for: the identities of the deny entries, files too
- * when one is not (only) at its place — missing there, replaced, or with other hard links.
- */
-async function lookFor(deny: Root[]): Promise<{ ids: Identity[]; files: boolean }> {
-  const ids = deny.flatMap((d) => d.ids ?? []);
-  let files = false;
-  for (const d of deny) {
-    if (!d.ids?.length) continue;
-    const s = await stat(d.path).catch(() => undefined);
-    if (!s || !sameIdentity(identityOf(s), d.ids[0]!) || (s.isFile() && s.nlink > 1)) { files = true; break; }
-  }
-  return { ids, files };
-}
-
-/** The roots that exist, as real paths: what can be mounted. */
-async function mountable(roots: Root[]): Promise<string[]> {
-  return (await existing(roots.map((r) => r.path))).map((d) => d.path);
-}
-
-/** The paths that exist, as real paths (what a mount must name), each once, with whether it is a folder. */
-async function existing(paths: string[]): Promise<{ path: string; dir: boolean }[]> {
-  const found = await Promise.all(paths.map(async (p) => {
-    try {
-      const real = await realpath(p);
-      return { path: real, dir: (await stat(real)).isDirectory() };
-    } catch {
-      return undefined;
-    }
-  }));
-  const seen = new Set<string>();
-  return found.filter((x): x is { path: string; dir: boolean } => x !== undefined && !seen.has(x.path) && !!seen.add(x.path));
 }
 
 /**
