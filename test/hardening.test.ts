@@ -2,7 +2,8 @@
 // secret or forge what a person reads. The built CLI, a malicious MCP server over stdio and
 // HTTP (test/hostile-project.ts), a scripted model. /health is polled during every attack: it
 // must answer each time (the latencies are in bench/README.md, from bench/hardening.ts).
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,6 +77,32 @@ test('${VAR} secrets: absent from the server log, oryx mcp list, tool results, s
 test('.oryxos/logs is denied to tools, reads included', async () => {
   const { body } = await p.run('files', 'read_file {"path":".oryxos/logs/mcp-evil.log"}');
   assert.match(body.answer, /Denied by the sandbox: read of "\S+\/\.oryxos\/logs\/mcp-evil\.log" is not allowed: \.oryxos\/logs is on the sandbox deny list/);
+});
+
+test("the operator's files are denied to tools by default: the web token, the database, another user's memory", async () => {
+  await mkdir(path.join(p.dir, '.oryxos', 'memory', 'users', 'bob'), { recursive: true });
+  await writeFile(path.join(p.dir, '.oryxos', 'memory', 'users', 'bob', 'MEMORY.md'), '# Memory\n\n## Core\n- BOB-SECRET\n');
+  const token = (await readFile(path.join(p.dir, '.oryxos', 'web-token'), 'utf8')).trim();
+  const cases: [string, RegExp][] = [
+    ['.oryxos/web-token', /\.oryxos\/web-token is on the sandbox deny list \(the REST API's token\)/],
+    ['.oryxos/oryx.db', /is on the sandbox deny list \(the database: sessions and the audit trail\)/],
+    ['.oryxos/memory/users/bob/MEMORY.md', /\.oryxos\/memory\/users is on the sandbox deny list/],
+  ];
+  for (const [file, why] of cases) {
+    const { body } = await p.run('files', `read_file ${JSON.stringify({ path: file })}`);
+    assert.match(body.answer, /^result: Denied by the sandbox: read of /, file);
+    assert.match(body.answer, why, body.answer);
+    assert.not.ok(body.answer.includes(token) || body.answer.includes('BOB-SECRET'), `${file} leaked`);
+  }
+});
+
+test('control files cannot be written whether or not they exist: another config name, a config in a subfolder, the compile cache, the kernel where node resolves it', async () => {
+  for (const file of ['oryx.config.mts', 'sub/oryx.config.ts', 'node_modules/.cache/oryxos-config/config-0123456789abcdef.mjs', 'node_modules/@oryxos/kernel/package.json']) {
+    const { body } = await p.run('files', `write_file ${JSON.stringify({ path: file, content: 'export default {};\n' })}`);
+    assert.match(body.answer, /^result: Denied by the sandbox: write of .* is not allowed: it is a protected control file/, `${file}: ${body.answer}`);
+    assert.not.ok(existsSync(path.join(p.dir, file)), `${file} was written`);
+  }
+  assert.not.ok(existsSync(path.join(p.dir, 'node_modules')));
 });
 
 test('a request path with a line break writes one escaped log line, never a forged one', async () => {

@@ -65,7 +65,7 @@ export async function hostileProject(): Promise<HostileProject> {
   await writeFile(path.join(dir, 'oryx.config.ts'), config(port));
   await writeFile(path.join(dir, '.oryxos', 'mcp_servers.yaml'),
     `servers:\n  evil:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(MALICIOUS)}, --token, "\${ORYX_E2E_TOKEN}"]\n`);
-  for (const [name, tools] of Object.entries({ stdio: ['evil__*'], http: ['hevil__*'], many: ['many__*'], files: ['read_file', 'edit_file'] })) {
+  for (const [name, tools] of Object.entries({ stdio: ['evil__*'], http: ['hevil__*'], many: ['many__*'], files: ['read_file', 'edit_file', 'write_file'] })) {
     await mkdir(path.join(dir, '.oryxos', 'agents', name), { recursive: true });
     await writeFile(path.join(dir, '.oryxos', 'agents', name, 'AGENT.md'), agent(tools));
   }

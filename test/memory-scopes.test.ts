@@ -35,6 +35,8 @@ function reply(body: ModelRequest, n: number) {
   const ask = String(last.content);
   const save = /^SAVE:(.*)$/s.exec(ask);
   if (save) return completion({ toolCalls: [{ id: `call_${n}`, name: 'save_memory', args: { text: save[1]!.trim(), zone: 'core' } }] });
+  const read = /^READ:(.*)$/s.exec(ask);
+  if (read) return completion({ toolCalls: [{ id: `call_${n}`, name: 'read_file', args: { path: read[1]!.trim() } }] });
   return completion({ content: `answer to ${ask}` });
 }
 
@@ -149,6 +151,20 @@ test("two users through /v1 and the REST API: each one's saved facts reach only 
   const show = await oryx(['memory', 'show', '--user', 'ana', '--json']);
   assert.is(show.code, 0, show.stderr);
   assert.equal(texts(JSON.parse(show.stdout)), ['ANA-FACT: Ana drinks green tea']);
+});
+
+test("a run reads its own user's memory through the memory tools only: read_file of another user's memory, or a session's checkpoints, is denied", async () => {
+  // bob's memory and session A's checkpoints exist on disk (the tests above wrote them).
+  assert.ok((await readdir(path.join(dir, '.oryxos', 'memory', 'users'))).includes('bob'));
+  const targets = ['.oryxos/memory/users/bob/MEMORY.md', `.oryxos/memory/sessions/${sessionA}/MEMORY.md`, '.oryxos/memory/users'];
+  for (const target of targets) await chat(`READ:${target}`, { user: 'ana' });
+  const results = requests.map((r) => r.messages.at(-1)!).filter((m) => m.role === 'tool').slice(-targets.length).map((m) => String(m.content));
+  for (const [i, result] of results.entries()) {
+    assert.match(result, /^Denied by the sandbox: read of .* is not allowed: \.oryxos\/memory\/(users|sessions) is on the sandbox deny list/, `${targets[i]}: ${result}`);
+    assert.not.match(result, /BOB-FACT|locker code/);
+  }
+  // Ana's own memory reaches her through the prompt and recall_memory, as before.
+  assert.match(systemOf(asked('READ:')[0]!), 'ANA-FACT');
 });
 
 test('migration: checkpoints of several sessions left in MEMORY.md by an earlier version move to their sessions, once', async () => {

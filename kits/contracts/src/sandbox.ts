@@ -5,7 +5,12 @@
 export type SandboxAction =
   | { kind: 'file'; op: 'read' | 'write'; path: string }
   | ExecAction
-  | { kind: 'http'; url: string; method: string }
+  /**
+   * `addresses`: what the caller resolved the host to, once, and will connect to; the sandbox
+   * judges those (a name that resolves to a private address is denied even when the name is
+   * allowed), so a second lookup cannot point the request elsewhere.
+   */
+  | { kind: 'http'; url: string; method: string; addresses?: string[] }
   | { kind: 'smtp'; host: string; port: number };
 
 /**

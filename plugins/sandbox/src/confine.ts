@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Limits } from './exec-rule.ts';
 import { isWithin } from './paths.ts';
+import { viewArgs, type WorkspaceView } from './workspace-view.ts';
 
 const run = promisify(execFile);
 
@@ -50,6 +51,14 @@ export interface ConfineSpec {
   protect: string[];
   /** Opted-in control files or folders inside those: writable again. */
   reopen: string[];
+  /**
+   * Folders inside a write root that hold a deny entry: mounted onto themselves (still
+   * writable), so that they cannot be renamed or moved (a mount point cannot be), and the deny
+   * entry's mask stays where it is.
+   */
+  pin?: string[];
+  /** The workspace, rebuilt without the operator's files (workspace-view.ts). */
+  view?: WorkspaceView;
   /** Folders of a program that lives outside every mounted folder (read-only, so it can start). */
   programDirs?: string[];
   /** Host path of this launch's proxy socket, when the network goes through the proxy. */
@@ -117,7 +126,8 @@ export async function probe(bwrap: string, tools: { socat?: string; prlimit?: st
 /**
  * The bubblewrap argument list for one launch. Mounts are ordered so that a path is mounted
  * after the folders that contain it: system folders, the private /tmp, then the roots, then
- * masks and read-only control files inside them, then opted-in control files made writable.
+ * the folders pinned in place, the workspace view, masks and read-only control files inside
+ * them, then opted-in control files made writable.
  */
 export async function bwrapArgs(m: Mechanism, spec: ConfineSpec): Promise<string[]> {
   const sys = await system();
@@ -133,6 +143,8 @@ export async function bwrapArgs(m: Mechanism, spec: ConfineSpec): Promise<string
     if (!spec.write.some((w) => isWithin(r, w))) mounts.push({ path: r, order: 0, args: ['--ro-bind', r, r] });
   }
   for (const dir of spec.programDirs ?? []) if (!visible(dir)) mounts.push({ path: dir, order: 0, args: ['--ro-bind', dir, dir] });
+  for (const p of spec.pin ?? []) mounts.push({ path: p, order: 0.5, args: ['--bind', p, p] });
+  if (spec.view && visible(spec.view.path)) mounts.push({ path: spec.view.path, order: 1, args: viewArgs(spec.view) });
   for (const d of spec.deny) if (visible(d.path)) mounts.push({ path: d.path, order: 1, args: mask(d.path, d.dir) });
   for (const p of spec.protect) mounts.push({ path: p, order: 1, args: ['--ro-bind', p, p] });
   for (const p of spec.reopen) mounts.push({ path: p, order: 2, args: ['--bind', p, p] });

@@ -129,8 +129,9 @@ export class ControlFiles {
     const p = atomicTempTarget(real) ?? real;
     const guard = this.guards.find((g) => isWithin(p, g.path));
     if (guard) return guard;
+    // The outermost protected name decides: a package.json inside node_modules is node_modules' code.
     const parts = p.split(path.sep);
-    for (let i = parts.length - 1; i >= 0; i--) {
+    for (let i = 0; i < parts.length; i++) {
       const why = Object.hasOwn(PROTECTED_NAMES, parts[i]!) ? PROTECTED_NAMES[parts[i]!] : undefined;
       if (why) return { path: parts.slice(0, i + 1).join(path.sep), why };
     }

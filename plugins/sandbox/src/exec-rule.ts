@@ -74,3 +74,30 @@ export async function matchExec(entries: ExecEntry[], command: unknown, args: un
   }
   return { reason: `${shown}: ${problem}` };
 }
+
+/** An `exec.ask` entry that matches a command line, and why it does (when not by its argument rules as given). */
+export type AskMatch = { entry: ExecEntry; program: string; why?: string };
+
+/**
+ * The `exec.ask` entry a command line matches. For git, the arguments are also read as git
+ * reads them (git-argv.ts): `git -C . push` matches `{ args: ['push'] }`, and a call that could
+ * run any command (an alias, `-c`, an external git program) matches every git entry. Other
+ * programs are matched by position only: an ask on them is advisory (warned at start).
+ *
+ * @example
+ * await matchAsk(entries, 'git', ['--git-dir=.git', 'push'], '/proj') // { entry, program: '/usr/bin/git', why: 'as git reads it: push' }
+ */
+export async function matchAsk(entries: ExecEntry[], command: unknown, args: unknown, cwd: string): Promise<AskMatch | undefined> {
+  const raw = await matchExec(entries, command, args, cwd);
+  if ('entry' in raw) return raw;
+  if (typeof command !== 'string' || !Array.isArray(args)) return undefined;
+  const resolved = await resolveExecutable(command, cwd);
+  if (!resolved || !/^git(?:\.exe)?$/.test(resolved.split('/').at(-1)!)) return undefined;
+  const onGit = entries.filter((e) => e.resolved === resolved);
+  if (!onGit.length) return undefined;
+  const { gitCall } = await import('./git-argv.ts');
+  const call = gitCall(args as string[]);
+  if (call.anything) return { entry: onGit[0]!, program: resolved, why: call.anything };
+  const read = await matchExec(onGit, command, call.argv, cwd);
+  return 'entry' in read ? { ...read, why: `as git reads it: ${JSON.stringify(['git', ...call.argv])}` } : undefined;
+}

@@ -65,10 +65,21 @@ export function parseHttpEntry(source: string): HttpEntry | string {
 }
 
 /**
- * Checks a URL against the entries. Returns the reason for a denial, or undefined.
- * Hosts matched only by a wildcard are resolved, and every address must be public.
+ * The addresses a host name resolves to, as `dns.lookup` gives them (the hosts file too), in
+ * at most 5 s. Throws the resolver's error.
  */
-export async function checkHttp(entries: HttpEntry[], raw: unknown, method: unknown): Promise<string | undefined> {
+export async function resolveHost(host: string): Promise<string[]> {
+  const { lookup } = await import('node:dns/promises'); // loaded by the first lookup, not at start
+  return withTimeout(lookup(host, { all: true, verbatim: true }).then((list) => list.map((a) => a.address)), LOOKUP_TIMEOUT_MS);
+}
+
+/**
+ * Checks a URL against the entries. Returns the reason for a denial, or undefined. Hosts
+ * matched only by a wildcard must resolve to public addresses only: `addresses`, when the
+ * caller resolved the host itself and will connect to one of them (resolve once: no second
+ * lookup can answer differently), else the answer of a lookup made here.
+ */
+export async function checkHttp(entries: HttpEntry[], raw: unknown, method: unknown, given?: readonly string[]): Promise<string | undefined> {
   if (typeof raw !== 'string') return 'the http action has no url string';
   if (method !== undefined && (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))) return `method ${JSON.stringify(method)} is not an HTTP method`;
   let url: URL;
@@ -95,12 +106,17 @@ export async function checkHttp(entries: HttpEntry[], raw: unknown, method: unkn
     if (isLiteral) return `${where} is not allowed: IP addresses must be listed exactly in http.allow`;
     return `host ${host} (port ${port}) is not on the http allow-list`;
   }
-  let addresses: string[];
-  try {
-    const { lookup } = await import('node:dns/promises'); // loaded by the first wildcard match, not at start
-    addresses = await withTimeout(lookup(host, { all: true, verbatim: true }).then((list) => list.map((a) => a.address)), LOOKUP_TIMEOUT_MS);
-  } catch (error) {
-    return `host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so its addresses cannot be checked`;
+  let addresses: readonly string[];
+  if (given) {
+    const bad = given.find((a) => typeof a !== 'string' || !isIP(a.replace(/%.*$/, '')));
+    if (bad !== undefined) return `the http action gives ${JSON.stringify(bad)} as an address of ${host}, which is not an IP address`;
+    addresses = given;
+  } else {
+    try {
+      addresses = await resolveHost(host);
+    } catch (error) {
+      return `host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so its addresses cannot be checked`;
+    }
   }
   if (!addresses.length) return `host ${host} resolved to no address`;
   const inner = addresses.find(isNonPublicAddress);

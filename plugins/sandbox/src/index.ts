@@ -47,6 +47,11 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
       const { root, workspaceDir, file } = ctx.config;
       const built = await buildPolicy(parsed.rules, { root, workspaceDir, configFile: file });
       for (const warning of built.warnings) ctx.log.warn(`${warning}`);
+      // What the deny entries are now is kept for the next start (a command that only reads writes nothing).
+      if (built.policy.book.changed && !ctx.readOnly) {
+        const { writeBook } = await import('./deny-identity.ts');
+        await writeBook(built.bookFile, built.policy.book.book).catch((error: Error) => ctx.log.debug(`could not record the deny entries' identities in ${built.bookFile}: ${error.message}`));
+      }
       // The code that decides and confines loads on the first decision: a command that never
       // asks the sandbox (`oryx agents`, `oryx sessions`) does not load it.
       const service = new SandboxService(async () => (await import('./runtime.ts')).startSandbox(built, ctx), async (event) => {
@@ -61,7 +66,10 @@ export default function sandbox(options: SandboxOptions = {}): Plugin {
         try { url = ctx.service('database').url; } catch { return; }
         if (!url?.startsWith('file:')) return;
         const db = url.slice('file:'.length);
-        for (const suffix of ['', '-wal', '-shm', '-journal']) service.protect(`${db}${suffix}`, 'it is the database (sessions and the audit trail)');
+        for (const suffix of ['', '-wal', '-shm', '-journal', '.seen.json']) {
+          service.protect(`${db}${suffix}`, 'it is the database (sessions and the audit trail)');
+          service.denyOperator(`${db}${suffix}`, 'the database: sessions and the audit trail');
+        }
       });
       ctx.hooks.close.tapPromise(() => service.close());
     },

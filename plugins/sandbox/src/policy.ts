@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { ExecAction, SandboxAction } from '@oryxos/contracts';
 import { absolutePath, canonicalPath, resolveExecutable } from '@oryxos/plugin-kit';
 import { ControlFiles, type Guard } from './control-files.ts';
+import { identityHit, identityOf, mergeBook, type Identity, type IdentityBook } from './deny-identity.ts';
 import { envProblem } from './env-rule.ts';
-import { matchExec, type ExecEntry, type Limits } from './exec-rule.ts';
+import { matchAsk, matchExec, type ExecEntry, type Limits } from './exec-rule.ts';
 import { checkHttp, type HttpEntry } from './http-rule.ts';
 import type { Rules } from './options.ts';
 import { isWithin } from './paths.ts';
@@ -15,14 +16,46 @@ export interface Root {
   /** As written in the options. */
   source: string;
   path: string;
-  /** Device and inode of an existing deny entry that is a file, so a hard link to it is caught too. */
-  id?: string;
+  /**
+   * What a deny entry is (and was at earlier starts): a denied file or folder renamed, moved or
+   * hard-linked elsewhere is still denied at its new name.
+   */
+  ids?: Identity[];
+  /** Why it is denied, for an entry OryxOS adds itself (the operator's files). */
+  why?: string;
 }
+
+/** A deny rule by pattern on the real path (the database files of the workspace, users' memories beside agents). */
+export interface DenyPattern { source: string; re: RegExp; why: string }
+
+/** What OryxOS denies to every agent, whatever the options say: the operator's files. */
+export interface OperatorDeny { paths: { source: string; path: string; why: string }[]; patterns: DenyPattern[] }
 
 // Programs that run whatever their arguments say; allowing them without argument rules
 // allows everything.
 const RUNS_ANYTHING = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'node', 'deno', 'bun', 'python',
   'python3', 'perl', 'ruby', 'php', 'lua', 'env', 'xargs', 'sudo', 'doas', 'su', 'nohup', 'timeout', 'nice', 'busybox']);
+
+/**
+ * What an `exec.ask` list cannot promise: an argument rule on a program other than git matches
+ * positions, and such a program may take options before the word listed; and no ask on git
+ * holds while a program that runs others (a shell, an interpreter) is allowed.
+ */
+function askWarnings(asks: ExecEntry[], allowed: ExecEntry[]): string[] {
+  const out: string[] = [];
+  const name = (e: ExecEntry) => path.basename(e.resolved ?? e.command);
+  const runners = [...new Set(allowed.map(name).filter((n) => RUNS_ANYTHING.has(n)))];
+  for (const e of asks) {
+    if (!e.args?.length) continue;
+    if (name(e) === 'git') {
+      if (runners.length) out.push(`exec.ask entry ${e.source} is advisory while ${runners.join(', ')} may run (exec.allow): they can run git without asking`);
+    } else {
+      out.push(`exec.ask entry ${e.source} matches the arguments of ${name(e)} by position, and a program may take options before the word you list `
+        + `(${name(e)} --option … ${e.args[0]!.source.replace(/^\^\(\?:|\)\$$/g, '')}), so this ask is advisory: add entries for those forms, or ask for every call of ${name(e)}`);
+    }
+  }
+  return out;
+}
 
 export interface BuildOptions {
   /** Canonical folder relative paths resolve against (the folder of oryx.config.ts). */
@@ -32,6 +65,10 @@ export interface BuildOptions {
   /** The control files (global scope); an agent policy shares the global ones. */
   guards?: Guard[];
   warn?(message: string): void;
+  /** The operator's files, denied on top of `files.deny` (global scope). */
+  operator?: OperatorDeny;
+  /** Identities of the deny entries recorded at earlier starts, by resolved path (global scope). */
+  book?: IdentityBook;
 }
 
 /** What an allowed exec action resolves to: the program, its folder, what its environment may hold. */
@@ -61,6 +98,19 @@ export function stricter(a: Verdict, b: Verdict): Verdict {
   return RANK[b.outcome] > RANK[a.outcome] ? b : a;
 }
 
+/**
+ * The addresses an http action says it will connect to (the caller resolved the host once, and
+ * the sandbox checks those rather than looking it up again), or why they are malformed.
+ */
+function addressesOf(action: SandboxAction & { kind: 'http' }): readonly string[] | undefined | string {
+  if (!('addresses' in action) || action.addresses === undefined) return undefined;
+  const list = action.addresses;
+  if (!Array.isArray(list) || !list.length || list.some((a) => typeof a !== 'string')) {
+    return 'the http action needs addresses as a non-empty array of IP address strings';
+  }
+  return list as string[];
+}
+
 /** The `ask` lists of a policy, resolved like the allow-lists; undefined: nothing asks. */
 export interface Asks {
   read?: Root[];
@@ -86,6 +136,9 @@ export class Policy {
     private readonly smtp: SmtpEntry[] | undefined,
     readonly controls: ControlFiles | undefined,
     readonly asks: Asks,
+    readonly denyPatterns: DenyPattern[],
+    /** The identity book after this start: what to record for the next one (global scope). */
+    readonly book: { book: IdentityBook; changed: boolean },
   ) {}
 
   /** Resolves the rules on disk. Throws when a root cannot be resolved (permission denied, symlink loop). */
@@ -101,21 +154,28 @@ export class Policy {
         } catch (error) {
           throw Object.assign(new Error(`(${JSON.stringify(source)}) cannot be resolved: ${(error as Error).message}`), { field: `files.${field}.${i}`, cause: error });
         }
-        let id: string | undefined;
+        let ids: Identity[] | undefined;
         try {
           const s = await stat(resolved);
-          if (field === 'deny' && s.isFile()) id = `${s.dev}:${s.ino}`;
+          if (field === 'deny') ids = [identityOf(s)];
         } catch {
           // A deny entry that does not exist yet is the normal case (oryx.db-wal exists only
           // while the database is open): it applies once created, so say nothing.
           if (global && field !== 'deny') warn(`files.${field}.${i} (${JSON.stringify(source)}) does not exist yet (${resolved}); it applies once it is created`);
         }
-        return { source, path: resolved, id };
+        return { source, path: resolved, ids };
       }));
     };
     const read = await roots(rules.files?.read, 'read');
     const write = await roots(rules.files?.write, 'write');
-    const deny = (await roots(rules.files?.deny, 'deny')) ?? [];
+    const operator = options.operator?.paths ?? [];
+    const deny = [
+      ...(await roots(rules.files?.deny, 'deny')) ?? [],
+      ...(await roots(operator.map((o) => o.path), 'deny') ?? []).map((r, i) => ({ ...r, source: operator[i]!.source, why: operator[i]!.why })),
+    ];
+    // What each deny entry is now, and was at earlier starts: it stays denied under another name.
+    const book = mergeBook(options.book ?? {}, Object.fromEntries(deny.map((d) => [d.path, d.ids?.[0]])));
+    if (global) for (const d of deny) d.ids = book.book[d.path];
     const exec = rules.exec ?? (global ? [] : undefined);
     for (const entry of [...exec ?? [], ...rules.execAsk ?? []]) {
       entry.resolved = await resolveExecutable(entry.command, options.root);
@@ -127,6 +187,7 @@ export class Policy {
       const writable = entry.resolved && write?.find((r) => isWithin(entry.resolved!, r.path));
       if (writable) warn(`exec entry ${entry.source} is inside the write root ${writable.source}: an agent could rewrite what it runs`);
     }
+    if (global) for (const w of askWarnings(rules.execAsk ?? [], exec ?? [])) warn(w);
     let controls: ControlFiles | undefined;
     if (global || rules.files?.allowControlWrites) {
       const guards = await Promise.all((options.guards ?? []).map(async (g) => ({ ...g, path: await canonicalPath(g.path).catch(() => g.path) })));
@@ -137,7 +198,32 @@ export class Policy {
       write: rules.files?.ask?.write && await roots(rules.files.ask.write, 'ask.write'),
       exec: rules.execAsk, http: rules.httpAsk, smtp: rules.smtpAsk,
     };
-    return new Policy(options, read, write, deny, exec, rules, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined), controls, asks);
+    return new Policy(options, read, write, deny, exec, rules, rules.http ?? (global ? [] : undefined), rules.smtp ?? (global ? [] : undefined), controls, asks,
+      options.operator?.patterns ?? [], book);
+  }
+
+  /**
+   * Adds a deny entry OryxOS owns (the database files, wherever the database plugin keeps
+   * them): denied for reading and writing, by path and by identity.
+   */
+  async addDeny(file: string, why: string): Promise<void> {
+    // Denied by the path as given at once; by the real path and identity once they are known.
+    const entry: Root = { source: this.shownPath(path.resolve(file)), path: path.resolve(file), why };
+    this.deny.push(entry);
+    const resolved = await canonicalPath(entry.path).catch(() => entry.path);
+    const s = await stat(resolved).catch(() => undefined);
+    if (resolved !== entry.path) this.deny.push({ ...entry, path: resolved });
+    if (s) entry.ids = [identityOf(s)];
+  }
+
+  /** The deny entry or pattern a real path falls under (by path), or undefined. */
+  denied(real: string): { source: string; why?: string } | undefined {
+    return this.deny.find((d) => isWithin(real, d.path)) ?? this.denyPatterns.find((d) => d.re.test(real));
+  }
+
+  private shownPath(p: string): string {
+    const rel = path.relative(this.options.root, p);
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
   }
 
   /** The canonical folder relative paths resolve against. */
@@ -162,12 +248,14 @@ export class Policy {
         return typeof plan === 'string' ? deny(plan) : plan.ask ? ask(plan.ask) : ALLOW;
       }
       case 'http': {
-        if (this.asks.http?.length && !await checkHttp(this.asks.http, action.url, action.method)) {
+        const addresses = addressesOf(action);
+        if (typeof addresses === 'string') return deny(addresses);
+        if (this.asks.http?.length && !await checkHttp(this.asks.http, action.url, action.method, addresses)) {
           return ask(`${action.method} ${action.url} needs approval: it matches http.ask`);
         }
         if (!this.http) return ALLOW;
         if (!this.http.length) return deny('no HTTP request may be made: the http allow-list is empty');
-        const reason = await checkHttp(this.http, action.url, action.method);
+        const reason = await checkHttp(this.http, action.url, action.method, addresses);
         return reason ? deny(reason) : ALLOW;
       }
       case 'smtp': {
@@ -201,10 +289,10 @@ export class Policy {
     let entry: ExecEntry | undefined;
     let program = '';
     let asking: string | undefined;
-    const asked = this.asks.exec?.length ? await matchExec(this.asks.exec, action.command, action.args, cwd) : undefined;
-    if (asked && 'entry' in asked) {
+    const asked = this.asks.exec?.length ? await matchAsk(this.asks.exec, action.command, action.args, cwd) : undefined;
+    if (asked) {
       ({ entry, program } = asked);
-      asking = `${JSON.stringify([action.command, ...action.args])} needs approval: it matches exec.ask entry ${entry.source}`;
+      asking = `${JSON.stringify([action.command, ...action.args])} needs approval: it matches exec.ask entry ${entry.source}${asked.why ? ` (${asked.why})` : ''}`;
     } else if (this.exec) {
       if (!this.exec.length) return 'no command may be run: the exec allow-list is empty';
       const match = await matchExec(this.exec, action.command, action.args, cwd);
@@ -241,12 +329,15 @@ export class Policy {
       return deny(`path ${JSON.stringify(p)} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     const shown = real === p ? JSON.stringify(p) : `${JSON.stringify(p)} (${real})`;
-    const denied = this.deny.find((d) => isWithin(real, d.path));
-    if (denied) return deny(`${op} of ${shown} is not allowed: ${denied.source} is on the sandbox deny list`);
+    const listed = (d: { source: string; why?: string }) => `${d.source} is on the sandbox deny list${d.why ? ` (${d.why})` : ''}`;
+    const denied = this.denied(real);
+    if (denied) return deny(`${op} of ${shown} is not allowed: ${listed(denied)}`);
     const s = await stat(real).catch(() => undefined);
-    if (s && this.deny.some((d) => d.id)) {
-      const same = this.deny.find((d) => d.id === `${s.dev}:${s.ino}`);
-      if (same) return deny(`${op} of ${shown} is not allowed: it is a hard link to ${same.source}, which is on the sandbox deny list`);
+    const same = await identityHit(real, this.deny);
+    if (same) {
+      return deny(same.at === real && s?.isFile()
+        ? `${op} of ${shown} is not allowed: it is a hard link to ${same.entry.source} (or that file moved here), and ${listed(same.entry)}`
+        : `${op} of ${shown} is not allowed: ${same.at === real ? 'it' : JSON.stringify(this.shownPath(same.at))} is ${same.entry.source} under another name (renamed or moved), and ${listed(same.entry)}`);
     }
     if (op === 'write' && this.controls) {
       const hit = this.controls.hit(real);

@@ -20,8 +20,10 @@ export function startSandbox(built: BuiltPolicy, ctx: Pick<PluginContext, 'log' 
     if (!ctx.hasService('audit')) return;
     ctx.service('audit').sandboxEvent(event).catch((error: Error) => ctx.log.warn(`could not audit ${event.target}: ${error.message}`));
   };
-  return new AllowListSandbox(built.policy, {
-    root: built.policy.root, log: ctx.log, record,
+  const sandbox = new AllowListSandbox(built.policy, {
+    root: built.policy.root, workspace: built.workspace, log: ctx.log, record,
     confinement: () => (mechanism ??= bwrap ? probe(bwrap, { socat, prlimit }) : Promise.resolve('bubblewrap (bwrap) was not found on PATH')),
   });
+  void sandbox.startCleanup();
+  return sandbox;
 }

@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { absolutePath, atomicTempTarget, canonicalPath, minimalEnv, resolveExecutable } from '@oryxos/plugin-kit';
 import { describeAction } from '@oryxos/plugin-kit';
@@ -6,13 +6,21 @@ import type { Logger } from '@oryxos/kernel';
 import type { SandboxAgent } from '@oryxos/contracts';
 import type { ExecLaunch, ExecRequest, LaunchDecision, Sandbox, SandboxAction, SandboxContext, SandboxDecision, SandboxEvent } from '@oryxos/contracts';
 import { PROXY_PORT, bwrapArgs, type Mechanism } from './confine.ts';
+import { ControlGuard, type GuardTicket } from './control-guard.ts';
+import { launchMounts, lookFor, mountable } from './launch-mounts.ts';
 import { envAllowed } from './env-rule.ts';
 import type { Limits } from './exec-rule.ts';
 import { parseRules } from './options.ts';
 import { isWithin } from './paths.ts';
 import { Policy, stricter, type ExecPlan, type Root, type Verdict } from './policy.ts';
-import { PROTECTED_NAMES } from './protected-names.ts';
 import type { LaunchProxy } from './proxy.ts';
+import { StateDir, removeStaleProxyDirs } from './state-dir.ts';
+
+/**
+ * An http action with the addresses its host resolved to, which the connection will use: the
+ * sandbox checks those instead of resolving again (not in the kernel's type yet).
+ */
+export type HttpAction = Extract<SandboxAction, { kind: 'http' }> & { addresses?: string[] };
 
 /** What a kind of tool needs from the sandbox: reading or writing files, running programs, HTTP. */
 export type CapabilityKind = 'read' | 'write' | 'exec' | 'http';
@@ -39,6 +47,8 @@ interface Narrowing { policy: Policy; agent: SandboxAgent }
 /** What the sandbox needs from its plugin besides the policy. */
 export interface SandboxDeps {
   root: string;
+  /** The workspace folder, real (its operator's files are hidden from confined programs). */
+  workspace: string;
   log?: Logger;
   /** The confinement mechanism, found on first use (or why there is none). */
   confinement?(): Promise<Mechanism | string>;
@@ -59,12 +69,42 @@ export interface SandboxDeps {
 export class AllowListSandbox implements Sandbox {
   private readonly agents = new Map<string, Promise<Policy | string>>();
   private readonly proxies = new Set<LaunchProxy>();
+  /** What launches that have not called `done()` hold (placeholders). */
+  private readonly tickets = new Set<GuardTicket>();
   private readonly root: string;
   private readonly log?: Logger;
+  private readonly guard: ControlGuard;
+  /** What killed processes left (proxy folders, placeholders), removed once, before the first launch. */
+  private cleaning: Promise<void> = Promise.resolve();
 
   constructor(private readonly global: Policy, private readonly deps: SandboxDeps) {
     this.root = deps.root;
     this.log = deps.log;
+    this.guard = new ControlGuard({
+      root: deps.root,
+      workspace: deps.workspace,
+      controls: global.controls!,
+      writeRoots: () => mountable(global.write ?? []),
+      denied: (p) => !!global.denied(p),
+      lookFor: () => lookFor(global.deny),
+      state: () => StateDir.shared(),
+      warn: (m) => this.log?.warn(m),
+      record: (e) => this.deps.record?.(e),
+    });
+  }
+
+  /**
+   * Removes what processes killed before their cleanup left behind: their proxy socket folders
+   * and their placeholders. Started when the sandbox loads; the first launch waits for it.
+   */
+  startCleanup(): Promise<void> {
+    this.cleaning = (async () => {
+      const proxies = await removeStaleProxyDirs();
+      const placeholders = await this.guard.removeStale();
+      const gone = [...proxies, ...placeholders];
+      if (gone.length) this.log?.debug(`removed what ended processes left: ${gone.join(', ')}`);
+    })().catch((error: Error) => this.log?.warn(`could not remove what ended processes left: ${error.message}`));
+    return this.cleaning;
   }
 
   async enforce(action: SandboxAction, ctx?: SandboxContext): Promise<SandboxDecision> {
@@ -121,11 +161,19 @@ export class AllowListSandbox implements Sandbox {
   async close(): Promise<void> {
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
+    await Promise.all([...this.tickets].map((t) => this.guard.finish(t)));
+    this.tickets.clear();
+    await this.guard.close();
   }
 
   /** Adds a control file no agent may write (a plugin's own). */
   protect(file: string, why: string): void {
     this.global.controls?.add({ path: path.resolve(this.root, file), why });
+  }
+
+  /** Denies a file of the operator's (the database) to every agent, reads too, by path and identity. */
+  denyOperator(file: string, why: string): Promise<void> {
+    return this.global.addDeny(path.resolve(this.root, file), why);
   }
 
   async launch(request: ExecRequest, ctx?: SandboxContext): Promise<LaunchDecision> {
@@ -181,9 +229,10 @@ export class AllowListSandbox implements Sandbox {
     if (http && mechanism.socat) {
       const { LaunchProxy } = await import('./proxy.ts'); // node:http only for a launch that has a network
       proxy = await LaunchProxy.open({
-        decide: async (url, method) => {
+        decide: async (url, method, addresses) => {
           // A confined program cannot stop to wait for a person: what would ask is refused.
-          const verdict = await this.decide({ kind: 'http', url, method }, ctx);
+          const action: HttpAction = { kind: 'http', url, method, ...(addresses ? { addresses } : {}) };
+          const verdict = await this.decide(action, ctx);
           if (verdict.outcome === 'allow') return undefined;
           return verdict.outcome === 'ask' ? `${verdict.reason}, and a confined program cannot ask for approval` : verdict.reason;
         },
@@ -198,46 +247,35 @@ export class AllowListSandbox implements Sandbox {
     }
     env.TMPDIR = '/tmp';
     // A root that does not exist (yet) cannot be mounted; nothing there is visible.
-    const mounted = async (roots: Root[]) => (await existing(roots.map((r) => r.path))).map((d) => d.path);
-    const args = await bwrapArgs(mechanism, {
-      program: plan.program, args: request.args, cwd: plan.cwd, read: await mounted(read), write: await mounted(write),
-      deny: await existing([...this.global.deny, ...policies.flatMap((p) => p.deny)].map((d) => d.path)),
-      ...await this.controlMounts(write, plan.cwd, policies),
-      programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
-      proxySocket: proxy?.socket, limits,
-    });
+    const readRoots = await mountable(read);
+    const writeRoots = await mountable(write);
+    const optedIn = (p: string) => this.global.controls!.optedIn(p) && policies.every((n) => !n.controls || n.controls.optedIn(p));
+    await this.cleaning;
+    const controls = await this.guard.prepare(writeRoots, { origin: ctx?.origin, optedIn });
     let released = false;
-    return {
-      allow: true,
-      launch: {
-        file: mechanism.bwrap, args, cwd: plan.cwd, env, program: plan.program, confined: true,
-        started(p) { pid = p; },
-        done: async () => {
-          if (released || !proxy) return;
-          released = true;
-          this.proxies.delete(proxy);
-          await proxy.close();
-        },
-      },
+    const release = async () => {
+      if (released) return;
+      released = true;
+      this.tickets.delete(controls.ticket);
+      if (proxy) { this.proxies.delete(proxy); await proxy.close(); }
+      await this.guard.finish(controls.ticket);
     };
-  }
-
-  /**
-   * Control files inside the write roots that exist now: the guards, and the protected names
-   * in the project folder, each write root and the working folder with its parents (where git,
-   * npm and node look for them). Opted-in ones stay writable.
-   */
-  private async controlMounts(write: Root[], cwd: string, narrowed: Policy[]): Promise<{ protect: string[]; reopen: string[] }> {
-    const controls = this.global.controls!;
-    const candidates = new Set(controls.paths);
-    const folders = new Set([this.root, ...write.map((w) => w.path)]);
-    for (let dir = cwd; ; dir = path.dirname(dir)) { folders.add(dir); if (path.dirname(dir) === dir) break; }
-    for (const folder of folders) for (const name of Object.keys(PROTECTED_NAMES)) candidates.add(path.join(folder, name));
-    const inWrite = (p: string) => write.some((w) => isWithin(p, w.path));
-    const optedIn = (p: string) => controls.optedIn(p) && narrowed.every((n) => !n.controls || n.controls.optedIn(p));
-    const protect = (await existing([...candidates])).map((d) => d.path).filter((p) => inWrite(p) && !optedIn(p));
-    const reopen = (await existing(controls.reopened.filter((p) => inWrite(p) && optedIn(p) && protect.some((g) => isWithin(p, g))))).map((d) => d.path);
-    return { protect, reopen };
+    this.tickets.add(controls.ticket);
+    try {
+      const mounts = await launchMounts({ read: readRoots, write: writeRoots, workspace: this.deps.workspace, policies: [this.global, ...policies], controls });
+      const args = await bwrapArgs(mechanism, {
+        program: plan.program, args: request.args, cwd: plan.cwd, read: readRoots, write: writeRoots, ...mounts,
+        programDirs: [...new Set([path.dirname(plan.program), path.dirname(await realpath(plan.program))])],
+        proxySocket: proxy?.socket, limits,
+      });
+      return {
+        allow: true,
+        launch: { file: mechanism.bwrap, args, cwd: plan.cwd, env, program: plan.program, confined: true, started(p) { pid = p; }, done: release },
+      };
+    } catch (error) {
+      await release();
+      throw error;
+    }
   }
 
   /**
@@ -346,20 +384,6 @@ function tightest(list: (Limits | undefined)[]): Limits | undefined {
     if (v !== undefined) out[key] = Math.min(out[key] ?? v, v);
   }
   return Object.keys(out).length ? out : undefined;
-}
-
-/** The paths that exist, as real paths (what a mount must name), each once, with whether it is a folder. */
-async function existing(paths: string[]): Promise<{ path: string; dir: boolean }[]> {
-  const found = await Promise.all(paths.map(async (p) => {
-    try {
-      const real = await realpath(p);
-      return { path: real, dir: (await stat(real)).isDirectory() };
-    } catch {
-      return undefined;
-    }
-  }));
-  const seen = new Set<string>();
-  return found.filter((x): x is { path: string; dir: boolean } => x !== undefined && !seen.has(x.path) && !!seen.add(x.path));
 }
 
 /**

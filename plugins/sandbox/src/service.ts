@@ -15,8 +15,8 @@ const broken = (error: unknown) => `the sandbox could not decide (${(error as Er
 export class SandboxService implements Sandbox {
   private impl: AllowListSandbox | undefined;
   private loading: Promise<AllowListSandbox> | undefined;
-  /** `protect` calls made before the first decision, applied in order when the code loads. */
-  private readonly pending: [string, string][] = [];
+  /** `protect` and `denyOperator` calls made before the first decision, applied in order when the code loads. */
+  private readonly pending: [string, string, 'protect' | 'deny'][] = [];
 
   /** `record` writes a decision worth keeping to the audit trail (every denial this service gives). */
   constructor(private readonly load: () => Promise<AllowListSandbox>, private readonly record: (event: SandboxEvent) => Promise<void> = async () => {}) {}
@@ -37,8 +37,8 @@ export class SandboxService implements Sandbox {
   /** Loads the allow-list sandbox, once. */
   private ready(): Promise<AllowListSandbox> {
     return this.loading ??= this.load().then((impl) => {
-      for (const [file, why] of this.pending.splice(0)) impl.protect(file, why);
-      return (this.impl = impl);
+      return Promise.all(this.pending.splice(0).map(([file, why, kind]) => (kind === 'protect' ? impl.protect(file, why) : impl.denyOperator(file, why))))
+        .then(() => (this.impl = impl));
     });
   }
 
@@ -68,7 +68,16 @@ export class SandboxService implements Sandbox {
   /** Adds a control file no agent may write (before the first decision: as the code loads). */
   protect(file: string, why: string): void {
     if (this.impl) this.impl.protect(file, why);
-    else this.pending.push([file, why]);
+    else this.pending.push([file, why, 'protect']);
+  }
+
+  /**
+   * Denies a file of the operator's (the database files, wherever they are) to every agent,
+   * reads too; not part of the kernel's `Sandbox` (the plugin calls it for itself).
+   */
+  denyOperator(file: string, why: string): void {
+    if (this.impl) void this.impl.denyOperator(file, why);
+    else this.pending.push([file, why, 'deny']);
   }
 
   /** Closes the proxies of launches that were never told `done()` (nothing when the sandbox never loaded). */

@@ -1,7 +1,9 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveExecutable } from '@oryxos/plugin-kit';
+import { canonicalPath, resolveExecutable } from '@oryxos/plugin-kit';
 import { projectGuards } from './control-files.ts';
+import { readBook } from './deny-identity.ts';
+import { operatorFiles, sandboxStateDir } from './operator-files.ts';
 import { sandboxError } from './errors.ts';
 import { parseRules, type Rules, type SandboxOptions } from './options.ts';
 import { isWithin } from './paths.ts';
@@ -20,8 +22,15 @@ export interface ConfinementTools { bwrap?: string; socat?: string; prlimit?: st
 
 const CONFINERS = ['bwrap', 'socat', 'prlimit'] as const;
 
+/** Where the identities of the deny entries are kept between starts. */
+export const identityBookFile = (workspaceDir: string) => path.join(sandboxStateDir(workspaceDir), 'deny-identities.json');
+
 export interface BuiltPolicy {
   policy: Policy;
+  /** The workspace as a real path (where the operator's files are). */
+  workspace: string;
+  /** Where the deny identities are kept; `policy.book` says whether they changed. */
+  bookFile: string;
   tools: ConfinementTools;
   /** Everything in the policy that can surprise: what `oryx doctor` and the start-up warning show. */
   warnings: string[];
@@ -35,9 +44,10 @@ export interface BuiltPolicy {
 export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<BuiltPolicy> {
   const warnings: string[] = [];
   const root = await realpath(place.root);
-  // OryxOS's own logs hold what servers print (their arguments, tokens): no tool reads or writes them.
-  const logs = path.relative(place.root, path.join(place.workspaceDir, 'logs'));
-  rules = { ...rules, files: { ...rules.files, deny: [...(rules.files?.deny ?? []), logs.startsWith('..') ? path.join(place.workspaceDir, 'logs') : logs] } };
+  // The operator's files (the token, the database, logs, users' memories) are denied to every agent.
+  const workspace = await canonicalPath(path.resolve(place.workspaceDir)).catch(() => path.resolve(place.workspaceDir));
+  const operator = operatorFiles(workspace, root);
+  const bookFile = identityBookFile(workspace);
   // Walks of the disk that do not depend on each other start at once: the config's imports, the
   // confinement programs on PATH (each a walk of PATH), and the roots (in Policy.build). The
   // programs are looked for only when a program may ever start (an exec allow or ask entry).
@@ -46,7 +56,7 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
   const found = launches ? Promise.all(CONFINERS.map((name) => resolveExecutable(name, root))) : undefined;
   let policy: Policy;
   try {
-    policy = await Policy.build(rules, { root, scope: 'global', warn: (m) => warnings.push(m), guards: await guards });
+    policy = await Policy.build(rules, { root, scope: 'global', warn: (m) => warnings.push(m), guards: await guards, operator, book: await readBook(bookFile) });
   } catch (error) {
     const field = (error as { field?: string }).field ?? 'files';
     throw sandboxError('ORYX_E_SANDBOX_ROOT', `sandbox(): option ${field} ${(error as Error).message}`, { cause: error, data: { field } });
@@ -64,7 +74,7 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
   const programs = (policy.exec ?? []).length > 0;
   if (!policy.confine) {
     if (programs) warnings.push('confine: false — programs on the exec allow-list run with your full rights; only the decision to start them is checked');
-    return { policy, tools, warnings };
+    return { policy, workspace, bookFile, tools, warnings };
   }
   const paths = await found;
   for (const [i, name] of CONFINERS.entries()) {
@@ -73,7 +83,7 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
     if (writable) warnings.push(`${name} (${at}) is inside the write root ${writable.source}, so it is not used: an agent could replace it`);
     tools[name] = writable ? undefined : at;
   }
-  if (!programs) return { policy, tools, warnings };
+  if (!programs) return { policy, workspace, bookFile, tools, warnings };
   if (process.platform !== 'linux') {
     warnings.push(`programs can only be confined on Linux; on ${process.platform} every program start is refused until sandbox({ confine: false }) is set`);
   } else if (!tools.bwrap) {
@@ -84,7 +94,7 @@ export async function buildPolicy(rules: Rules, place: SandboxPlace): Promise<Bu
   }
   const limited = rules.limits || (rules.exec ?? []).some((e) => e.limits);
   if (limited && !tools.prlimit) warnings.push('prlimit was not found: exec limits cannot be applied, so programs with limits are refused');
-  return { policy, tools, warnings };
+  return { policy, workspace, bookFile, tools, warnings };
 }
 
 /**

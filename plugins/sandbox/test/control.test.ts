@@ -97,6 +97,7 @@ async function hashes(): Promise<Record<string, string>> {
   out['.oryxos/agents'] = (await readdir(path.join(p.ws, 'agents'), { recursive: true })).sort().join(',');
   out.node_modules = String(existsSync(path.join(p.root, 'node_modules')));
   out['.npmrc'] = String(existsSync(path.join(p.root, '.npmrc')));
+  for (const planted of ['oryx.config.ts', 'oryx.config.cjs', 'oryx.config.json', 'sub/oryx.config.ts', 'sub/.oryxos', '__pycache__']) out[planted] = String(existsSync(path.join(p.root, planted)));
   return out;
 }
 
@@ -144,6 +145,14 @@ const rows = (): Row[] => [
   { name: 'package.json scripts', calls: [write('package.json', `{ "scripts": { "test": "touch ${p.marker}" } }\n`)], reason: /npm runs the scripts of package\.json/ },
   { name: '.npmrc', calls: [write('.npmrc', `node-options=--require ${p.marker}.js\n`)], reason: /npm reads its settings/ },
   { name: 'node_modules', calls: [write('node_modules/evil/index.js', `${mark('module')};\n`)], reason: /node runs the code in node_modules/ },
+  { name: 'the config compile cache in a node_modules that does not exist', calls: [write('node_modules/.cache/oryxos-config/config-0123456789abcdef.mjs', `${mark('cache')};\nexport default {};\n`)], reason: /node runs the code in node_modules/ },
+  { name: 'the kernel planted where node resolves it from the project', calls: [write('node_modules/@oryxos/kernel/package.json', '{ "name": "@oryxos/kernel", "main": "evil.js" }')], reason: /node runs the code in node_modules/ },
+  { name: 'a config named oryx.config.ts beside oryx.config.mjs (discovery takes .ts first)', calls: [write('oryx.config.ts', `${mark('ts')};\nexport default { plugins: [] };\n`)], reason: /oryx runs a config file by this name as code when it starts in this folder/ },
+  { name: 'a config file in a subfolder (runs when oryx starts there)', calls: [write('sub/oryx.config.ts', `${mark('sub')};\nexport default { plugins: [] };\n`)], reason: /oryx runs a config file by this name/ },
+  { name: 'a config name discovery could learn (.cjs)', calls: [write('oryx.config.cjs', 'module.exports = {}')], reason: /oryx runs a config file by this name/ },
+  { name: 'a config name discovery could learn (.json)', calls: [write('oryx.config.json', '{}')], reason: /oryx runs a config file by this name/ },
+  { name: "another project's workspace in a subfolder", calls: [write('sub/.oryxos/mcp_servers.yaml', 'servers: {}\n')], reason: /it is an OryxOS workspace/ },
+  { name: 'a compiled Python module, run instead of its source', calls: [write('__pycache__/util.cpython-311.pyc', 'x')], reason: /Python runs the compiled modules in __pycache__/ },
   { name: 'a symlink planted by an allowed program, then followed out of the roots', calls: [shell('ln', ['-s', '../outside/secret.txt', 'planted']), { name: 'read_file', args: { path: 'planted' } }], reason: /is outside the read roots/ },
   { name: 'a symlink planted onto the config, then written through', calls: [shell('ln', ['-s', 'oryx.config.mjs', 'cfg-link']), write('cfg-link', `${mark('link')};\nexport default { plugins: [] };\n`)], reason: /the config file runs as code/ },
   { name: 'a symlink planted onto an agent file, then edited through', calls: [shell('ln', ['-s', '.oryxos/agents/assistant/AGENT.md', 'agent-link']), edit('agent-link', 'exec', 'nothing')], reason: /agent files and skills/ },

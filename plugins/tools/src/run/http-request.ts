@@ -1,10 +1,18 @@
+import type { SandboxAction } from '@oryxos/contracts';
 import type { ToolContext, ToolResult } from '@oryxos/kernel';
 import { Capture } from '../cap.ts';
+import { pinnedFetch, resolveOnce } from '../pinned-fetch.ts';
 import type { ToolEnv } from '../builtin.ts';
 import type { HttpRequestArgs } from '../tools/http-request.ts';
 import { failure, isSandboxDenial } from './results.ts';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * An http action with the addresses the request will connect to: the sandbox checks those
+ * instead of resolving the host again.
+ */
+type HttpAction = Extract<SandboxAction, { kind: 'http' }>;
 // Set by fetch from the URL and body; letting the model set them would let it address
 // another virtual host than the one the sandbox checked, or desync the framing.
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'keep-alive', 'te', 'trailer']);
@@ -14,7 +22,8 @@ const TEXT_TYPE = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|ecmas
 
 /**
  * Runs `http_request` (defined in tools/http-request.ts): fetch with `redirect: 'manual'`;
- * every hop (the first included) is enforced by the sandbox right before it is sent. The body
+ * every hop (the first included) is enforced by the sandbox right before it is sent, on the
+ * addresses its host resolved to, which are the ones it connects to (pinned-fetch.ts). The body
  * is read up to `maxResponseBytes` and shown up to `maxOutputChars`, with the length reported.
  */
 export async function httpRequest(a: HttpRequestArgs, ctx: ToolContext, env: ToolEnv): Promise<ToolResult | string> {
@@ -33,13 +42,24 @@ export async function httpRequest(a: HttpRequestArgs, ctx: ToolContext, env: Too
   const deadline = AbortSignal.timeout(o.httpTimeoutMs);
   const signal = AbortSignal.any([ctx.signal, deadline]);
   const hops: string[] = [];
+  let close = () => {};
   try {
     for (;;) {
-      await ctx.enforce({ kind: 'http', url: url.href, method });
-      const response = await fetch(url.href, { method, headers, body, redirect: 'manual', signal });
+      // Resolved once: the sandbox checks these addresses, and the request goes to one of them.
+      let addresses: string[] | undefined;
+      let unresolved: NodeJS.ErrnoException | undefined;
+      try { addresses = await resolveOnce(url.hostname); } catch (error) { unresolved = error as NodeJS.ErrnoException; }
+      const action: HttpAction = { kind: 'http', url: url.href, method, ...(addresses ? { addresses } : {}) };
+      await ctx.enforce(action);
+      // Allowed by name (the sandbox trusts a host it lists), but there is nowhere to connect.
+      if (unresolved) return failure(`http_request: ${url.hostname} could not be resolved (${unresolved.code ?? unresolved.message})`, true);
+      const pinned = await pinnedFetch(url.href, { method, headers: [...headers], body, redirect: 'manual', signal }, addresses);
+      close = pinned.close;
+      const response = pinned.response;
       const location = response.headers.get('location');
       if (REDIRECTS.has(response.status) && location !== null) {
         await response.body?.cancel().catch(() => {});
+        close();
         if (hops.length >= o.maxRedirects) return failure(`http_request: stopped after ${o.maxRedirects} redirects (${[url.href, ...hops].join(' -> ')})`);
         let next: URL;
         try { next = new URL(location, url); } catch { return failure(`http_request: ${url.href} redirected to an invalid location ${JSON.stringify(location)}`); }
@@ -53,9 +73,14 @@ export async function httpRequest(a: HttpRequestArgs, ctx: ToolContext, env: Too
         url = next;
         continue;
       }
-      return await describeResponse(response, url, hops, o.maxOutputChars, o.maxResponseBytes);
+      try {
+        return await describeResponse(response, url, hops, o.maxOutputChars, o.maxResponseBytes);
+      } finally {
+        close();
+      }
     }
   } catch (error) {
+    close();
     if (isSandboxDenial(error)) throw error;
     if (deadline.aborted) return failure(`http_request: timed out after ${o.httpTimeoutMs} ms (${url.href})`, true);
     if (ctx.signal.aborted) return failure('http_request: cancelled');
