@@ -79,7 +79,8 @@ export function createOllamaProvider(settings: OllamaSettings, window?: ContextW
       if (!response.ok) throw await httpError(response, request);
       return response;
     };
-    return { client: new Ollama({ host: settings.host, headers: settings.headers, fetch: fetchWithSignal }), state };
+    const headers = { ...settings.headers, ...request.headers };
+    return { client: new Ollama({ host: settings.host, headers, fetch: fetchWithSignal }), state };
   };
 
   const httpError = async (response: Response, request: ChatRequest): Promise<OryxError> => {

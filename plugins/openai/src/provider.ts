@@ -88,7 +88,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       const cap = callCap(settings.callTimeoutMs);
       let completion;
       try {
-        completion = await c.client.chat.completions.create(toRequestBody(request), { signal: cap.with(request.signal) });
+        completion = await c.client.chat.completions.create(toRequestBody(request), { signal: cap.with(request.signal), headers: request.headers });
       } catch (error) {
         if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
         throw classify(error, request, c);
@@ -114,7 +114,7 @@ export function createOpenAIProvider(settings: OpenAISettings): Provider {
       try {
         const stream = await c.client.chat.completions.create(
           { ...toRequestBody(request), stream: true, stream_options: { include_usage: true } },
-          { signal },
+          { signal, headers: request.headers },
         );
         rearm();
         for await (const chunk of stream) {
