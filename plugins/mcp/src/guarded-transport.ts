@@ -1,5 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { withCallHeaders } from './call-headers.ts';
 
 /** The JSON-RPC error code of an answer OryxOS refused before the SDK read it (in the implementation-defined range). */
 export const REFUSED_ANSWER = -32099;
@@ -123,6 +124,7 @@ export class GuardedTransport implements Transport {
  */
 export function limitedFetch(maxBytes: number, guard: () => GuardedTransport | undefined): (url: string | URL, init?: RequestInit) => Promise<Response> {
   return async (url, init) => {
+    init = withCallHeaders(init);
     const response = await fetch(url, init);
     if (!response.body) return response;
     const ids = requestIds(init?.body);

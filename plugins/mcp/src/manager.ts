@@ -106,7 +106,7 @@ export class McpManager {
         timeoutMs: server.timeoutMs,
         // Checked again per call with the calling agent, so an agent's sandbox: can refuse a server.
         actions: () => [server.action],
-        execute: (args, ctx) => server.call(info.name, args, { signal: ctx.signal, timeoutMs: server.timeoutMs }),
+        execute: (args, ctx) => server.call(info.name, args, { signal: ctx.signal, timeoutMs: server.timeoutMs, headers: ctx.headers }),
       }));
     }));
     return lists.flat();

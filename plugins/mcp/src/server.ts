@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ServerEntry } from './config-file.ts';
 import { toToolResult } from './content.ts';
+import { inCall } from './call-headers.ts';
 import { GuardedTransport, limitedFetch, REFUSED_ANSWER } from './guarded-transport.ts';
 import { exposedName, toolAllowed } from './names.ts';
 import { processAlive } from '@oryxos/plugin-kit';
@@ -227,13 +228,14 @@ export class McpServerConnection {
    * come back as error results (`retryable` where trying again may work); only "the server
    * cannot be used at all" throws.
    */
-  async call(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ToolResult> {
+  async call(tool: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; headers?: Readonly<Record<string, string>> } = {}): Promise<ToolResult> {
     await this.ready(options.signal);
     const client = this.client!;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const label = `${tool} on MCP server "${this.name}"`;
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: timeoutMs });
+      // The call's headers (a tracer's traceparent) go on its HTTP requests (Streamable HTTP).
+      const result = await inCall(options.headers, () => client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: timeoutMs }));
       this.failures = 0;
       return toToolResult(result);
     } catch (error) {
