@@ -18,7 +18,6 @@ export const GEN_AI = {
   conversation: 'gen_ai.conversation.id',
   requestModel: 'gen_ai.request.model',
   maxTokens: 'gen_ai.request.max_tokens',
-  stream: 'gen_ai.request.stream',
   responseModel: 'gen_ai.response.model',
   finishReasons: 'gen_ai.response.finish_reasons',
   inputTokens: 'gen_ai.usage.input_tokens',

@@ -35,6 +35,8 @@ export interface QueueStats {
   failedSpans: number;
   failedExports: number;
   queued: number;
+  /** In the export on its way now. */
+  sending: number;
 }
 
 export class ExportQueue implements SpanProcessor {
@@ -45,7 +47,7 @@ export class ExportQueue implements SpanProcessor {
   private full = false;
   private failing = false;
   private lostInOutage = 0;
-  readonly stats: QueueStats = { exported: 0, dropped: 0, failedSpans: 0, failedExports: 0, queued: 0 };
+  readonly stats: QueueStats = { exported: 0, dropped: 0, failedSpans: 0, failedExports: 0, queued: 0, sending: 0 };
 
   constructor(private readonly exporter: SpanExporter, private readonly limits: QueueLimits, private readonly report: QueueReporter) {}
 
@@ -111,8 +113,10 @@ export class ExportQueue implements SpanProcessor {
     this.timer = undefined;
     const batch = this.queue.splice(0, this.limits.maxExportBatchSize);
     this.stats.queued = this.queue.length;
+    this.stats.sending = batch.length;
     this.exporting = this.export(batch).finally(() => {
       this.exporting = undefined;
+      this.stats.sending = 0;
       if (this.queue.length >= this.limits.maxExportBatchSize) this.send();
       else if (this.queue.length) this.schedule();
     });

@@ -64,7 +64,7 @@ export class RunTracer {
       const content = this.deps.content;
       if (content) {
         attributes[GEN_AI.inputMessages] = content.inputMessages(request.messages);
-        if (request.tools.length) attributes[GEN_AI.toolDefinitions] = content.json(request.tools.map((t) => ({ type: 'function', name: t.name })));
+        if (request.tools.length) attributes[GEN_AI.toolDefinitions] = JSON.stringify(request.tools.map((t) => ({ type: 'function', name: t.name })));
       }
       state.chat = this.tracer.startSpan(`chat ${request.model}`, { kind: SpanKind.CLIENT, attributes }, state.context);
     }
@@ -204,7 +204,7 @@ export class RunTracer {
       ...(result.limit ? { [ORYX.limitName]: result.limit.name, [ORYX.limitValue]: result.limit.value } : {}),
     });
     if (this.deps.content && result.answer) {
-      span.setAttribute(GEN_AI.outputMessages, this.deps.content.json([{ role: 'assistant', parts: [{ type: 'text', content: result.answer }], finish_reason: 'stop' }]));
+      span.setAttribute(GEN_AI.outputMessages, this.deps.content.answer(result.answer));
     }
     if (result.stopReason === 'error') {
       const code = result.error?.code ?? 'ORYX_E_RUN_FAILED';

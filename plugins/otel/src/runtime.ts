@@ -57,10 +57,11 @@ export async function startTracing(settings: OtelSettings, deps: TracingDeps): P
       runTracer.endAll();
       await queue.close(timeoutMs);
       const s = queue.stats;
-      const lost = s.dropped + s.failedSpans + s.queued;
+      const unsent = s.queued + s.sending;
+      const lost = s.dropped + s.failedSpans + unsent;
       if (lost) {
         deps.log.warn(`${s.dropped ? 'ORYX_E_OTEL_QUEUE_FULL' : 'ORYX_E_OTEL_EXPORT'}: ${lost} spans were not exported to ${where} `
-          + `(${s.dropped} dropped with the queue full, ${s.failedSpans} in failed exports, ${s.queued} still queued at close); ${s.exported} were`);
+          + `(${s.dropped} dropped with the queue full, ${s.failedSpans} in failed exports, ${unsent} unsent at close); ${s.exported} were`);
       }
     },
   };
