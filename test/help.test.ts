@@ -21,18 +21,19 @@ test('oryx --help lists commands from every plugin without importing plugin code
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
-      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
+      || /node_modules\/(openai|ollama|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer|@opentelemetry)\//.test(u));
     assert.equal(offenders, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('a read command loads no web server even when the web plugin is on, nor the kernel\'s loop', async () => {
+test('a read command loads no web server even when the web plugin is on, nor the kernel\'s loop, nor OpenTelemetry with the otel plugin on', async () => {
   const dir = await traceProject('read-trace-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import web from '@oryxos/plugin-web';
-export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web()] });
+import otel from '@oryxos/plugin-otel';
+export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web(), otel({ endpoint: 'http://127.0.0.1:9', exportTimeoutMs: 200 })] });
 `, { assistant: {} });
   try {
     const r = oryxTrace(dir, ['agents']);
@@ -44,9 +45,13 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
     // Nor the kernel's loop: it loads with the first run (kernel/src/run-parts.ts), as this run shows.
     const loopCode = (u: string) => /kernel\/(dist\/chunks\/run-parts-[\w-]+\.js|src\/run-parts\.ts)$/.test(u);
     assert.equal(loaded.filter(loopCode), [], 'no loop code for a read command');
+    const tracing = (u: string) => /node_modules\/@opentelemetry\/|plugins\/otel\/(dist|src)\/(chunks\/)?runtime[.-]/.test(u);
+    assert.ok(loaded.some((u) => /plugins\/otel\/(dist|src)\/index\./.test(u)), 'the otel plugin itself was loaded');
+    assert.equal(loaded.filter(tracing), [], 'no OpenTelemetry for a read command');
     const run = oryxTrace(dir, ['run', 'hello']);
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /hi/);
+    assert.ok(run.loaded.some(tracing), 'a run loads OpenTelemetry');
     assert.ok(run.loaded.some(loopCode), 'a run loads the loop');
   } finally {
     rmSync(dir, { recursive: true, force: true });
