@@ -1,7 +1,8 @@
 // What starts a run is the parent of its span: a REST request (a SERVER span in the caller's
 // trace when it sent a `traceparent`, else a new one), a scheduler slot, or a bare trace context
 // passed with the run. The web and scheduler plugins describe the request or slot as data
-// (`run.origin`) and import nothing of this plugin.
+// (`run.origin`) and import nothing of the otel plugin. The loopback collector is the otel
+// plugin's test helper.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Plugin } from '@oryxos/kernel';
@@ -9,8 +10,8 @@ import { scripted, testKernel } from '@oryxos/kernel/testing';
 import scheduler from '@oryxos/plugin-scheduler';
 import sqlite from '@oryxos/plugin-sqlite';
 import web from '@oryxos/plugin-web';
-import otel from '../src/index.ts';
-import { otlpReceiver, type Receiver, type ReceivedSpan } from './helpers/otlp-receiver.ts';
+import otel from '@oryxos/plugin-otel';
+import { otlpReceiver, type Receiver, type ReceivedSpan } from '../plugins/otel/test/helpers/otlp-receiver.ts';
 
 const TOKEN = 'a-token-of-sixteen-chars-or-more';
 const CALLER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
