@@ -21,18 +21,19 @@ test('oryx --help lists commands from every plugin without importing plugin code
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
-      || /node_modules\/(openai|ollama|@anthropic-ai|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer)\//.test(u));
+      || /node_modules\/(openai|ollama|@anthropic-ai|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer|@opentelemetry)\//.test(u));
     assert.equal(offenders, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('a read command (and a run) loads no web server even when the web plugin is on', async () => {
+test('a read command loads no web server even when the web plugin is on, nor OpenTelemetry with the otel plugin on; a run loads OpenTelemetry', async () => {
   const dir = await traceProject('read-trace-', `import { defineConfig } from '@oryxos/kernel';
 import { allowAll, scripted } from '@oryxos/kernel/testing';
 import web from '@oryxos/plugin-web';
-export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web()] });
+import otel from '@oryxos/plugin-otel';
+export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), web(), otel({ endpoint: 'http://127.0.0.1:9', exportTimeoutMs: 200 })] });
 `, { assistant: {} });
   try {
     const r = oryxTrace(dir, ['agents']);
@@ -41,11 +42,15 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
     const { loaded } = r;
     assert.ok(loaded.some((u) => /plugins\/web\/(dist|src)\/index\./.test(u)), 'the web plugin itself was loaded');
     assert.equal(loaded.filter((u) => /node_modules\/(hono|@hono)\/|plugins\/web\/(dist|src)\/(chunks\/)?server[.-]/.test(u)), []);
+    const tracing = (u: string) => /node_modules\/@opentelemetry\/|plugins\/otel\/(dist|src)\/(chunks\/)?runtime[.-]/.test(u);
+    assert.ok(loaded.some((u) => /plugins\/otel\/(dist|src)\/index\./.test(u)), 'the otel plugin itself was loaded');
+    assert.equal(loaded.filter(tracing), [], 'no OpenTelemetry for a read command');
     // A run still works with the web plugin on (its server is loaded only by `oryx web`).
     const run = oryxTrace(dir, ['run', 'hello']);
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /hi/);
     assert.equal(run.loaded.filter((u) => /node_modules\/(hono|@hono)\//.test(u)), [], 'nor for a run');
+    assert.ok(run.loaded.some(tracing), 'a run loads OpenTelemetry');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -32,7 +32,7 @@ export type PluginHooks = { readonly [K in HookName]: PluginHook<K> };
 /** How plugins (doors) run agents: the kernel's one run service, without its internals. */
 export interface Runs {
   process(input: RunInput): Promise<RunResult>;
-  continue(runId: string, options?: Pick<RunInput, 'signal' | 'stream' | 'onEvent'>): Promise<RunResult>;
+  continue(runId: string, options?: Pick<RunInput, 'signal' | 'stream' | 'onEvent' | 'origin'>): Promise<RunResult>;
   isRunning(sessionId: string): boolean;
   abortSession(sessionId: string, reason?: unknown): Promise<number>;
 }

@@ -5,7 +5,7 @@ import { ToolExecutor } from './executor.ts';
 import { groupTurns, openCalls, windowStart } from './history.ts';
 import type { Kernel } from './kernel.ts';
 import { runLoop, type LoopResult } from './loop.ts';
-import type { AgentDefinition, RunContext, RunEvent, RunInput, RunResult, Tool, ToolResult } from './types.ts';
+import type { AgentDefinition, RunContext, RunEvent, RunInput, RunOrigin, RunResult, Tool, ToolResult } from './types.ts';
 
 /** How a run continues a suspended one: its stored record's continuation. */
 interface Continuing { runId: string; continuation: RunContinuation }
@@ -46,7 +46,7 @@ export class AgentService {
    * await kernel.service('approvals').decide(id, { decision: 'approve', by: 'cli' });
    * const result = await kernel.runs.continue(approval.runId);
    */
-  async continue(runId: string, options: Pick<RunInput, 'signal' | 'stream' | 'onEvent'> = {}): Promise<RunResult> {
+  async continue(runId: string, options: Pick<RunInput, 'signal' | 'stream' | 'onEvent' | 'origin'> = {}): Promise<RunResult> {
     const record = this.kernel.hasService('runRecords') ? await this.kernel.service('runRecords').get(runId) : undefined;
     if (!record || record.stopReason !== 'suspended' || !record.continuation) {
       throw notContinuable(runId, !record ? 'there is no such run' : `it ended with stop reason ${record.stopReason}, not suspended`);
@@ -100,7 +100,7 @@ export class AgentService {
     const run = new RunState({
       runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
       user: input.user ?? parent?.run.user, door: input.door ?? parent?.run.door, parentRunId: parent?.run.runId,
-      callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined, continued: continuing?.continuation,
+      callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined, continued: continuing?.continuation, origin: input.origin,
     }, [input.signal, budget.signal]);
     this.active.set(run.runId, { run, budget });
     try {
@@ -320,6 +320,7 @@ class RunState implements RunContext {
   readonly parentRunId?: string;
   readonly callers?: readonly AgentDefinition[];
   readonly continued?: RunContinuation;
+  readonly origin?: RunOrigin;
   iteration = 0;
   private readonly controller = new AbortController();
   private readonly unfollow: (() => void)[];
@@ -336,6 +337,7 @@ class RunState implements RunContext {
     if (fields.parentRunId) this.parentRunId = fields.parentRunId;
     if (fields.callers) this.callers = fields.callers;
     if (fields.continued) this.continued = fields.continued;
+    if (fields.origin) this.origin = fields.origin;
     this.unfollow = signals.map((s) => follow(s, this.controller));
   }
 

@@ -12,7 +12,6 @@ import type { Answer, Question, RunContext, Tool, ToolContext, ToolResult } from
 export class ToolCallScope implements ToolContext {
   readonly run: RunContext;
   readonly toolCallId: string;
-  readonly headers: Readonly<Record<string, string>>;
   private readonly controller = new AbortController();
   private readonly unfollow: () => void;
   private timer?: NodeJS.Timeout;
@@ -23,16 +22,21 @@ export class ToolCallScope implements ToolContext {
     run: RunContext,
     private readonly call: ToolCall,
     private readonly approved: SandboxAction[],
-    headers: Record<string, string>,
+    private readonly given: Record<string, string>,
     private readonly onProgress: (update: { message?: string; progress?: number; total?: number }) => void,
   ) {
     this.run = run;
     this.toolCallId = call.id;
-    this.headers = Object.freeze({ ...headers });
     this.unfollow = follow(run.signal, this.controller);
   }
 
   get signal(): AbortSignal { return this.controller.signal; }
+
+  /**
+   * The headers `beforeTool` taps put on the call (a tracing plugin's `traceparent`): the scope
+   * exists before those taps run (a tool's `actions` get it), so they are read when asked for.
+   */
+  get headers(): Readonly<Record<string, string>> { return Object.freeze({ ...this.given }); }
 
   enforce = (action: SandboxAction): Promise<void> => enforceAction(this.kernel, action, this.gate());
   launch = (request: ExecRequest): Promise<ExecLaunch> => prepareExec(this.kernel, request, this.gate());

@@ -322,6 +322,30 @@ export interface RunInput {
   parent?: RunContext;
   /** Tags for a session this run creates (`eval:smoke`). */
   tags?: string[];
+  /** What started the run, as the door describes it (a REST request, a scheduler slot): see {@link RunOrigin}. */
+  origin?: RunOrigin;
+}
+
+/**
+ * Where a run comes from, as data a door gives and observers read: what started it, when, and the
+ * trace context that came with it. The kernel only carries it (`run.origin`); a tracing plugin
+ * makes it the parent of the run's span, so the web plugin needs no tracing code of its own.
+ *
+ * @example
+ * runs.process({ agent, message, door: 'web', origin: {
+ *   name: 'POST /api/sessions/:id/messages', startedAt: Date.now(),
+ *   attributes: { 'http.request.method': 'POST' }, carrier: { traceparent: req.headers.traceparent },
+ * } });
+ */
+export interface RunOrigin {
+  /** What started the run, in a few words that do not vary per request: `POST /api/sessions/:id/messages`. */
+  name?: string;
+  /** When it started (ms since the epoch), when that was before the run (a request queued behind another run). */
+  startedAt?: number;
+  /** Facts about it, named as OpenTelemetry's semantic conventions name them where they can be (`http.request.method`). */
+  attributes?: Readonly<Record<string, string | number | boolean>>;
+  /** Propagation fields that came with it (W3C `traceparent`, `tracestate`), names in lower case. */
+  carrier?: Readonly<Record<string, string>>;
 }
 
 export interface RunResult {
@@ -371,4 +395,6 @@ export interface RunContext {
   readonly callers?: readonly AgentDefinition[];
   /** Set when the run continues a suspended one. */
   readonly continued?: RunContinuation;
+  /** What started the run ({@link RunInput.origin}). */
+  readonly origin?: RunOrigin;
 }

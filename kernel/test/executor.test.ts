@@ -105,4 +105,15 @@ test('a tool returning a ToolResult object keeps isError and content', async () 
   assert.is(status, 'error');
 });
 
+test('headers a beforeTool tap puts on the call reach the tool as ctx.headers (a tracing plugin\'s traceparent)', async () => {
+  const seen: Record<string, string>[] = [];
+  const probe = base('probe', async (_a, ctx) => { seen.push({ ...ctx.headers }); return 'ok'; });
+  const tracer: Plugin = {
+    name: 'tracer', version: '1.0.0', kernel: '^1',
+    setup(ctx) { ctx.hooks.beforeTool.tapPromise(async (info) => { info.headers.traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`; return undefined; }); },
+  };
+  assert.is((await callOnce({ name: 'probe', args: { n: 1 } }, [tools(probe), tracer])).status, 'ok');
+  assert.equal(seen, [{ traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` }]);
+});
+
 test.run();

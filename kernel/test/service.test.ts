@@ -46,6 +46,20 @@ test('the run context carries the user the run acts for', async () => {
   await t.close();
 });
 
+test('the run context carries its origin from runStart on, and a sub-agent\'s run does not inherit it', async () => {
+  const seen: unknown[] = [];
+  const spy: Plugin = {
+    name: 'spy', version: '1.0.0', kernel: '^1',
+    setup(k) { k.hooks.runStart.tapPromise(async (run: RunContext) => { seen.push(run.origin); }); },
+  };
+  const t = await testKernel({ plugins: [scripted([{ text: 'a' }, { text: 'b' }]), spy] });
+  const origin = { name: 'POST /api/sessions/:id/messages', startedAt: 1, attributes: { 'http.request.method': 'POST' }, carrier: { traceparent: '00-x' } };
+  await t.service.process({ agent: 'assistant', message: 'hi', origin });
+  await t.service.process({ agent: 'assistant', message: 'hi' });
+  assert.equal(seen, [origin, undefined]);
+  await t.close();
+});
+
 test('a stream cut off after tokens were shown is not retried, and the hint says so', async () => {
   const cut = new OryxError('ORYX_E_LLM_CONNECTION', 'the connection broke', { retryable: true });
   let calls = 0;

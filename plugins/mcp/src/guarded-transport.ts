@@ -1,5 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { withCallHeaders } from './call-headers.ts';
 
 /** The JSON-RPC error code of an answer OryxOS refused before the SDK read it (in the implementation-defined range). */
 export const REFUSED_ANSWER = -32099;

@@ -2,6 +2,7 @@ import { enforceAction, type PluginContext } from '@oryxos/kernel';
 import { errorMessage } from '@oryxos/provider-spec';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedTransport } from './guarded-transport.ts';
+import { withCallHeaders } from './call-headers.ts';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -20,6 +21,7 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
  */
 export function watchedFetch(maxBytes: number, guard: () => GuardedTransport | undefined, base: Fetch = fetch): Fetch {
   return async (url, init) => {
+    init = withCallHeaders(init);
     const response = await base(url, init);
     if (!response.body) return response;
     const ids = requestIds(init?.body);

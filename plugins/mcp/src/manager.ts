@@ -246,7 +246,7 @@ export class McpManager {
           try {
             return await server.call(info.name, args, {
               signal: ctx.signal, timeoutMs: server.timeoutMs, repeatable: repeatable(info),
-              call: { toolCallId: ctx.toolCallId, sessionId: ctx.run.sessionId, agent: ctx.run.agent.name },
+              call: { toolCallId: ctx.toolCallId, sessionId: ctx.run.sessionId, agent: ctx.run.agent.name }, headers: ctx.headers,
               // A server's progress also starts the call's time again (the kernel's tool timeout).
               onProgress: (p) => ctx.progress({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
             });

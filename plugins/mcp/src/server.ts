@@ -8,6 +8,7 @@ import type { ExecLaunch, SandboxAction } from '@oryxos/contracts';
 import type { PluginContext } from '@oryxos/kernel';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { inCall } from './call-headers.ts';
 import { processAlive } from '@oryxos/plugin-kit';
 import type { OAuthSession } from './auth/oauth.ts';
 import type { TokenStore } from './auth/token-store.ts';
@@ -95,6 +96,8 @@ export interface CallOptions {
   call?: Partial<Omit<CallInfo, 'server' | 'tool'>>;
   /** The tool may safely run twice (read-only or idempotent): a call whose stream was cut is sent again once. */
   repeatable?: boolean;
+  /** Headers for the call's HTTP requests (`ctx.headers`: a tracer's traceparent), on Streamable HTTP and SSE servers. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Tools of a list whose schemas are compiled when it arrives; a longer list is checked as agents use it. */
@@ -289,9 +292,10 @@ export class McpServerConnection {
       options.onProgress?.(progress);
       try { this.deps.hooks.onProgress?.(this.name, info, progress); } catch (error) { this.deps.ctx.log.debug(`onProgress failed: ${errorMessage(error)}`); }
     };
-    const send = () => this.client!.callTool({ name: tool, arguments: args }, undefined, {
+    // The call's headers (a tracer's traceparent) reach its HTTP requests through its async context (call-headers.ts).
+    const send = () => inCall(options.headers, () => this.client!.callTool({ name: tool, arguments: args }, undefined, {
       signal: options.signal, timeout: timeoutMs, resetTimeoutOnProgress: true, maxTotalTimeout: Math.max(this.deps.maxCallMs, timeoutMs), onprogress,
-    });
+    }));
     this.calls.add(info);
     try {
       let retried: 'session' | 'cut' | undefined;

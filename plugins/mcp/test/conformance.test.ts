@@ -41,7 +41,10 @@ async function installSuite(): Promise<{ node: string; cli: string }> {
   if (installed !== lock || !existsSync(node) || !existsSync(cli)) {
     await mkdir(cache, { recursive: true });
     for (const f of ['package.json', 'package-lock.json', '.npmrc']) await copyFile(path.join(suiteSource, f), path.join(cache, f));
-    const npm = await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: cache, timeoutMs: 600_000 });
+    // Under `npm test` the checkout's settings arrive as npm_config_* variables (engine-strict=true,
+    // which would refuse the suite's Node 22 packages) and beat the suite's own .npmrc: drop them.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)));
+    const npm = await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: cache, timeoutMs: 600_000, env });
     if (npm.code !== 0) throw new Error(`npm ci of the conformance suite failed:\n${npm.out.slice(-3000)}`);
   }
   if (!existsSync(node)) throw new Error(`no Node 22 for ${process.platform}-${process.arch} in the suite's lock (it has linux-x64 and linux-arm64)`);

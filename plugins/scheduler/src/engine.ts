@@ -51,6 +51,7 @@ interface Held {
   id: number;
   task: string;
   slot: string;
+  firedBy: FiredBy;
   queued: boolean;
   controller: AbortController;
   sessionId?: string;
@@ -362,7 +363,7 @@ export class SchedulerEngine {
       this.kernel.log.info(`task ${def.name} slot ${slot} skipped: the run of slot ${claim.blockedBy?.slot} is still going`);
       return { kind: 'other', id: claim.id };
     }
-    const held: Held = { id: claim.id, task: def.name, slot, queued: claim.status === 'queued', controller: new AbortController(), done: undefined! };
+    const held: Held = { id: claim.id, task: def.name, slot, firedBy, queued: claim.status === 'queued', controller: new AbortController(), done: undefined! };
     this.held.set(held.id, held);
     this.beat();
     held.done = this.execute(held, def);
@@ -426,7 +427,9 @@ export class SchedulerEngine {
       this.runIds.set(sessionId, '');
       await this.store.setSession(h.id, sessionId);
       // Nobody is there to ask: an approval is stored, announced, and expires (approvals({ timeoutMs: { scheduler } })).
-      const result = await this.kernel.runs.process({ agent: def.agent, session: sessionId, message: def.message, signal, door: 'scheduler' });
+      // The slot as the run's origin: a tracing plugin makes it the parent of the run's span.
+      const origin = { name: `scheduler ${def.name}`, startedAt: started, attributes: { 'oryx.task.name': def.name, 'oryx.task.slot': h.slot, 'oryx.task.fired_by': h.firedBy, 'oryx.task.execution_id': h.id } };
+      const result = await this.kernel.runs.process({ agent: def.agent, session: sessionId, message: def.message, signal, door: 'scheduler', origin });
       const runId = this.runIds.get(sessionId) || undefined;
       const usage = { runId, iterations: result.iterations, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, stopReason: result.stopReason };
       if (result.stopReason === 'aborted' || signal.aborted) return { outcome: { ...base(), ...usage, ...this.abortedOutcome(signal, def) } };

@@ -114,7 +114,9 @@ export default function subagents(): Plugin {
             source: 'plugin',
             timeoutMs: Math.min(agent.settings.max_duration_ms, MAX_TIMER_MS),
             async execute(args, tool) {
-              return asResult(name, await ctx.runs.process({ agent: name, message: String(args.task), parent: tool.run, signal: tool.signal }));
+              // The call's trace context (a tracer's traceparent) makes the sub-agent's run a child of this call.
+              const origin = Object.keys(tool.headers).length ? { origin: { carrier: { ...tool.headers } } } : {};
+              return asResult(name, await ctx.runs.process({ agent: name, message: String(args.task), parent: tool.run, signal: tool.signal, ...origin }));
             },
           }));
         },

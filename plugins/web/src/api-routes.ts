@@ -20,6 +20,7 @@ import { listAgents, listJson } from '@oryxos/plugin-cli';
 import { clientSignalOf, headerOf } from './incoming.ts';
 import { replyJson } from './reply.ts';
 import type { WebEnv } from './request-log.ts';
+import { originOf } from './origin.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 const HEALTHY = Object.freeze({ status: 'ok' });
@@ -211,7 +212,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
       // An agent that is gone fails the run before it starts, with the same 404 the check below gives.
       const outcome = await runner.invoke({
-        agent: session.agent, session: session.id, message: body.message, user, stream: false, clientSignal: clientSignalOf(c),
+        agent: session.agent, session: session.id, message: body.message, user, stream: false, clientSignal: clientSignalOf(c), origin: originOf(c),
       });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);
       return runJson(c, outcome.result!);
@@ -219,7 +220,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     await assertAgentExists(kernel, session.agent);
     return sseResponse(c, async (channel) => {
       const outcome = await runner.invoke({
-        agent: session.agent, session: session.id, message: body.message, user, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel),
+        agent: session.agent, session: session.id, message: body.message, user, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel), origin: originOf(c),
       });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);

@@ -53,7 +53,7 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
     app.use('*', admission(source, 'entry'));
     app.use('*', cors({
       origin: options.cors === true ? '*' : options.cors,
-      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user'],
+      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user', 'traceparent', 'tracestate'],
       exposeHeaders: ['x-request-id', 'x-session-id', 'location'],
       maxAge: 600,
     }));

@@ -13,6 +13,7 @@ import type { RouteTable } from './routes.ts';
 import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
 import { listJson } from '@oryxos/plugin-cli/command';
 import { clientSignalOf, headerOf } from './incoming.ts';
+import { originOf } from './origin.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
@@ -105,7 +106,7 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
     const decided = await approvalsOf(kernel).decide(c.req.param('id')!, {
       decision: body.decision, by: identityOf(c).name, ...(body.reason ? { reason: body.reason } : {}),
     });
-    const run = { agent: decided.agent, session: decided.sessionId, message: '', continue: decided.runId };
+    const run = { agent: decided.agent, session: decided.sessionId, message: '', continue: decided.runId, origin: originOf(c) };
     if (!(headerOf(c, 'accept') ?? '').includes('text/event-stream')) {
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });
       if (outcome.aborted) throw abortedError(outcome.aborted, options.invokeTimeoutMs);

@@ -13,6 +13,7 @@ import { ChatCompletion, ChatCompletionBody, ErrorResponse, ModelList, SESSION_I
 import { sseResponse } from './sse.ts';
 import { clientSignalOf, headerOf } from './incoming.ts';
 import { replyJson } from './reply.ts';
+import { originOf } from './origin.ts';
 
 type ChatBody = typeof ChatCompletionBody.infer;
 type ChatMessage = ChatBody['messages'][number];
@@ -86,7 +87,7 @@ export function registerOpenAiRoutes(routes: RouteTable, ctx: WebContext): void 
     c.header('x-session-id', sessionId);
     const id = `chatcmpl-${randomUUID()}`;
     const now = Math.floor(Date.now() / 1000);
-    const run = { agent: agent.name, session: sessionId, message, user };
+    const run = { agent: agent.name, session: sessionId, message, user, origin: originOf(c) };
 
     if (!body.stream) {
       const outcome = await runner.invoke({ ...run, stream: false, clientSignal: clientSignalOf(c) });

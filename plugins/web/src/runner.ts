@@ -1,4 +1,4 @@
-import type { PluginContext, RunEvent, RunInput, RunResult, Runs } from '@oryxos/kernel';
+import type { PluginContext, RunEvent, RunInput, RunOrigin, RunResult, Runs } from '@oryxos/kernel';
 import { OryxError, type Message } from '@oryxos/provider-spec';
 import type { SessionInfo } from '@oryxos/contracts';
 import { webError } from './errors.ts';
@@ -19,6 +19,8 @@ export interface InvokeInput {
   onEvent?(event: RunEvent): void;
   /** Aborts when the client goes away. */
   clientSignal?: ClientSignal;
+  /** The request, for the run's observers (a tracer continues the caller's trace). */
+  origin?: RunOrigin;
 }
 
 /** A finished run, or the reason it was cut short (`result` is absent when it never started). */
@@ -53,10 +55,11 @@ export class Runner {
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
     let work: Promise<RunResult>;
     if (input.continue) {
-      work = this.service.continue(input.continue, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}) });
+      work = this.service.continue(input.continue, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}), ...(input.origin ? { origin: input.origin } : {}) });
     } else {
       const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent, door: 'web' };
       if (input.user !== undefined) run.user = input.user;
+      if (input.origin) run.origin = input.origin;
       work = this.service.process(run);
     }
     this.active.add(entry);

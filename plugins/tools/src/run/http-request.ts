@@ -36,6 +36,8 @@ export async function httpRequest(a: HttpRequestArgs, ctx: ToolContext, env: Too
     if (FORBIDDEN_HEADERS.has(name.toLowerCase())) return failure(`http_request: the ${name} header cannot be set; it follows from the URL and body`);
     try { headers.set(name, value); } catch { return failure(`http_request: header ${JSON.stringify(name)} is not a valid header`); }
   }
+  // The call's own headers (a tracer's traceparent) go on every hop, over any the model set.
+  for (const [name, value] of Object.entries(ctx.headers)) headers.set(name, value);
   let url: URL;
   try { url = new URL(a.url); } catch { return failure(`http_request: ${JSON.stringify(a.url)} is not an absolute URL`); }
 
