@@ -183,7 +183,7 @@ test('a third-party plugin: installed (not enabled), enabled in the config, its 
   assert.match(install.stdout, 'not enabled yet');
   assert.equal(await pluginRow('oryx-plugin-shout'), {
     package: 'oryx-plugin-shout', version: '1.2.3', kernel: '^1', kernelOk: true, enabled: false, from: 'installed', permissions: [], commands: true,
-    root: path.join(base, 'shout'), // a folder is installed as a link to it
+    root: path.join(base, 'data', 'oryxos', 'node_modules', 'oryx-plugin-shout'), // a folder is installed as a copy, never a link to it
   });
   assert.is((await pluginRow('@oryxos/plugin-sqlite')).enabled, true, 'bundled plugins the config enables are listed as enabled');
 
@@ -204,7 +204,7 @@ test('a third-party plugin: installed (not enabled), enabled in the config, its 
 });
 
 test('an installed plugin whose kernel range no longer matches is refused at load, naming both versions', async () => {
-  const pkgFile = path.join(base, 'shout', 'package.json');
+  const pkgFile = path.join(base, 'data', 'oryxos', 'node_modules', 'oryx-plugin-shout', 'package.json'); // the installed copy
   const original = await readFile(pkgFile, 'utf8');
   await writeFile(pkgFile, original.replace('"kernel": "^1"', '"kernel": "^2"'));
   try {

@@ -40,6 +40,7 @@ export class EmailDoor {
   private pass = '';
   private domain = 'oryx.invalid';
   private waiting: (() => void)[] = [];
+  private running = 0;
 
   constructor(private readonly ctx: PluginContext, private readonly o: ResolvedEmailOptions) {
     this.claims = new MailClaims(() => ctx.service('database'), `${o.imap.user}@${o.imap.host}:${o.imap.port}/${o.imap.mailbox}`);
@@ -89,13 +90,20 @@ export class EmailDoor {
   private async run(started: (error?: unknown) => void): Promise<void> {
     const { baseDelayMs, maxDelayMs } = this.o.reconnect;
     let delay = baseDelayMs;
+    let opened = false;
     while (!this.stopping.signal.aborted) {
       try {
-        await this.connection(() => { delay = baseDelayMs; started(); });
+        await this.connection(() => { delay = baseDelayMs; opened = true; started(); });
       } catch (error) {
-        const e = isOryxError(error) ? error : imapFailure(error, this.o.imap);
-        if (e.code === 'ORYX_E_EMAIL_AUTH' || e.code === 'ORYX_E_EMAIL_MAILBOX') { started(e); if (!this.client) return; }
-        this.ctx.log.warn(`${e.code} ${e.message}; connecting again in ${Math.round(delay)} ms`);
+        // Failures to connect or log in come classified; anything else (the connection dropped mid-command) as it is.
+        const text = isOryxError(error) ? `${error.code} ${error.message}` : `the IMAP session ended: ${errorMessage(error)}`;
+        // A refused login or a missing mailbox at the first start fails the start: retrying cannot fix the config.
+        if (!opened && isOryxError(error) && (error.code === 'ORYX_E_EMAIL_AUTH' || error.code === 'ORYX_E_EMAIL_MAILBOX')) {
+          started(error);
+          for (const t of this.timers.splice(0)) clearInterval(t);
+          return;
+        }
+        this.ctx.log.warn(`${text}; connecting again in ${Math.round(delay)} ms`);
         started();
       }
       if (this.stopping.signal.aborted) break;
@@ -106,7 +114,9 @@ export class EmailDoor {
 
   /** One IMAP session, until it closes or the door stops. */
   private async connection(onOpen: () => void): Promise<void> {
-    const client = await imapClient(this.o.imap, this.pass);
+    const client = await imapClient(this.o.imap, this.pass).catch((error: unknown) => {
+      throw emailError('ORYX_E_EMAIL_CONNECT', `the IMAP client could not be loaded: ${errorMessage(error)}`, { cause: error, hint: 'Reinstall @oryxos/channel-email with its dependencies (oryx plugins install).' });
+    });
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     try {
       await client.connect();
@@ -187,14 +197,20 @@ export class EmailDoor {
     }
   }
 
-  /** Waits for a free slot, reads the mail, and answers it in the background. */
+  /** Holds the claim at once (so no sweep takes it over), waits for a free slot, then reads the mail and answers it in the background. */
   private async dispatch(client: ImapFlow, row: MailRow, size: number): Promise<void> {
-    while (this.inFlight.size >= this.o.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const controller = new AbortController();
     const entry: InFlight = { controller, done: Promise.resolve() };
     this.inFlight.set(row.message_id, entry);
+    let slot!: () => void;
+    const started = new Promise<void>((resolve) => { slot = resolve; });
     entry.done = (async () => {
+      while (this.running >= this.o.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      this.running++;
+      slot();
       try {
+        // Stopping: left claimed, for the next process.
+        if (this.stopping.signal.aborted) return;
         if (size > this.o.maxMessageBytes) {
           await this.claims.finish(row.message_id, this.owner, { status: 'failed', errorCode: 'ORYX_E_EMAIL_TOO_LARGE', reason: `${size} bytes, more than maxMessageBytes (${this.o.maxMessageBytes})` });
           return;
@@ -208,10 +224,13 @@ export class EmailDoor {
         // The claim stays open: after the lease (or a restart) it is taken over and tried again.
         this.ctx.log.warn(`mail ${row.message_id} was not answered: ${errorMessage(error)}`);
       } finally {
+        this.running--;
         this.inFlight.delete(row.message_id);
         this.waiting.shift()?.();
       }
     })();
+    // The scan goes on once this mail has a slot: mail is read no faster than it is answered.
+    await started;
   }
 
   /** What one claimed mail gets: ignored, refused, or answered by the agent and replied to. */

@@ -31,16 +31,26 @@ export async function readDependencies(dataDir: string): Promise<Record<string, 
 }
 
 /**
- * npm in the plugins project ignores peer dependencies: a plugin takes the kernel, the CLI base
- * and @oclif/core as peers, and this installation provides them (bin/host-modules.js), so npm
- * must neither fetch copies of its own nor fail offline trying.
+ * How npm runs in the plugins project: it ignores peer dependencies (a plugin takes the kernel,
+ * the CLI base and @oclif/core as peers, and this installation provides them through
+ * bin/host-modules.js, so npm must neither fetch copies of its own nor fail offline trying), and
+ * it runs no lifecycle script (`preinstall`, `install`, `postinstall`, `prepare`) of a plugin or
+ * of anything it depends on: installing a plugin runs none of its code, deny by default. A folder
+ * is installed as a copy of what it would publish (`files`), its dependencies beside it, so it
+ * works from the plugins project as a package from the registry would; `oryx plugins link` is
+ * for a folder that should stay live.
  */
 export async function ignorePeerDependencies(dataDir: string): Promise<void> {
   const file = path.join(dataDir, '.npmrc');
-  const text = await readFile(file, 'utf8').catch(() => '');
-  if (/^legacy-peer-deps\s*=\s*true\s*$/m.test(text)) return;
+  let text = await readFile(file, 'utf8').catch(() => '');
+  const lines: string[] = [];
+  if (!/^legacy-peer-deps\s*=\s*true\s*$/m.test(text)) lines.push('# Written by oryx plugins install: OryxOS provides the kernel and @oclif/core to plugins.', 'legacy-peer-deps=true');
+  if (!/^install-links\s*=\s*true\s*$/m.test(text)) lines.push('# Written by oryx plugins install: a folder is installed as a copy (with its dependencies), never as a link to it.', 'install-links=true');
+  if (!/^ignore-scripts\s*=\s*true\s*$/m.test(text)) lines.push('# Written by oryx plugins install: installing a plugin runs none of its (or its dependencies\') lifecycle scripts.', 'ignore-scripts=true');
+  if (!lines.length) return;
+  text = `${text}${text && !text.endsWith('\n') ? '\n' : ''}${lines.join('\n')}\n`;
   await mkdir(dataDir, { recursive: true });
-  await writeFile(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}# Written by oryx plugins install: OryxOS provides the kernel and @oclif/core to plugins.\nlegacy-peer-deps=true\n`);
+  await writeFile(file, text);
 }
 
 const REGISTERED = Symbol.for('oryxos.hostModules');
