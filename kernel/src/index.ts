@@ -6,7 +6,7 @@
  */
 export type {
   Tool, ToolResult, ToolContext, ToolProvider, ToolSource, ToolSourceStatus, ToolAnnotations, AgentDefinition, AgentSettings, SkillRef,
-  Prompt, PromptSection, PromptReport, Question, Answer, Door, StopReport, Stop, StopRule, BudgetLimit, BudgetUsed, RunEvent, RunInput, RunOrigin, RunResult, RunContext,
+  Prompt, PromptSection, PromptReport, Question, Answer, Door, DoorCheck, StopReport, Stop, StopRule, BudgetLimit, BudgetUsed, RunEvent, RunInput, RunOrigin, RunResult, RunContext,
 } from './types.ts';
 export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo, type Suspend } from './hooks.ts';
 export type { PluginContext, PluginHook, PluginHooks, Logger, Runs, Agents } from './context.ts';

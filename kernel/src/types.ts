@@ -244,6 +244,23 @@ export interface Door {
   ask?(question: Question, run: RunContext): Promise<Answer | undefined>;
   /** The run is making progress someone may want to see (a long tool's progress). */
   progress?(run: RunContext, update: { toolCallId: string; message?: string; progress?: number; total?: number }): void;
+  /**
+   * What `oryx doctor` shows for the door, without starting it: its server reachable, its
+   * credentials accepted (named, never printed). Called on a read-only kernel: it writes nothing.
+   */
+  check?(options: { signal: AbortSignal }): Promise<DoorCheck[]>;
+}
+
+/** One line a door's {@link Door.check} gives `oryx doctor`. */
+export interface DoorCheck {
+  /** What was checked: `email imap`, `telegram bot`. */
+  check: string;
+  status: 'ok' | 'fail' | 'warn' | 'skip';
+  /** One line: where it connected and as whom (`password from env IMAP_PASS`), never a secret. */
+  detail: string;
+  code?: string;
+  /** How to fix a failure. */
+  fix?: string;
 }
 
 /** What a door's stop did with the runs it had going on. */

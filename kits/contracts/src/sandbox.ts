@@ -128,8 +128,11 @@ export interface Sandbox {
 export interface SandboxEvent {
   /** `ask`: a tool call waits for a person; `allow`/`deny` after it also say who decided (`origin`). */
   decision: 'allow' | 'deny' | 'ask';
-  /** The action kind, or `connect` for a connection through the confinement proxy. */
-  kind: SandboxAction['kind'] | 'connect' | 'tool';
+  /**
+   * The action kind, `connect` for a connection through the confinement proxy, `tool` for a
+   * call a rule asks about, `door` for someone a door refused (a sender not on its allow-list).
+   */
+  kind: SandboxAction['kind'] | 'connect' | 'tool' | 'door';
   /** What was asked for: a path, a command line, a URL, host:port. */
   target: string;
   reason?: string;

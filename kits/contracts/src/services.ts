@@ -94,6 +94,18 @@ export interface NotifyMessage {
   enforce?: (action: SandboxAction) => Promise<void>;
   /** Stops the retries. */
   signal?: AbortSignal;
+  /** Send to these addresses instead of the channel's `to` (a door answering the person who wrote). */
+  to?: string[];
+  /** An HTML alternative of `body` (the mail is then multipart/alternative). */
+  html?: string;
+  /** The Message-ID to give the mail (`<id@host>`), so a door knows the id of the reply it sent; default: one the transport makes. */
+  messageId?: string;
+  /** Threading: the Message-ID this mail answers (RFC 5322 In-Reply-To). */
+  inReplyTo?: string;
+  /** Threading: the References chain, oldest first, the answered mail's own id last. */
+  references?: string[];
+  /** More headers (`Auto-Submitted: auto-replied`); the ones the transport sets (From, To, Subject, Message-ID, …) are refused. */
+  headers?: Record<string, string>;
 }
 
 /** How a send ended (a `notifications` row). */

@@ -156,6 +156,22 @@ export async function checkToolSources(kernel: Kernel, agent: AgentDefinition | 
     }));
 }
 
+/**
+ * What each door that can check itself says (a channel's server reachable, its credentials
+ * accepted), within `timeoutMs`; a door that throws is a failed line naming it.
+ */
+export async function checkDoors(kernel: Kernel, timeoutMs: number): Promise<DoctorCheck[]> {
+  const doors = kernel.doors.filter((d) => d.check);
+  const lines = await Promise.all(doors.map(async (door): Promise<DoctorCheck[]> => {
+    try {
+      return await door.check!({ signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      return [failedCheck(`door ${door.name}`, error, `Check the options of the plugin that adds the "${door.name}" door in oryx.config.ts.`)];
+    }
+  }));
+  return lines.flat().map((c) => ({ ...c, detail: kernel.secrets.mask(c.detail), ...(c.fix ? { fix: kernel.secrets.mask(c.fix) } : {}) }));
+}
+
 /** The port `oryx web` will listen on is free (when the web plugin is enabled). */
 export async function checkWebPort(config: ResolvedConfig): Promise<DoctorCheck> {
   const web = config.plugins.find((p) => p.name === 'web');

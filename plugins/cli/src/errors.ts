@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   ORYX_E_PLUGINS_NEW_NAME: 'Use lowercase letters, digits and dashes, starting with a letter: oryx plugins new word-count.',
   ORYX_E_INIT_EXISTS: 'Pass --force to replace them (your edits in those files will be lost).',
   ORYX_E_CLI_AMBIGUOUS_ID: 'Several sessions start with that prefix: give more characters of the id (the error lists them).',
+  ORYX_E_SERVE_NO_DOORS: 'Enable a plugin that adds a door (a channel such as @oryxos/channel-email or @oryxos/channel-telegram, or the scheduler) in oryx.config.ts, or name one `oryx serve --door` lists as enabled; the REST server is `oryx web`.',
   ORYX_E_CLI_UNKNOWN_COMMAND: 'Run the command the message suggests, or `oryx help` for the list of commands.',
   ORYX_E_DB_URL: 'Pass a database URL: file:path/to/oryx.db, libsql://host, or postgres://user:password@host:5432/database, with the store plugin for it installed.',
   ORYX_E_DB_BACKUP_UNSUPPORTED: 'Back up this database with its own tools (PostgreSQL: pg_dump, see the postgres plugin\'s README), or enable sqlite() for a file database `oryx db backup` copies.',

@@ -75,7 +75,7 @@ export const channelShape = s.object({
 });
 
 /** `Name <addr@host>` or `addr@host`. */
-function address(value: string): boolean {
+export function isAddress(value: string): boolean {
   const m = /^[^<>]*<([^<>]+)>$/.exec(value.trim());
   return ADDRESS.test((m ? m[1]! : value).trim());
 }
@@ -100,10 +100,10 @@ export function parseChannel(raw: unknown, source: Channel['source'], where = 'c
   if (!CHANNEL_NAME.test(c.name)) throw bad('name', `${JSON.stringify(c.name)} must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   if (!c.host.trim() || /[\s/@]/.test(c.host.trim())) throw bad('host', `${JSON.stringify(c.host)} must be a host name or IP address`);
   if (c.port < 1 || c.port > 65535) throw bad('port', `${c.port} must be between 1 and 65535`);
-  if (!address(c.from)) throw bad('from', `${JSON.stringify(c.from)} is not an email address`);
+  if (!isAddress(c.from)) throw bad('from', `${JSON.stringify(c.from)} is not an email address`);
   const to = (Array.isArray(c.to) ? c.to : c.to.split(',')).map((a) => a.trim()).filter(Boolean);
   if (!to.length) throw bad('to', 'must list at least one address');
-  for (const a of to) if (!address(a)) throw bad('to', `${JSON.stringify(a)} is not an email address`);
+  for (const a of to) if (!isAddress(a)) throw bad('to', `${JSON.stringify(a)} is not an email address`);
   if (source === 'runtime' && c.pass !== undefined) throw bad('pass', 'cannot be stored: give passEnv, the name of the environment variable that holds the password');
   if (source === 'config' && c.passEnv !== undefined) throw bad('passEnv', "is for channels added at run time: in oryx.config.ts write pass: env('VAR')");
   let pass: Channel['pass'];

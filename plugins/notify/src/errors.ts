@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   ORYX_E_NOTIFY_TLS: 'The TLS handshake failed: use secure: true for port 465 (implicit TLS) and false for 587/25 (STARTTLS), and check the server\'s certificate.',
   ORYX_E_NOTIFY_AUTH: 'The SMTP server refused the user and password: fix user, or the password in the environment variable the channel names. Not retried.',
   ORYX_E_NOTIFY_REJECTED: 'The server refused a recipient or the sender: fix the channel\'s to and from addresses (the message names the ones refused).',
+  ORYX_E_NOTIFY_BAD_MESSAGE: 'Fix the message field the message names (a caller of the notify service: to must be email addresses, message ids <local@domain>, headers one line each and none the transport sets).',
   ORYX_E_NOTIFY_SEND: 'The SMTP server refused the message; the message has its answer. 4xx answers were retried, 5xx are final.',
 } as const;
 

@@ -1,29 +1,17 @@
-import type { NotifyService } from '@oryxos/contracts';
+import type { NotifyMessage, NotifyService } from '@oryxos/contracts';
 import { enforceAction, type PluginContext } from '@oryxos/kernel';
 import { isOryxError } from '@oryxos/provider-spec';
 import type { SandboxAction } from '@oryxos/contracts';
 import { readEnv } from '@oryxos/plugin-kit';
-import { channelInfo, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
+import { channelInfo, isAddress, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
 import type { RetryOptions } from './options.ts';
 import type { NotifyStore } from './queries.ts';
 import { scrubber } from './secret.ts';
 import { deliver } from './smtp.ts';
 
-/** One message to a channel. */
-export interface Message {
-  channel: string;
-  subject: string;
-  body: string;
-  /** Who sends, for the audit trail and the row: `scheduler task nightly`, `tool notify`, `oryx notify test`. */
-  origin?: string;
-  sessionId?: string;
-  runId?: string;
-  /** The sandbox check to use instead of the kernel's gate (a tool passes its own, which knows the run). */
-  enforce?: (action: SandboxAction) => Promise<void>;
-  /** Stops the retries. */
-  signal?: AbortSignal;
-}
+/** One message to a channel (the contract's `NotifyMessage`). */
+export type Message = NotifyMessage;
 
 /** What became of a send; the `notifications` row `id` says the same. */
 export interface SendResult {
@@ -104,10 +92,11 @@ export class Notifier implements NotifyService {
   async send(message: Message): Promise<SendResult> {
     const channel = await this.find(message.channel);
     if (!channel) throw unknownChannel(message.channel);
+    const to = checkMessage(message) ?? channel.to;
     const id = await this.store.begin({
-      channel: channel.name, recipients: channel.to, subject: message.subject, origin: message.origin, sessionId: message.sessionId, runId: message.runId, now: iso(),
+      channel: channel.name, recipients: to, subject: message.subject, origin: message.origin, sessionId: message.sessionId, runId: message.runId, now: iso(),
     });
-    const base = { id, channel: channel.name, to: channel.to };
+    const base = { id, channel: channel.name, to };
     let attempts = 0;
     const done = async (result: Omit<SendResult, 'id' | 'channel' | 'to' | 'attempts'>): Promise<SendResult> => {
       await this.store.finish(id, { status: result.status, attempts, errorCode: result.error?.code, error: result.error?.message, messageId: result.messageId, now: iso() });
@@ -140,7 +129,10 @@ export class Notifier implements NotifyService {
         throw error;
       }
       attempts++;
-      const r = await deliver(channel, pass, { subject: message.subject, text: message.body }, this.options.timeoutMs);
+      const r = await deliver(channel, pass, {
+        subject: message.subject, text: message.body, to, html: message.html, messageId: message.messageId,
+        inReplyTo: message.inReplyTo, references: message.references, headers: message.headers,
+      }, this.options.timeoutMs);
       if (r.ok) {
         return done({ status: 'sent', messageId: r.messageId, ...(r.rejected.length ? { rejected: r.rejected } : {}) });
       }
@@ -164,6 +156,27 @@ export class Notifier implements NotifyService {
   private async find(name: string): Promise<Channel | undefined> {
     return this.configured.get(name) ?? await this.store.getChannel(name);
   }
+}
+
+/** Headers the transport writes itself: a message may not set them through `headers`. */
+const OWN_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'message-id', 'in-reply-to', 'references', 'date', 'sender', 'reply-to', 'content-type', 'content-transfer-encoding', 'mime-version']);
+
+/** The recipients a message names (undefined: the channel's), after checking what a caller may set; ORYX_E_NOTIFY_BAD_MESSAGE names the field. */
+function checkMessage(m: NotifyMessage): string[] | undefined {
+  const bad = (field: string, why: string) => notifyError('ORYX_E_NOTIFY_BAD_MESSAGE', `message: ${field} ${why}`, { data: { field } });
+  const line = (v: string) => !/[\r\n]/.test(v);
+  if (m.to !== undefined) {
+    if (!m.to.length) throw bad('to', 'is empty: give at least one address, or leave it out to use the channel\'s');
+    for (const a of m.to) if (!isAddress(a)) throw bad('to', `${JSON.stringify(a)} is not an email address`);
+  }
+  for (const [field, value] of [['messageId', m.messageId], ['inReplyTo', m.inReplyTo], ...(m.references ?? []).map((r) => ['references', r])] as const) {
+    if (value !== undefined && !/^<[^<>\s]+@[^<>\s]+>$/.test(value)) throw bad(field, `${JSON.stringify(value)} is not a message id (<local@domain>)`);
+  }
+  for (const [name, value] of Object.entries(m.headers ?? {})) {
+    if (!/^[A-Za-z0-9-]+$/.test(name) || OWN_HEADERS.has(name.toLowerCase())) throw bad('headers', `may not set ${JSON.stringify(name)} (the transport sets From, To, Subject, Message-ID and the threading headers itself)`);
+    if (!line(value)) throw bad('headers', `${name}: a header value is one line`);
+  }
+  return m.to;
 }
 
 function unknownChannel(name: string) {

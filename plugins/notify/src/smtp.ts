@@ -1,8 +1,17 @@
 import type { NotifyErrorCode } from './errors.ts';
 import type { Channel } from './channel.ts';
 
-/** One mail. */
-export interface Mail { subject: string; text: string }
+/** One mail; `to` replaces the channel's recipients, the rest threads a reply. */
+export interface Mail {
+  subject: string;
+  text: string;
+  to?: string[];
+  html?: string;
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
+  headers?: Record<string, string>;
+}
 
 /** What one delivery attempt gave. */
 export type Attempt =
@@ -25,7 +34,12 @@ export async function deliver(channel: Channel, pass: string | undefined, mail: 
     logger: false, debug: false,
   });
   try {
-    const info = await transport.sendMail({ from: channel.from, to: channel.to, subject: mail.subject, text: mail.text });
+    const info = await transport.sendMail({
+      from: channel.from, to: mail.to ?? channel.to, subject: mail.subject, text: mail.text,
+      ...(mail.html !== undefined ? { html: mail.html } : {}), ...(mail.messageId ? { messageId: mail.messageId } : {}),
+      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}), ...(mail.references?.length ? { references: mail.references } : {}),
+      ...(mail.headers ? { headers: mail.headers } : {}),
+    });
     return { ok: true, messageId: info.messageId, rejected: (info.rejected ?? []).map(String) };
   } catch (error) {
     return classify(error as SmtpError, channel);

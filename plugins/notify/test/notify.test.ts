@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { NotifyMessage } from '@oryxos/contracts';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import audit from '@oryxos/plugin-audit';
 import sandbox from '@oryxos/plugin-sandbox';
@@ -200,6 +201,43 @@ test('options are checked when notify() is called, naming the channel and field'
     try { notify(options as never); } catch (error) { caught = error; }
     assert.is(caught?.code, code, JSON.stringify(options));
     assert.match(caught.message, text);
+  }
+});
+
+test('a reply through the service: to whom it is addressed, threaded by its ids, text and HTML, an extra header; bad fields refused before a row', async () => {
+  const smtp = await startSmtp();
+  const t = await kernel([smtp.hostPort], { channels: [channel(smtp.port)] });
+  try {
+    const notifier = t.kernel.service('notify');
+    const r = await notifier.send({
+      channel: 'ops', subject: 'Re: question', body: 'The answer.', html: '<p>The answer.</p>', to: ['alice@example.com'],
+      messageId: '<reply-1@oryx.test>', inReplyTo: '<q-1@example.com>', references: ['<root@example.com>', '<q-1@example.com>'],
+      headers: { 'Auto-Submitted': 'auto-replied' },
+    });
+    assert.is(r.status, 'sent');
+    assert.equal(r.to, ['alice@example.com']);
+    const [mail] = await smtp.received(1);
+    assert.equal((Array.isArray(mail!.to) ? mail!.to : [mail!.to!]).flatMap((a) => a.value.map((v) => v.address)), ['alice@example.com'], 'not the channel\'s me@oryx.test');
+    assert.is(mail!.messageId, '<reply-1@oryx.test>');
+    assert.is(mail!.inReplyTo, '<q-1@example.com>');
+    assert.equal(mail!.references, ['<root@example.com>', '<q-1@example.com>']);
+    assert.is(mail!.text!.trim(), 'The answer.');
+    assert.is(String(mail!.html).trim(), '<p>The answer.</p>');
+    assert.is(mail!.headers.get('auto-submitted'), 'auto-replied');
+    assert.is(JSON.parse((await rows(t))[0]!.recipients)[0], 'alice@example.com');
+    for (const [bad, field] of [[{ to: ['not an address'] }, 'to'], [{ headers: { From: 'x@y.z' } }, 'headers'], [{ headers: { 'X-A': 'a\r\nBcc: x@y.z' } }, 'headers'], [{ inReplyTo: 'q-1' }, 'inReplyTo']] as [Partial<NotifyMessage>, string][]) {
+      try {
+        await notifier.send({ channel: 'ops', subject: 's', body: 'b', ...bad });
+        assert.unreachable(field);
+      } catch (e) {
+        assert.is((e as { code?: string }).code, 'ORYX_E_NOTIFY_BAD_MESSAGE', field);
+        assert.match((e as Error).message, field);
+      }
+    }
+    assert.is((await rows(t)).length, 1, 'a refused message leaves no row');
+  } finally {
+    await t.close();
+    await smtp.close();
   }
 });
 

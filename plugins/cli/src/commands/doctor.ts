@@ -2,16 +2,17 @@ import { Flags } from '@oclif/core';
 import type { AgentDefinition, Logger, ResolvedConfig } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
 import {
-  checkDatabase, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
+  checkDatabase, checkDoors, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
 } from '../doctor.ts';
 import { listJson } from '../json.ts';
 
 const MARK: Record<DoctorCheck['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
 
 export default class Doctor extends OryxCommand {
-  static override summary = 'Check this setup: Node, the config, every plugin, each provider, the database, MCP servers, the web port, the sandbox.';
+  static override summary = 'Check this setup: Node, the config, every plugin, each provider, the database, MCP servers, the doors (channels), the web port, the sandbox.';
   static override description = 'One line per check, ✓ or ✗, and for each failure how to fix it (! is a warning, - a check that does not apply). '
-    + 'Each provider gets a one-word request with the model its agents use; every tool source (MCP server) is started and listed. '
+    + 'Each provider gets a one-word request with the model its agents use; every tool source (MCP server) is started and listed; '
+    + 'every door that can check itself (a channel) connects to its server and logs in, naming its credentials, never printing them. '
     + 'The database is opened, its schema compared with the code and its pages checked (SQLite: quick_check, naming what is damaged and '
     + 'the command that repairs it). Nothing is written: the database is read, never migrated, and plugins create no file. Exits 1 when a check fails.';
   static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json', '<%= config.bin %> doctor --timeout 60000'];
@@ -64,6 +65,7 @@ export default class Doctor extends OryxCommand {
     checks.push(...await checkProviders(kernel, agents, flags.timeout));
     const toolAgent = agents.find((a) => a.name === config.defaultAgent) ?? agents[0];
     checks.push(...await checkToolSources(kernel, toolAgent));
+    checks.push(...await checkDoors(kernel, flags.timeout));
     checks.push(await checkWebPort(config), sandboxSummary(config));
     return this.report(checks);
   }
