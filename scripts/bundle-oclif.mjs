@@ -4,8 +4,8 @@
 // file is ~250 CommonJS modules (its own, semver's, minimatch's…): most of what `oryx --help`
 // costs over a bare node start went on resolving and reading them, not on running them.
 //
-// The code is the installed package's, with start-up patches that keep what it does
-// (scripts/oclif-patches.mjs); each module's `__dirname`/`__filename` point
+// The code is the installed package's, unchanged but for two things the one-file form needs:
+// each module's `__dirname`/`__filename` point
 // at its original place in node_modules (found when the CLI starts), so what oclif reads next to
 // itself (its package.json) is what it read before. Every subpath the package exports
 // (`@oclif/core/ux`, `/flags`, …) is in the file, so any importer gets the same modules: one
@@ -22,7 +22,6 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PACKAGE_NAME, PATCHES, atLeast, idOrder, packageJson } from './oclif-patches.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'plugins', 'cli', 'dist', 'oclif-core.cjs');
@@ -42,11 +41,7 @@ const entry = `exports.version = ${JSON.stringify(pkg.version)};\nexports.module
 
 const banner = `// @oclif/core ${pkg.version} and its dependencies in one file, written by scripts/bundle-oclif.mjs (see there).\n`
   + "var __oclifCoreRoot = globalThis[Symbol.for('oryxos.oclifCoreRoot')];\n"
-  + "var __oryxosImport = globalThis[Symbol.for('oryxos.import')] ?? ((url) => import(url));\n"
-  + `var __oryxosPackageName = ${PACKAGE_NAME};\n`
-  + `var __oryxosIdOrder = ${idOrder.toString()};\n`
-  + `var __oryxosAtLeast = ${atLeast.toString()};\n`
-  + `var __oryxosPackageJson = ${packageJson.toString()};\n`;
+  + "var __oryxosImport = globalThis[Symbol.for('oryxos.import')] ?? ((url) => import(url));\n";
 
 await build({
   stdin: { contents: entry, resolveDir: coreRoot, sourcefile: 'oclif-core-entry.js', loader: 'js' },
@@ -70,12 +65,6 @@ await build({
         // no import() of its own on Node 20 without an experimental flag. Every such URL is
         // absolute, so where it resolves from does not matter. `import('name')` is bundled.
         let source = original.replace(/\bawait import\((?!\s*['"`])/g, 'await __oryxosImport(');
-        for (const patch of PATCHES) {
-          if (args.path !== path.join(coreRoot, patch.file)) continue;
-          if (!source.includes(patch.from)) throw new Error(`@oclif/core ${pkg.version}: ${patch.file} no longer holds ${patch.from} (see scripts/oclif-patches.mjs)`);
-          source = source.replace(patch.from, patch.to);
-          patch.done = true;
-        }
         // In @oclif/core's own files, __dirname and __filename are their places in the installed package.
         if (args.path.startsWith(coreRoot + path.sep) && /\b__(dirname|filename)\b/.test(source)) {
           const rel = path.relative(coreRoot, args.path).split(path.sep).join('/');
@@ -89,8 +78,6 @@ await build({
     },
   }],
 });
-const missed = PATCHES.filter((patch) => !patch.done).map((patch) => patch.file);
-if (missed.length) throw new Error(`oclif-core.cjs: not bundled, so not patched: ${missed.join(', ')} (see scripts/oclif-patches.mjs)`);
 // A dynamic import left in the file would fail when it runs from the code cache: refuse to build.
 const left = readFileSync(out, 'utf8').split('\n').filter((line) => /(?<![\w$.'"`])import\s*\(/.test(line) && !line.startsWith('var __oryxosImport'));
 if (left.length) throw new Error(`oclif-core.cjs: dynamic import() not routed through __oryxosImport:\n${left.join('\n')}`);
