@@ -102,7 +102,7 @@ test('installed from a folder (no lifecycle script runs), listed by oryx plugins
   for (const what of ['preinstall', 'install', 'postinstall']) assert.not.ok(existsSync(path.join(base, `${what}-RAN`)), `its ${what} script ran`);
 
   const listed = JSON.parse((await oryx(['plugins', '--json'])).stdout).items.find((p: { package: string }) => p.package === '@oryxos/channel-email');
-  assert.equal([listed.from, listed.enabled, listed.kernelOk, listed.permissions], ['installed', true, true, ['imap', 'smtp']]);
+  assert.equal([listed.from, listed.enabled, listed.kernelOk, listed.declaredPermissions], ['installed', true, true, ['imap', 'smtp']]);
 
   const doctor = await oryx(['doctor', '--json']);
   const items = JSON.parse(doctor.stdout).items as { check: string; status: string; detail: string }[];
