@@ -2,6 +2,7 @@
 // behave as their sources, and hold no per-file module a deep import could load a second time.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRedactor as builtRedactor } from '@oryxos/plugin-audit/trail';

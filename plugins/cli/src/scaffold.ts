@@ -1,11 +1,19 @@
+/** What `oryx init` configures: the provider plugin it writes, from the keys and servers it finds. */
+export type InitProvider = 'openai' | 'anthropic' | 'gemini' | 'ollama';
+
+/** The import and the plugin line of each provider (the Gemini recipe is docs/providers.md's). */
+const PROVIDER_LINES: Record<InitProvider, [string, string]> = {
+  openai: ["import openai from '@oryxos/plugin-openai';", "    openai({ defaultModel: 'gpt-4o-mini' }), // reads OPENAI_API_KEY and OPENAI_BASE_URL"],
+  anthropic: ["import anthropic from '@oryxos/plugin-anthropic';", "    anthropic({ defaultModel: 'claude-sonnet-4-5' }), // reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL"],
+  gemini: ["import openai from '@oryxos/plugin-openai';",
+    "    // Gemini through Google's OpenAI-compatible endpoint (docs/providers.md)\n"
+    + "    openai({ name: 'gemini', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai', apiKey: process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY, defaultModel: 'gemini-3-flash-preview' }),"],
+  ollama: ["import ollama from '@oryxos/plugin-ollama';", "    ollama({ defaultModel: 'qwen2.5:7b' }), // OLLAMA_HOST or http://127.0.0.1:11434"],
+};
+
 /** The files `oryx init` writes, relative to the project folder. */
-export function scaffold(options: { provider: 'openai' | 'ollama' }): Record<string, string> {
-  const providerImport = options.provider === 'openai'
-    ? "import openai from '@oryxos/plugin-openai';"
-    : "import ollama from '@oryxos/plugin-ollama';";
-  const providerLine = options.provider === 'openai'
-    ? "    openai({ defaultModel: 'gpt-4o-mini' }), // reads OPENAI_API_KEY and OPENAI_BASE_URL"
-    : "    ollama({ defaultModel: 'qwen2.5:7b' }), // OLLAMA_HOST or http://127.0.0.1:11434";
+export function scaffold(options: { provider: InitProvider }): Record<string, string> {
+  const [providerImport, providerLine] = PROVIDER_LINES[options.provider];
   return {
     'oryx.config.ts': `import { defineConfig } from '@oryxos/kernel';
 ${providerImport}
@@ -119,9 +127,19 @@ agents/*/users/
 }
 
 /** The provider `oryx init` enables, and why, in words for the person who ran it. */
-export function pickProvider(env: NodeJS.ProcessEnv): { provider: 'openai' | 'ollama'; reason: string } {
-  const key = !!env.OPENAI_API_KEY?.trim();
-  if (env.OPENAI_BASE_URL?.trim()) {
+/**
+ * The provider `oryx init` writes and why, from the environment, in this order: an explicit
+ * OPENAI_BASE_URL (a local server), OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or
+ * GOOGLE_API_KEY, then Ollama — said to be running when `ollamaUp` (it answered), else the
+ * reason says exactly what to set or start.
+ *
+ * @example
+ * pickProvider({ ANTHROPIC_API_KEY: 'sk-ant-…' }, false).provider // 'anthropic'
+ */
+export function pickProvider(env: NodeJS.ProcessEnv, ollamaUp: boolean): { provider: InitProvider; reason: string } {
+  const set = (name: string) => !!env[name]?.trim();
+  const key = set('OPENAI_API_KEY');
+  if (set('OPENAI_BASE_URL')) {
     return {
       provider: 'openai',
       reason: `OPENAI_BASE_URL is set${key ? ' and so is OPENAI_API_KEY' : '; no OPENAI_API_KEY is needed for a server that takes none (LM Studio, vLLM, llama.cpp)'}. `
@@ -129,9 +147,26 @@ export function pickProvider(env: NodeJS.ProcessEnv): { provider: 'openai' | 'ol
     };
   }
   if (key) return { provider: 'openai', reason: 'OPENAI_API_KEY is set (OPENAI_BASE_URL picks another endpoint than OpenAI)' };
+  if (set('ANTHROPIC_API_KEY')) return { provider: 'anthropic', reason: 'ANTHROPIC_API_KEY is set' };
+  const google = set('GEMINI_API_KEY') ? 'GEMINI_API_KEY' : set('GOOGLE_API_KEY') ? 'GOOGLE_API_KEY' : undefined;
+  if (google) return { provider: 'gemini', reason: `${google} is set (Gemini through Google's OpenAI-compatible endpoint)` };
+  const host = env.OLLAMA_HOST?.trim() || 'http://127.0.0.1:11434';
+  if (ollamaUp) return { provider: 'ollama', reason: `no model key is set and Ollama answers at ${host}` };
   return {
     provider: 'ollama',
-    reason: 'neither OPENAI_API_KEY nor OPENAI_BASE_URL is set. It talks to OLLAMA_HOST or http://127.0.0.1:11434; '
-      + 'set one of the two before `oryx init` for an OpenAI-compatible endpoint instead',
+    reason: `no model key is set and no Ollama answered at ${host}. Start Ollama (\`ollama serve\`), or set one of `
+      + 'OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_BASE_URL (a local server) and run `oryx init --force`',
   };
+}
+
+/** Whether an Ollama server answers at OLLAMA_HOST (or the default) within `timeoutMs`. */
+export async function ollamaAnswers(env: NodeJS.ProcessEnv, timeoutMs = 500): Promise<boolean> {
+  let base = env.OLLAMA_HOST?.trim() || 'http://127.0.0.1:11434';
+  if (!/^https?:\/\//.test(base)) base = `http://${base}`;
+  try {
+    const response = await fetch(new URL('/api/version', base), { signal: AbortSignal.timeout(timeoutMs) });
+    return response.ok;
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,9 @@
 // End to end through the built CLI (npm test builds first): oryx init, then oryx run with a
 // scripted provider declared in the project's oryx.config.ts.
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -68,7 +71,19 @@ test('oryx init scaffolds the workspace and refuses to overwrite without --force
 
 // oryx init compiling the config into the user's cache, and read commands using it: config-cache.test.ts.
 
+const NO_KEYS = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, ANTHROPIC_API_KEY: undefined, GEMINI_API_KEY: undefined, GOOGLE_API_KEY: undefined };
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<string> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+let closed = '';
+
 test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without a key, and says which and why', async () => {
+  closed = await closedPort();
   const local = await oryx(['init'], { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' } });
   assert.is(local.code, 0, local.stderr);
   assert.match(local.stdout, 'Provider: OpenAI-compatible, because OPENAI_BASE_URL is set; no OPENAI_API_KEY is needed for a server that takes none (LM Studio, vLLM, llama.cpp).');
@@ -76,8 +91,8 @@ test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without
   const cases = [
     [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: undefined }, 'openai', /^OPENAI_API_KEY is set/],
     [{ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' }, 'openai', /^OPENAI_BASE_URL is set and so is OPENAI_API_KEY/],
-    [{ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, 'ollama', /^neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/],
-    [{ OPENAI_API_KEY: ' ', OPENAI_BASE_URL: '' }, 'ollama', /^neither/],
+    [{ ...NO_KEYS, OLLAMA_HOST: closed }, 'ollama', /^no model key is set and no Ollama answered at http:\/\/127\.0\.0\.1:\d+\. Start Ollama .*set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/],
+    [{ ...NO_KEYS, OPENAI_API_KEY: ' ', OPENAI_BASE_URL: '', OLLAMA_HOST: closed }, 'ollama', /^no model key is set and no Ollama answered/],
   ] as const;
   for (const [env, provider, reason] of cases) {
     const r = await oryx(['init', '--force', '--json'], { env });
@@ -85,6 +100,39 @@ test('oryx init picks the OpenAI-compatible provider for OPENAI_BASE_URL without
     const out = JSON.parse(r.stdout);
     assert.is(out.provider, provider, JSON.stringify(env));
     assert.match(out.reason, reason);
+  }
+});
+
+test('oryx init writes Anthropic for ANTHROPIC_API_KEY, Gemini for GEMINI_API_KEY or GOOGLE_API_KEY, Ollama when one answers', async () => {
+  const anthropic = await oryx(['init', '--json'], { env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-ant-test' } });
+  assert.is(anthropic.code, 0, anthropic.stderr);
+  assert.equal([JSON.parse(anthropic.stdout).provider, JSON.parse(anthropic.stdout).reason], ['anthropic', 'ANTHROPIC_API_KEY is set']);
+  let config = await readFile(path.join(dir, 'oryx.config.ts'), 'utf8');
+  assert.match(config, "import anthropic from '@oryxos/plugin-anthropic';");
+  assert.match(config, "anthropic({ defaultModel: 'claude-sonnet-4-5' })");
+  // What it wrote loads: `oryx agents` reads the config (the provider plugin's setup included).
+  const agents = await oryx(['agents'], { env: { ...NO_KEYS, ANTHROPIC_API_KEY: 'sk-ant-test' } });
+  assert.is(agents.code, 0, agents.stderr);
+  for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
+    const gemini = await oryx(['init', '--force', '--json'], { env: { ...NO_KEYS, [name]: 'g-test' } });
+    assert.is(gemini.code, 0, gemini.stderr);
+    assert.is(JSON.parse(gemini.stdout).provider, 'gemini');
+    assert.match(JSON.parse(gemini.stdout).reason, `${name} is set`);
+    config = await readFile(path.join(dir, 'oryx.config.ts'), 'utf8');
+    assert.match(config, "openai({ name: 'gemini', baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai', apiKey: process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY");
+    const loaded = await oryx(['agents'], { env: { ...NO_KEYS, [name]: 'g-test' } });
+    assert.is(loaded.code, 0, loaded.stderr);
+  }
+  // An Ollama that answers /api/version (its documented version endpoint) is said to be running.
+  const ollama = createServer((req, res) => { res.setHeader('content-type', 'application/json'); res.end(req.url === '/api/version' ? '{"version":"0.12.0"}' : '{}'); }).listen(0, '127.0.0.1');
+  await once(ollama, 'listening');
+  try {
+    const host = `http://127.0.0.1:${(ollama.address() as AddressInfo).port}`;
+    const r = await oryx(['init', '--force', '--json'], { env: { ...NO_KEYS, OLLAMA_HOST: host } });
+    assert.is(r.code, 0, r.stderr);
+    assert.equal([JSON.parse(r.stdout).provider, JSON.parse(r.stdout).reason], ['ollama', `no model key is set and Ollama answers at ${host}`]);
+  } finally {
+    ollama.close();
   }
 });
 
