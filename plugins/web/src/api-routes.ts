@@ -188,14 +188,14 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     },
     summary: "Runs the session's agent on a message. With Accept: text/event-stream, streams the events "
       + '`token` {text, iteration}, `tool_call` {id, name, args}, `tool_result` {id, name, content, isError}, '
-      + '`approval_required` {id, tool, summary, args, reasons, expiresAt?} (a call waits for a person), '
+      + '`approval_required` {id, tool, summary, args, reasons} (a call waits for a person), '
       + 'then exactly one of `done` (the JSON answer below) or `error` {code, message, hint}.',
     description: 'Runs on one session are served one after the other. A run past invokeTimeoutMs is aborted (504); '
       + 'a client that disconnects aborts its run. Either way the session keeps every message committed before that.',
     responses: {
       200: { description: 'The answer (or, with Accept: text/event-stream, the event stream)', schema: RunResponse },
       202: {
-        description: 'A tool call waits for a person\'s approval: stopReason `approval`, and `approval` {id, tool, summary, expiresAt?}; '
+        description: 'A tool call waits for a person\'s approval: stopReason `suspended`, `suspended` [the calls waited at], and `approval` {id, tool, summary}; '
           + 'POST /api/approvals/:id decides it and the run goes on', schema: RunResponse,
       },
       400: err('Malformed JSON or a bad field'), 401: err('Missing or wrong token'), 403: err('x-oryx-user names a user this token may not act for'),
