@@ -105,10 +105,10 @@ test('oryx db copy: a SQLite project\'s sessions, audit and scheduler rows to Po
     const report = json(copied) as { tables: { table: string; rows: number; checksum: string }[]; to: string };
     assert.not.match(copied.stdout, ':oryx@', 'the password is not shown');
     const raw = new Libsql(path.join(source, '.oryxos', 'oryx.db'));
-    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions', 'runs', 'call_starts']
+    const counts = Object.fromEntries(['sessions', 'messages', 'llm_calls', 'tool_invocations', 'scheduled_tasks', 'task_executions', 'runs']
       .map((t) => [t, (raw.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n]));
     raw.close();
-    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1, runs: 3, call_starts: 1 });
+    assert.equal(counts, { sessions: 3, messages: 8, llm_calls: 4, tool_invocations: 1, scheduled_tasks: 1, task_executions: 1, runs: 3 });
     assert.equal(Object.fromEntries(report.tables.map((t) => [t.table, t.rows])), counts, 'every table with rows, each count as in the source');
 
     const twice = await runOryx(['db', 'copy', '--from', `file:${source}/.oryxos/oryx.db`, '--to', database.url, '--json'], { cwd: target, env });
