@@ -70,10 +70,13 @@ async function call(server: McpServer, door: McpDoor, ctx: PluginContext, expose
   const key = randomUUID();
   const token = extra._meta?.progressToken;
   let step = 0;
+  // Sent one after the other, and all of them before the result: the client drops progress that comes after it.
+  let sent = Promise.resolve();
   const progress = (message: string) => {
     if (token === undefined) return;
     step += 1;
-    extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
+    const params = { progressToken: token, progress: step, message };
+    sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params }))
       .catch((error) => ctx.log.debug(`progress not sent: ${errorMessage(error)}`));
   };
   const controller = new AbortController();
@@ -99,6 +102,7 @@ async function call(server: McpServer, door: McpDoor, ctx: PluginContext, expose
         },
       },
     });
+    await sent;
     return toolResult(result, exposed, ctx.config.root);
   } catch (error) {
     // A refused run (no such session, a session waiting for approval) goes back as a tool error the model can read.

@@ -4,6 +4,7 @@
 // the audit, the approvals store, the CLI, the SDK on both ends.
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -75,9 +76,9 @@ export default defineConfig({
 }
 
 /** An SDK client connected to `oryx mcp serve` in `dir`; `elicit` answers elicitation (and declares the capability). */
-async function connect(dir: string, elicit?: (message: string) => ElicitResult): Promise<{ client: Client; stderr: () => string; asked: string[] }> {
+async function connect(dir: string, elicit?: (message: string) => ElicitResult, launch: { cwd?: string; args?: string[] } = {}): Promise<{ client: Client; stderr: () => string; asked: string[] }> {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [path.join(repoRoot, 'bin', 'run.js'), 'mcp', 'serve'], cwd: dir, stderr: 'pipe',
+    command: process.execPath, args: [path.join(repoRoot, 'bin', 'run.js'), 'mcp', 'serve', ...launch.args ?? []], cwd: launch.cwd ?? dir, stderr: 'pipe',
     env: { ...process.env as Record<string, string>, NO_COLOR: '1' },
   });
   let stderr = '';
@@ -211,10 +212,14 @@ test('without elicitation the run waits: the result says how to approve; approvi
   assert.is(text(next), 'turns: 2');
 });
 
-test('stdout carries only the protocol: the server\'s lines go to stderr; it exits when the client closes', async () => {
+test('launched elsewhere with --config, as desktop clients do; stdout carries only the protocol, the server\'s lines go to stderr; it exits when the client closes', async () => {
   const dir = await project();
-  const { client, stderr } = await connect(dir);
-  await client.callTool({ name: 'ask_assistant', arguments: { message: 'hello' } });
+  const { client, stderr } = await connect(dir, undefined, { cwd: os.tmpdir(), args: ['--config', path.join(dir, 'oryx.config.ts')] });
+  const r = await client.callTool({ name: 'ask_assistant', arguments: { message: 'hello' } }) as CallToolResult;
+  assert.is(text(r), 'turns: 1');
+  // The project's database holds the session, wherever the server was started.
+  const sessions = await json(dir, ['sessions']);
+  assert.ok(sessions.items.some((s: { id: string }) => s.id === (r.structuredContent as { sessionId: string }).sessionId), JSON.stringify(sessions));
   await client.close();
   for (let i = 0; i < 100 && !/stopped:/.test(stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(stderr(), /oryx mcp serve: serving ask_assistant \(assistant\) on stdio/);
