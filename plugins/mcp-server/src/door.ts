@@ -78,9 +78,14 @@ export class McpDoor {
   async serveStdio(): Promise<Connection> {
     const { serveStdio } = await import('./server.ts');
     const connection = await serveStdio(this, this.ctx);
+    this.keep(connection);
+    return connection;
+  }
+
+  /** A connection to close when the door stops (an HTTP session). */
+  keep(connection: Connection): void {
     this.connections.add(connection);
     void connection.closed.then(() => this.connections.delete(connection));
-    return connection;
   }
 
   private callFor(run: RunContext): CallHandle | undefined {

@@ -35,13 +35,17 @@ export default function mcpServer(options: McpServerOptions): Plugin<ResolvedMcp
   return {
     ...pkg,
     name: 'mcp-server',
-    provides: ['mcpServer'],
+    provides: o.httpPath ? ['mcpServer', 'mcpHttp'] : ['mcpServer'],
     options: o,
     async setup(ctx) {
       const { McpDoor } = await import('./door.ts');
       const door = new McpDoor(ctx, o, pkg.version);
       ctx.registerDoor(door.door());
       ctx.provide('mcpServer', door);
+      if (o.httpPath) {
+        const { httpEndpoint } = await import('./http.ts');
+        ctx.provide('mcpHttp', httpEndpoint(door, ctx, o.httpPath));
+      }
     },
   };
 }

@@ -19,6 +19,8 @@ export interface McpServerOptions {
   askTimeoutMs?: number;
   /** How long calls going on may finish when the server stops (the client closed stdin, SIGTERM). Default 10000. */
   graceMs?: number;
+  /** Also serve Streamable HTTP in `oryx web`, behind its token, Host and Origin checks: `true` (at `/mcp`) or `{ path }`. Default off. */
+  http?: boolean | { path?: string };
 }
 
 /** One exposed agent, resolved. */
@@ -29,6 +31,8 @@ export interface ResolvedMcpServerOptions {
   serverName: string;
   askTimeoutMs: number;
   graceMs: number;
+  /** Where `oryx web` serves MCP; undefined: not over HTTP. */
+  httpPath?: string;
 }
 
 const agentShape = s.object({ name: s.string({ min: 1 }).optional(), description: s.string({ min: 1 }).optional() });
@@ -38,6 +42,7 @@ export const optionsShape = s.object({
   serverName: s.string({ min: 1 }).optional(),
   askTimeoutMs: s.integer({ min: 1000 }).optional(),
   graceMs: s.integer({ min: 0 }).optional(),
+  http: s.union(s.boolean(), s.object({ path: s.string({ pattern: /^\/[A-Za-z0-9/_.-]*$/ }).optional() })).optional(),
 });
 
 /** What MCP allows in a tool name (the spec's guidance: 1–128 of these). */
@@ -69,5 +74,6 @@ export function resolveOptions(raw: unknown): ResolvedMcpServerOptions {
     seen.set(tool, agent);
     agents.push({ agent, tool, ...(opts.description ? { description: opts.description } : {}) });
   }
-  return { agents, serverName: o.serverName ?? 'oryxos', askTimeoutMs: o.askTimeoutMs ?? 300_000, graceMs: o.graceMs ?? 10_000 };
+  const httpPath = o.http === true ? '/mcp' : typeof o.http === 'object' ? o.http.path ?? '/mcp' : undefined;
+  return { agents, serverName: o.serverName ?? 'oryxos', askTimeoutMs: o.askTimeoutMs ?? 300_000, graceMs: o.graceMs ?? 10_000, ...(httpPath ? { httpPath } : {}) };
 }

@@ -39,7 +39,7 @@ const outputSchema = {
  * An MCP server whose tools are the exposed agents. Throws ORYX_E_MCPSERVE_UNKNOWN_AGENT when an
  * exposed agent is not in the workspace.
  */
-export async function createServer(door: McpDoor, ctx: PluginContext): Promise<McpServer> {
+export async function createServer(door: McpDoor, ctx: PluginContext, via: { user?: string } = {}): Promise<McpServer> {
   const names = await ctx.agents.names();
   const missing = door.options.agents.filter((a) => !names.includes(a.agent));
   if (missing.length) {
@@ -56,13 +56,15 @@ export async function createServer(door: McpDoor, ctx: PluginContext): Promise<M
       description: exposed.description ?? (agent.description || `Ask the OryxOS agent ${agent.name}.`),
       inputSchema, outputSchema,
       annotations: { readOnlyHint: false, destructiveHint: agent.tools.length > 0, idempotentHint: false, openWorldHint: true },
-    }, (args, extra) => call(server, door, ctx, exposed, args, extra));
+    }, (args, extra) => call(server, door, ctx, exposed, args, extra, via.user));
   }
   return server;
 }
 
 /** One tools/call: a run of the agent, its progress sent while it works. */
-async function call(server: McpServer, door: McpDoor, ctx: PluginContext, exposed: ExposedAgent, args: { message: string; session?: string | undefined }, extra: Extra): Promise<CallToolResult> {
+async function call(
+  server: McpServer, door: McpDoor, ctx: PluginContext, exposed: ExposedAgent, args: { message: string; session?: string | undefined }, extra: Extra, user?: string,
+): Promise<CallToolResult> {
   if (!door.accepting) return { isError: true, content: [{ type: 'text', text: 'The OryxOS MCP server is stopping; call again once it is back.' }] };
   const client = server.server.getClientVersion();
   const clientName = client?.name ?? 'unknown-client';
@@ -93,7 +95,7 @@ async function call(server: McpServer, door: McpDoor, ctx: PluginContext, expose
   try {
     const result = await ctx.runs.process({
       agent: exposed.agent, message: args.message, ...(args.session ? { session: args.session } : { tags: ['mcp', `mcp-client:${identity}`] }),
-      door: DOOR, user: clientName, signal: controller.signal, onEvent: (event) => { const m = describe(event); if (m) progress(m); },
+      door: DOOR, user: user ?? clientName, signal: controller.signal, onEvent: (event) => { const m = describe(event); if (m) progress(m); },
       origin: {
         name: `MCP tools/call ${exposed.tool}`, startedAt: Date.now(),
         attributes: {
