@@ -4,7 +4,8 @@
  * client's elicitation), where progress goes (the call's progress token). The transports
  * (stdio under `oryx mcp serve`) attach to it; started by `oryx serve` alone it serves nothing.
  */
-import type { Answer, Door, PluginContext, Question, RunContext, StopReport } from '@oryxos/kernel';
+import type { Answer, Door, DoorCheck, PluginContext, Question, RunContext, StopReport } from '@oryxos/kernel';
+import { ERROR_CODES } from './errors.ts';
 import type { ResolvedMcpServerOptions } from './options.ts';
 
 export const DOOR = 'mcp';
@@ -56,6 +57,7 @@ export class McpDoor {
     return {
       name: DOOR,
       stop: (options) => this.stop(options),
+      check: () => this.check(),
       ask: (question, run) => this.ask(question, run),
       progress: (run, update) => {
         // A top-level run's tool progress reaches its call as a run event; a sub-agent's only here.
@@ -64,6 +66,30 @@ export class McpDoor {
         call?.progress(update.message ?? `${run.agent.name}: working`, update);
       },
     };
+  }
+
+  /**
+   * What `oryx doctor` shows: each exposed agent as its tool (or why it cannot be served) and
+   * where the server is reached. Reads the agents only.
+   */
+  async check(): Promise<DoorCheck[]> {
+    const names = await this.ctx.agents.names();
+    const lines: DoorCheck[] = [];
+    for (const { agent, tool } of this.options.agents) {
+      if (!names.includes(agent)) {
+        lines.push({
+          check: `mcp ${tool}`, status: 'fail', detail: `no agent "${agent}" in ${this.ctx.agents.agentsDir} (agents: ${names.join(', ') || 'none'})`,
+          code: 'ORYX_E_MCPSERVE_UNKNOWN_AGENT', fix: ERROR_CODES.ORYX_E_MCPSERVE_UNKNOWN_AGENT,
+        });
+        continue;
+      }
+      const definition = await this.ctx.agents.load(agent);
+      // Its allow-list, not the tools found: listing those would start MCP servers from doctor.
+      lines.push({ check: `mcp ${tool}`, status: 'ok', detail: `agent ${agent} (${definition.tools.length ? `tools: ${definition.tools.join(', ')}` : 'no tools'})` });
+    }
+    const where = ['stdio: oryx mcp serve', ...(this.options.httpPath ? [`Streamable HTTP: ${this.options.httpPath} in oryx web (behind its token)`] : [])];
+    lines.push({ check: 'mcp serve', status: 'ok', detail: `${where.join('; ')}; approvals through the client's elicitation, else paused for oryx approvals` });
+    return lines;
   }
 
   /** A call starts: its handle, until `release`. */

@@ -33,7 +33,7 @@ test.before(() => {
  * minute (honouring the abort); a tool result is answered `model got: …`; anything else is
  * answered with the number of user turns the session holds, so a continued session shows.
  */
-async function project(): Promise<string> {
+async function project(expose = "{ assistant: { description: 'The test assistant.' } }"): Promise<string> {
   const dir = await tempProject('oryx-mcpserve-');
   dirs.push(dir);
   await writeFile(path.join(dir, 'oryx.config.ts'), `import { writeFileSync } from 'node:fs';
@@ -66,7 +66,7 @@ export default defineConfig({
     allowAll(), sqlite(), audit(), approvals(),
     scripted(Array.from({ length: 100 }, () => step)),
     toolsPlugin(echoTool(), guarded),
-    mcpServer({ agents: { assistant: { description: 'The test assistant.' } } }),
+    mcpServer({ agents: ${expose} }),
   ],
 });
 `);
@@ -224,6 +224,32 @@ test('launched elsewhere with --config, as desktop clients do; stdout carries on
   for (let i = 0; i < 100 && !/stopped:/.test(stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(stderr(), /oryx mcp serve: serving ask_assistant \(assistant\) on stdio/);
   assert.match(stderr(), /the client closed the connection: stopping\nstopped: 0 call\(s\) finished, 0 aborted/);
+});
+
+test('oryx doctor shows each exposed agent as its tool, and a missing one fails with its code; serve refuses to start without it', async () => {
+  const dir = await project("['assistant', 'ghost']");
+  const doctor = await runOryx(['doctor', '--json'], { cwd: dir });
+  const items = JSON.parse(doctor.stdout).items as { check: string; status: string; detail: string; code?: string }[];
+  const line = (check: string) => items.find((i) => i.check === check);
+  assert.equal([line('mcp ask_assistant')?.status, line('mcp ask_assistant')?.detail], ['ok', 'agent assistant (tools: echo, guarded)'], JSON.stringify(items));
+  assert.equal([line('mcp ask_ghost')?.status, line('mcp ask_ghost')?.code], ['fail', 'ORYX_E_MCPSERVE_UNKNOWN_AGENT']);
+  assert.match(line('mcp serve')!.detail, /^stdio: oryx mcp serve;/);
+  assert.is(doctor.code, 1);
+  const serve = await runOryx(['mcp', 'serve'], { cwd: dir });
+  assert.is(serve.code, 1);
+  assert.match(serve.stderr, /ORYX_E_MCPSERVE_UNKNOWN_AGENT/);
+  assert.match(serve.stderr, /no agent "ghost"/);
+  assert.is(serve.stdout, '', 'nothing but the protocol goes to stdout');
+});
+
+test('oryx mcp serve without the plugin says how to enable it', async () => {
+  const dir = await project();
+  const config = path.join(dir, 'oryx.config.ts');
+  const { readFile } = await import('node:fs/promises');
+  await writeFile(config, (await readFile(config, 'utf8')).replace(/\n    mcpServer\(.*\),/, ''));
+  const serve = await runOryx(['mcp', 'serve'], { cwd: dir });
+  assert.is(serve.code, 1);
+  assert.match(serve.stderr, /ORYX_E_MCPSERVE_NOT_ENABLED/);
 });
 
 test.run();
