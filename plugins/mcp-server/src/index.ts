@@ -44,7 +44,7 @@ export default function mcpServer(options: McpServerOptions): Plugin<ResolvedMcp
       ctx.provide('mcpServer', door);
       if (o.httpPath) {
         const { httpEndpoint } = await import('./http.ts');
-        ctx.provide('mcpHttp', httpEndpoint(door, ctx, o.httpPath));
+        ctx.provide('mcpHttp', httpEndpoint(door, ctx, o.httpPath, o.httpIdleMs));
       }
     },
   };

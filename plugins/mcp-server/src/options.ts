@@ -19,8 +19,12 @@ export interface McpServerOptions {
   askTimeoutMs?: number;
   /** How long calls going on may finish when the server stops (the client closed stdin, SIGTERM). Default 10000. */
   graceMs?: number;
-  /** Also serve Streamable HTTP in `oryx web`, behind its token, Host and Origin checks: `true` (at `/mcp`) or `{ path }`. Default off. */
-  http?: boolean | { path?: string };
+  /**
+   * Also serve Streamable HTTP in `oryx web`, behind its token, Host and Origin checks: `true`
+   * (at `/mcp`) or `{ path, idleMs }` (an MCP session idle that long is closed when another
+   * starts; default 1800000, 30 min). Default off.
+   */
+  http?: boolean | { path?: string; idleMs?: number };
 }
 
 /** One exposed agent, resolved. */
@@ -33,6 +37,8 @@ export interface ResolvedMcpServerOptions {
   graceMs: number;
   /** Where `oryx web` serves MCP; undefined: not over HTTP. */
   httpPath?: string;
+  /** How long an HTTP MCP session may sit idle before a new one closes it. */
+  httpIdleMs: number;
 }
 
 const agentShape = s.object({ name: s.string({ min: 1 }).optional(), description: s.string({ min: 1 }).optional() });
@@ -42,7 +48,7 @@ export const optionsShape = s.object({
   serverName: s.string({ min: 1 }).optional(),
   askTimeoutMs: s.integer({ min: 1000 }).optional(),
   graceMs: s.integer({ min: 0 }).optional(),
-  http: s.union(s.boolean(), s.object({ path: s.string({ pattern: /^\/[A-Za-z0-9/_.-]*$/ }).optional() })).optional(),
+  http: s.union(s.boolean(), s.object({ path: s.string({ pattern: /^\/[A-Za-z0-9/_.-]*$/ }).optional(), idleMs: s.integer({ min: 1000 }).optional() })).optional(),
 });
 
 /** What MCP allows in a tool name (the spec's guidance: 1–128 of these). */
@@ -75,5 +81,7 @@ export function resolveOptions(raw: unknown): ResolvedMcpServerOptions {
     agents.push({ agent, tool, ...(opts.description ? { description: opts.description } : {}) });
   }
   const httpPath = o.http === true ? '/mcp' : typeof o.http === 'object' ? o.http.path ?? '/mcp' : undefined;
-  return { agents, serverName: o.serverName ?? 'oryxos', askTimeoutMs: o.askTimeoutMs ?? 300_000, graceMs: o.graceMs ?? 10_000, ...(httpPath ? { httpPath } : {}) };
+  return { agents, serverName: o.serverName ?? 'oryxos', askTimeoutMs: o.askTimeoutMs ?? 300_000, graceMs: o.graceMs ?? 10_000,
+    ...(httpPath ? { httpPath } : {}), httpIdleMs: (typeof o.http === 'object' ? o.http.idleMs : undefined) ?? 1_800_000,
+  };
 }

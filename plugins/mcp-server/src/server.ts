@@ -39,7 +39,7 @@ const outputSchema = {
  * An MCP server whose tools are the exposed agents. Throws ORYX_E_MCPSERVE_UNKNOWN_AGENT when an
  * exposed agent is not in the workspace.
  */
-export async function createServer(door: McpDoor, ctx: PluginContext, via: { user?: string } = {}): Promise<McpServer> {
+export async function createServer(door: McpDoor, ctx: PluginContext, via: { user?: string; busy?(delta: 1 | -1): void } = {}): Promise<McpServer> {
   const names = await ctx.agents.names();
   const missing = door.options.agents.filter((a) => !names.includes(a.agent));
   if (missing.length) {
@@ -56,7 +56,10 @@ export async function createServer(door: McpDoor, ctx: PluginContext, via: { use
       description: exposed.description ?? (agent.description || `Ask the OryxOS agent ${agent.name}.`),
       inputSchema, outputSchema,
       annotations: { readOnlyHint: false, destructiveHint: agent.tools.length > 0, idempotentHint: false, openWorldHint: true },
-    }, (args, extra) => call(server, door, ctx, exposed, args, extra, via.user));
+    }, async (args, extra) => {
+      via.busy?.(1);
+      try { return await call(server, door, ctx, exposed, args, extra, via.user); } finally { via.busy?.(-1); }
+    });
   }
   return server;
 }

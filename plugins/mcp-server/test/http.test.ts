@@ -115,4 +115,36 @@ test('over HTTP: an approval through elicitation runs the call; cancelling abort
   assert.ok(Date.now() - started < 20_000);
 });
 
+test('an MCP session idle for idleMs is closed when another starts (404 after); one whose call is going on is kept', async () => {
+  const k = await testKernel({
+    plugins: [scripted(Array.from({ length: 20 }, () => step)), web({ auth: 'none' }), mcpServer({ agents: ['assistant'], http: { path: '/agents/mcp', idleMs: 1000 } })],
+  });
+  try {
+    const base = (await k.kernel.service('web').listen({ port: 0 })).url;
+    const open = async () => {
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/agents/mcp`));
+      const client = new Client({ name: 'idle-test', version: '1' });
+      clients.push(client);
+      await client.connect(transport);
+      return { client, id: transport.sessionId! };
+    };
+    const status = async (id: string) => (await fetch(`${base}/agents/mcp`, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
+    })).status;
+    const idle = await open();
+    const working = await open();
+    const controller = new AbortController();
+    const slow = working.client.callTool({ name: 'ask_assistant', arguments: { message: 'slow' } }, undefined, { signal: controller.signal }).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await open();
+    assert.is(await status(idle.id), 404, 'the idle session was kept');
+    assert.is(await status(working.id), 200, 'the session with a call going on was closed');
+    controller.abort('done');
+    await slow;
+  } finally {
+    await k.close();
+  }
+});
+
 test.run();

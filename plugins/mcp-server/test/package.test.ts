@@ -24,8 +24,12 @@ test('options: names, or names with their tool name and description; each tool n
     { agent: 'assistant', tool: 'ask_assistant' }, { agent: 'my agent', tool: 'ask_my_agent' },
   ]);
   assert.equal(resolveOptions({ agents: { coder: { name: 'code', description: 'Writes code.' } } }), {
-    agents: [{ agent: 'coder', tool: 'code', description: 'Writes code.' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000,
+    agents: [{ agent: 'coder', tool: 'code', description: 'Writes code.' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000, httpIdleMs: 1_800_000,
   });
+  assert.equal([resolveOptions({ agents: ['a'], http: true }).httpPath, resolveOptions({ agents: ['a'], http: { path: '/x/mcp', idleMs: 5000 } })], [
+    '/mcp', { agents: [{ agent: 'a', tool: 'ask_a' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000, httpPath: '/x/mcp', httpIdleMs: 5000 },
+  ]);
+  assert.match(code(() => mcpServer({ agents: ['a'], http: { path: 'mcp' } }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*http/);
   assert.match(code(() => mcpServer({} as never))!, /^ORYX_E_MCPSERVE_OPTIONS: .*agents/);
   assert.match(code(() => mcpServer({ agents: ['a'], grace: 5 } as never))!, /^ORYX_E_MCPSERVE_OPTIONS: .*grace/);
   assert.match(code(() => mcpServer({ agents: ['a'], askTimeoutMs: 10 }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*askTimeoutMs/);
