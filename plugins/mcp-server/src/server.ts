@@ -27,7 +27,7 @@ const outputSchema = {
   answer: z.string().describe('The agent\'s answer (empty when the run stopped short of one).'),
   sessionId: z.string().describe('Pass it as session to continue this conversation.'),
   runId: z.string(),
-  stopReason: z.string().describe('final, limit, budget, loop, suspended, aborted or error.'),
+  stopReason: z.string().describe('final, limit, budget, loop, length, content_filter, suspended (waits for an approval), aborted or error.'),
   usage: z.looseObject({ inputTokens: z.number(), outputTokens: z.number() }),
   notice: z.string().optional().describe('Why the run stopped short of an answer.'),
   approval: z.object({ id: z.string(), tool: z.string(), reason: z.string(), approve: z.string(), deny: z.string() }).optional()
