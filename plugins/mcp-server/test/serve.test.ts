@@ -52,6 +52,7 @@ const step = (req) => {
   if (text === 'use echo') return { toolCalls: [{ name: 'echo', args: { text: 'from the agent' } }] };
   if (text.startsWith('write ')) return { toolCalls: [{ name: 'guarded', args: { file: text.slice(6) } }] };
   if (text === 'slow') return { delayMs: 60000, text: 'too late' };
+  if (text === 'ask me') return { toolCalls: [{ name: 'ask_name', args: {} }] };
   return { text: 'turns: ' + req.messages.filter((m) => m.role === 'user').length };
 };
 
@@ -61,17 +62,27 @@ const guarded = {
   async execute(args) { writeFileSync(path.join(${JSON.stringify(dir)}, String(args.file)), 'ran'); return 'created ' + args.file; },
 };
 
+// A tool that asks the person a question of its own (as an MCP server's elicitation reaches OryxOS).
+const askName = {
+  name: 'ask_name', description: 'Asks the person their name.', source: 'plugin',
+  inputSchema: { type: 'object', properties: {} },
+  async execute(_args, ctx) {
+    const answer = await ctx.ask({ kind: 'input', source: 'ask_name', message: 'Your name?', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    return answer && 'action' in answer ? answer.action + ' ' + JSON.stringify(answer.content ?? null) : 'nobody answered';
+  },
+};
+
 export default defineConfig({
   plugins: [
     allowAll(), sqlite(), audit(), approvals(),
     scripted(Array.from({ length: 100 }, () => step)),
-    toolsPlugin(echoTool(), guarded),
+    toolsPlugin(echoTool(), guarded, askName),
     mcpServer({ agents: ${expose} }),
   ],
 });
 `);
   await mkdir(path.join(dir, '.oryxos', 'agents', 'assistant'), { recursive: true });
-  await writeFile(path.join(dir, '.oryxos', 'agents', 'assistant', 'AGENT.md'), '---\ndescription: test\ntools: [echo, guarded]\n---\nYou are a test agent.\n');
+  await writeFile(path.join(dir, '.oryxos', 'agents', 'assistant', 'AGENT.md'), '---\ndescription: test\ntools: [echo, guarded, ask_name]\n---\nYou are a test agent.\n');
   return dir;
 }
 
@@ -181,6 +192,11 @@ test('an approval through the client\'s elicitation: approve runs the call, decl
   assert.not.ok(existsSync(path.join(dir, 'no.txt')), 'a declined call ran');
   assert.match(text(declined), /^model got: .*denied/i);
   assert.match(text(declined), /mcp:oryx-test-client@9\.8\.7/);
+  // A tool's own question reaches the person the same way, and their answer the tool.
+  decision = { action: 'accept', content: { name: 'Ana' } };
+  const named = await client.callTool({ name: 'ask_assistant', arguments: { message: 'ask me' } }) as CallToolResult;
+  assert.is(text(named), 'model got: accept {"name":"Ana"}');
+  assert.is(asked.at(-1), 'ask_name: Your name?');
   // Both decisions are in the audit, with who made them.
   const events = await json(dir, ['audit', 'sandbox']);
   const origins = events.items.map((e: { decision: string; origin: string }) => `${e.decision} ${e.origin}`);
@@ -198,6 +214,8 @@ test('without elicitation the run waits: the result says how to approve; approvi
   assert.is(out.approval.approve, `oryx approvals approve ${out.approval.id.slice(0, 8)}`);
   assert.ok(text(waiting).includes(out.approval.approve), text(waiting));
   assert.not.ok(existsSync(path.join(dir, 'later.txt')), 'the call ran without an approval');
+  const unasked = await client.callTool({ name: 'ask_assistant', arguments: { message: 'ask me' } }) as CallToolResult;
+  assert.is(text(unasked), 'model got: nobody answered');
 
   // Until someone decides, the session takes no new message (the approvals plugin says why).
   const blocked = await client.callTool({ name: 'ask_assistant', arguments: { message: 'hello?', session: out.sessionId } }) as CallToolResult;
@@ -231,7 +249,7 @@ test('oryx doctor shows each exposed agent as its tool, and a missing one fails 
   const doctor = await runOryx(['doctor', '--json'], { cwd: dir });
   const items = JSON.parse(doctor.stdout).items as { check: string; status: string; detail: string; code?: string }[];
   const line = (check: string) => items.find((i) => i.check === check);
-  assert.equal([line('mcp ask_assistant')?.status, line('mcp ask_assistant')?.detail], ['ok', 'agent assistant (tools: echo, guarded)'], JSON.stringify(items));
+  assert.equal([line('mcp ask_assistant')?.status, line('mcp ask_assistant')?.detail], ['ok', 'agent assistant (tools: echo, guarded, ask_name)'], JSON.stringify(items));
   assert.equal([line('mcp ask_ghost')?.status, line('mcp ask_ghost')?.code], ['fail', 'ORYX_E_MCPSERVE_UNKNOWN_AGENT']);
   assert.match(line('mcp serve')!.detail, /^stdio: oryx mcp serve;/);
   assert.is(doctor.code, 1);
