@@ -147,6 +147,20 @@ export interface NotifyService {
  *   interface Services { notes: NotesStore }
  * }
  */
+/**
+ * An MCP endpoint speaking Streamable HTTP (the mcp-server plugin), which the web plugin mounts
+ * at {@link McpHttpEndpoint.path} behind its token, Host and Origin checks: every request
+ * to that path is handed over as a web-standard `Request`, with the user it acts for.
+ *
+ * @example
+ * app.all(endpoint.path, (c) => endpoint.handle(c.req.raw, { user: principalOf(c) }));
+ */
+export interface McpHttpEndpoint {
+  /** Where it is mounted: `/mcp`. */
+  readonly path: string;
+  handle(request: Request, context: { user?: string }): Promise<Response>;
+}
+
 export interface Services {
   /** The session store: the kernel's in-memory one, or the sqlite or postgres plugin's. */
   sessions: SessionStore;
@@ -166,6 +180,8 @@ export interface Services {
   scheduler: SchedulerService;
   /** SMTP channels, provided by the notify plugin. */
   notify: NotifyService;
+  /** MCP over Streamable HTTP, provided by the mcp-server plugin (mounted by the web plugin). */
+  mcpHttp: McpHttpEndpoint;
 }
 
 /** The name of a service (`database`, `sessions`, `sandbox`, …). */

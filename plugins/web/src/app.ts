@@ -53,8 +53,8 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
     app.use('*', admission(source, 'entry'));
     app.use('*', cors({
       origin: options.cors === true ? '*' : options.cors,
-      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user', 'traceparent', 'tracestate'],
-      exposeHeaders: ['x-request-id', 'x-session-id', 'location'],
+      allowHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-session-id', 'x-oryx-user', 'traceparent', 'tracestate', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'],
+      exposeHeaders: ['x-request-id', 'x-session-id', 'location', 'mcp-session-id'],
       maxAge: 600,
     }));
     app.use('*', admission(source, 'access'));

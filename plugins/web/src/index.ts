@@ -56,6 +56,11 @@ export default function web(options: WebOptions = {}): Plugin {
         const { registerTaskRoutes, schedulerOf } = await import('./task-routes.ts');
         const scheduler = schedulerOf(ctx);
         if (scheduler) registerTaskRoutes(server.routes, scheduler);
+        // MCP over Streamable HTTP (the mcp-server plugin), behind the same checks as the API.
+        if (ctx.hasService('mcpHttp')) {
+          const [{ principalOf }, mcp] = [await import('./principal.ts'), ctx.service('mcpHttp')];
+          server.app.all(mcp.path, (c) => mcp.handle(c.req.raw, { user: principalOf(c) }));
+        }
       });
       // A high stage sorts last and the kernel runs close taps in reverse, so the server stops
       // (and its runs end) before the plugins it uses, such as the database, close.
