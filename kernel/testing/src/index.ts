@@ -260,3 +260,4 @@ export function runOryx(args: string[], options: { cwd: string; input?: string; 
       : { code: code ?? 1, stdout, stderr }));
   });
 }
+export { prefixKept, prefixMisses, requestText } from './prefix.ts';
