@@ -49,16 +49,18 @@ test('16 turns with a full history window (max_history_turns 10): at most one pa
   assert.ok(misses.length <= (llm.requests.length - 1) / 5);
 });
 
-test('16 turns over context_tokens: the budget trims in blocks too, not a turn every turn', async () => {
-  const llm = scripted(Array.from({ length: 16 }, (_, i) => ({ text: `answer ${i + 1} ${'y'.repeat(1_000)}` })));
-  // About 1,250 characters a turn against a 4,000-token (16,000-character) budget: full by turn 13.
+test('30 turns over context_tokens: the budget trims in blocks too, not a turn every turn', async () => {
+  const llm = scripted(Array.from({ length: 30 }, (_, i) => ({ text: `answer ${i + 1} ${'y'.repeat(1_000)}` })));
+  // About 1,220 characters a turn against a 4,000-token (16,000-character) budget: full by turn 14.
   const t = await start({ plugins: [llm], agents: { assistant: { settings: { context_tokens: 4_000 } } } });
   let session: string | undefined;
-  for (let i = 1; i <= 16; i++) session = (await t.service.process({ agent: 'assistant', session, message: `question ${i} ${'q'.repeat(200)}` })).sessionId;
+  for (let i = 1; i <= 30; i++) session = (await t.service.process({ agent: 'assistant', session, message: `question ${i} ${'q'.repeat(200)}` })).sessionId;
   const misses = prefixMisses(llm.requests);
-  console.log("budget misses", misses, prefixKept(llm.requests).map((k) => k.toFixed(2)).join(" "));
   assert.ok(misses.length >= 1, 'the budget was reached (else this test measures nothing)');
   assert.ok(misses.length <= (llm.requests.length - 1) / 5, misses.join('\n'));
+  // Once full, a cut takes a quarter of the budget (about three turns here), never a turn a turn.
+  const at = misses.map((m) => Number(m.split('→')[0]));
+  assert.ok(at.every((n, i) => i === 0 || n - at[i - 1]! >= 3), misses.join('\n'));
 });
 
 test('memory: a save mid-run leaves the run\'s prefix alone; the next run sees it (one miss, at the memory section)', async () => {
