@@ -15,7 +15,7 @@ import { echoTool, requestText, scripted, testKernel, toolsPlugin } from '@oryxo
 const clock: Plugin = {
   name: 'old-clock', version: '1.0.0', kernel: '^1',
   setup(ctx) {
-    ctx.hooks.prepareStep.tapPromise('old-clock', async (prompt) => {
+    ctx.hooks.prepareStep.tapPromise({}, async (prompt) => {
       prompt.system.push({ id: 'time', title: 'Current time', content: new Date(Date.now() + Math.random() * 1e6).toISOString() });
       return prompt;
     });
