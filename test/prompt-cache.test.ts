@@ -76,6 +76,15 @@ test('memory: a save mid-run leaves the run\'s prefix alone; the next run sees i
   assert.equal(prefixMisses(llm.requests).length, 1);
 });
 
+test('memory checkpoints of turns leaving the window: written before the run reads its memory, so a window move is still one miss', async () => {
+  const llm = scripted(Array.from({ length: 16 }, (_, i) => ({ text: `answer ${i + 1} ${'y'.repeat(300)}` })));
+  const t = await start({ plugins: [llm, memory()], agents: { assistant: { settings: { max_history_turns: 10 } } } });
+  let session: string | undefined;
+  for (let i = 1; i <= 16; i++) session = (await t.service.process({ agent: 'assistant', session, message: `question ${i}` })).sessionId;
+  assert.match(llm.requests[15]!.messages[0]!.content, 'Earlier conversation: the user asked "question 6"', 'the turns that left are checkpointed');
+  assert.equal(prefixMisses(llm.requests).map((m) => m.split(':')[0]), ['10→11', '15→16']);
+});
+
 test('skills: the skill index stays put from step to step and turn to turn', async () => {
   const llm = scripted([...toolSteps(4), { text: 'second turn' }]);
   const t = await start({ plugins: [llm, toolsPlugin(echoTool())], agents: { assistant: { tools: ['echo'] } } });
