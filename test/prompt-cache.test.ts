@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatRequest } from '@oryxos/provider-spec';
-import { echoTool, prefixKept, prefixMisses, scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
+import { echoTool, prefixKept, prefixMisses, requestText, scripted, testKernel, toolsPlugin, type TestKernel } from '@oryxos/kernel/testing';
 import approvals from '@oryxos/plugin-approvals';
 import memory from '@oryxos/plugin-memory';
 import sqlite from '@oryxos/plugin-sqlite';
@@ -61,6 +61,21 @@ test('30 turns over context_tokens: the budget trims in blocks too, not a turn e
   // Once full, a cut takes a quarter of the budget (about three turns here), never a turn a turn.
   const at = misses.map((m) => Number(m.split('→')[0]));
   assert.ok(at.every((n, i) => i === 0 || n - at[i - 1]! >= 3), misses.join('\n'));
+});
+
+test('a tokenizer of 3 characters a token: what the kernel learnt of it holds from run to run, so a budget cut stays put', async () => {
+  const three = (r: ChatRequest) => ({ inputTokens: Math.ceil(requestText(r).length / 3) });
+  const llm = scripted(Array.from({ length: 30 }, (_, i) => [
+    (r: ChatRequest) => ({ toolCalls: [{ name: 'echo', args: { text: `step ${i} ${'z'.repeat(400)}` } }], usage: three(r) }),
+    (r: ChatRequest) => ({ text: `answer ${i} ${'y'.repeat(600)}`, usage: three(r) }),
+  ]).flat());
+  const t = await start({ plugins: [llm, toolsPlugin(echoTool())], agents: { assistant: { tools: ['echo'], settings: { context_tokens: 4_000 } } } });
+  let session: string | undefined;
+  for (let i = 1; i <= 30; i++) session = (await t.service.process({ agent: 'assistant', session, message: `question ${i}` })).sessionId;
+  const misses = prefixMisses(llm.requests);
+  // Each run starting again at four characters a token put the cut back at its first step and
+  // took it again at its second: 43 of 59 pairs missed.
+  assert.ok(misses.length >= 5 && misses.length <= (llm.requests.length - 1) / 3, misses.join('\n'));
 });
 
 test('memory: a save mid-run leaves the run\'s prefix alone; the next run sees it (one miss, at the memory section)', async () => {
