@@ -55,7 +55,8 @@ const sandboxEvent = type({
   sessionId: nullable('string'), runId: nullable('string'), toolCallId: nullable('string'), pid: nullable('number'), process: nullable('string'), createdAt: 'string', '+': 'reject',
 });
 const summary = type({
-  sessionId: 'string', agent: nullable('string'), llmCalls: 'number', inputTokens: 'number', outputTokens: 'number', llmFailures: 'number',
+  sessionId: 'string', agent: nullable('string'), llmCalls: 'number', inputTokens: 'number', outputTokens: 'number',
+  cacheReadTokens: nullable('number'), cacheWriteTokens: nullable('number'), llmFailures: 'number',
   toolCalls: 'number', toolErrors: 'number', denials: 'number', lastAt: 'string', '+': 'reject',
 });
 const memoryEntry = type({ date: 'string', text: 'string', '+': 'ignore' });

@@ -34,7 +34,7 @@ test('a run on PostgreSQL: audit rows, the audit queries and the summary, a sche
   const { dir, cleanup } = await tempDir();
   try {
     const llm = scripted([
-      { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'x\0y' } }] }, { text: 'done' },
+      { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'x\0y' } }], usage: { cacheReadTokens: 30 } }, { text: 'done', usage: { cacheReadTokens: 12 } },
       { text: 'scheduled answer' },
     ]);
     const k = await testKernel({
@@ -50,6 +50,8 @@ test('a run on PostgreSQL: audit rows, the audit queries and the summary, a sche
       assert.is(tool?.input, '{"text":"x\\u0000y"}');
       const [summary] = await summarize(db, {});
       assert.equal([summary?.llm_calls, summary?.tool_calls, summary?.tool_errors, summary?.denials], [2, 1, 0, 0]);
+      assert.equal([summary?.cache_read_tokens, summary?.cache_write_tokens], [42, null], 'cached tokens summed as numbers; none reported: null');
+      assert.is((await k.kernel.service('runRecords').get(r.runId))?.cacheReadTokens, 42);
       const exec = await k.kernel.service('scheduler').run('nightly');
       assert.is(exec.status, 'ok');
       assert.is(exec.answer, 'scheduled answer');

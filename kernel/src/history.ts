@@ -104,8 +104,9 @@ export interface Fitted {
  * Fits a history into `budgetChars` beside `fixedChars` of tools and system text: no tool result
  * over a quarter of the budget (cut the same way every time, so the prompt stays stable);
  * then, when still over, the oldest turns leave whole — at least `keepFrom` of them (what an
- * earlier step of the run already dropped, so a cut never comes back) and then down to three
- * quarters of the budget, so the following steps grow from one stable start again; then, when
+ * earlier step of the run already dropped, so a cut never comes back), and enough to take a
+ * whole number of quarter budgets, so the prompt lands between three quarters of the budget
+ * and all of it and the following steps and turns grow from one stable start again; then, when
  * the current turn alone is over, its tool results shrink, oldest first.
  */
 export function fitHistory(history: readonly Message[], budgetChars: number, fixedChars: number, keepFrom = 0): Fitted {
@@ -120,11 +121,17 @@ export function fitHistory(history: readonly Message[], budgetChars: number, fix
   let chars = fixedChars + size(messages);
   const turns = groupTurns(messages);
   let drop = Math.min(keepFrom, turns.length - 1);
-  if (chars > budgetChars || drop > 0) {
-    const target = chars > budgetChars ? budgetChars * 0.75 : Infinity;
-    chars = fixedChars + size(turns.slice(drop).flat());
-    while (chars > target && drop < turns.length - 1) chars -= size(turns[drop++]!);
+  if (chars > budgetChars) {
+    // The cut takes whole quarters of the budget from the oldest turns: as many as the prompt is
+    // over by, plus one. Later turns only add at the end, so the next prompts find the same cut,
+    // and the same first bytes, until another quarter of the budget has come in.
+    const quarter = budgetChars / 4;
+    let need = (Math.floor((chars - budgetChars) / quarter) + 1) * quarter;
+    let cutAt = 0;
+    while (need > 0 && cutAt < turns.length - 1) need -= size(turns[cutAt++]!);
+    drop = Math.max(drop, cutAt);
   }
+  if (drop) chars = fixedChars + size(turns.slice(drop).flat());
   const dropped = turns.slice(0, drop);
   if (drop) {
     cut.push({ section: 'history', chars: size(dropped.flat()), reason: `${drop} older turn(s) dropped for context_tokens` });

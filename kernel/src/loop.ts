@@ -45,13 +45,29 @@ interface LoopState {
 }
 
 /**
+ * One token estimator per kernel, provider and model, so what a run learnt of the tokenizer
+ * holds for the next run too: were each run to start again at four characters a token, the
+ * budget in characters (and with it where a cut for `context_tokens` falls) would move between
+ * a run's first step and its second, and the prompt would lose its cached start at every step.
+ */
+const estimators = new WeakMap<Kernel, Map<string, TokenEstimator>>();
+function estimatorFor(kernel: Kernel, provider: Provider, model: string): TokenEstimator {
+  let byModel = estimators.get(kernel);
+  if (!byModel) estimators.set(kernel, byModel = new Map());
+  const key = `${provider.name}\0${model}`;
+  let estimator = byModel.get(key);
+  if (!estimator) byModel.set(key, estimator = new TokenEstimator());
+  return estimator;
+}
+
+/**
  * The ReAct loop: build the prompt, call the model, stop on an answer without tool calls,
  * otherwise run the calls, commit the results and go round again, until the budget or a stop
  * rule says stop; then one last model call without tools gives the answer. One `await` after
  * another; every message is committed as it is produced.
  */
 export async function runLoop(input: LoopInput): Promise<LoopResult> {
-  const state: LoopState = { input, usage: { inputTokens: 0, outputTokens: 0 }, estimator: new TokenEstimator(), dropped: 0 };
+  const state: LoopState = { input, usage: { inputTokens: 0, outputTokens: 0 }, estimator: estimatorFor(input.kernel, input.provider, input.run.model), dropped: 0 };
   try {
     if (input.pending) {
       const ended = await runCalls(state, await input.tools(), input.pending.calls, input.pending.results);

@@ -64,6 +64,9 @@ export function scripted(script: Script, options: { name?: string; retry?: Provi
       usage: {
         inputTokens: step.usage?.inputTokens ?? Math.ceil((request.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(request.tools).length) / 4),
         outputTokens: step.usage?.outputTokens ?? Math.max(1, Math.ceil((step.text ?? '').length / 4)),
+        // Cache figures only when the step gives them, like a server that reports none.
+        ...(step.usage?.cacheReadTokens !== undefined ? { cacheReadTokens: step.usage.cacheReadTokens } : {}),
+        ...(step.usage?.cacheWriteTokens !== undefined ? { cacheWriteTokens: step.usage.cacheWriteTokens } : {}),
       },
       finishReason: (step.finishReason as FinishReason | undefined) ?? (toolCalls?.length ? 'tool_calls' : 'stop'),
       model: request.model,
@@ -260,3 +263,4 @@ export function runOryx(args: string[], options: { cwd: string; input?: string; 
       : { code: code ?? 1, stdout, stderr }));
   });
 }
+export { prefixKept, prefixMisses, requestText } from './prefix.ts';

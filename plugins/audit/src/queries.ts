@@ -35,7 +35,9 @@ export interface SandboxEventRow {
 
 /** One session's totals (`oryx audit summary`). */
 export interface SessionSummary {
-  session_id: string; agent: string | null; llm_calls: number; input_tokens: number; output_tokens: number; llm_failures: number;
+  session_id: string; agent: string | null; llm_calls: number; input_tokens: number; output_tokens: number;
+  /** Input tokens served from (written to) the provider's prompt cache; null when no call reported them. */
+  cache_read_tokens: number | null; cache_write_tokens: number | null; llm_failures: number;
   tool_calls: number; tool_errors: number; denials: number; last_at: string;
 }
 
@@ -175,7 +177,8 @@ export async function summarize(db: Database, filter: AuditFilter = {}): Promise
   const rows = await db.query<SessionSummary>(`
     WITH l AS (
       SELECT session_id, MAX(agent) AS agent, COUNT(*) AS llm_calls, COALESCE(SUM(input_tokens), 0) AS input_tokens,
-        COALESCE(SUM(output_tokens), 0) AS output_tokens, SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END) AS llm_failures,
+        COALESCE(SUM(output_tokens), 0) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,
+        SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END) AS llm_failures,
         MAX(created_at) AS last_at
       FROM llm_calls ${w.sql} GROUP BY session_id
     ), t AS (
@@ -185,7 +188,7 @@ export async function summarize(db: Database, filter: AuditFilter = {}): Promise
     ), ids AS (SELECT session_id FROM l UNION SELECT session_id FROM t)
     SELECT ids.session_id AS session_id, COALESCE(l.agent, t.agent) AS agent,
       COALESCE(l.llm_calls, 0) AS llm_calls, COALESCE(l.input_tokens, 0) AS input_tokens, COALESCE(l.output_tokens, 0) AS output_tokens,
-      COALESCE(l.llm_failures, 0) AS llm_failures, COALESCE(t.tool_calls, 0) AS tool_calls, COALESCE(t.tool_errors, 0) AS tool_errors,
+      l.cache_read_tokens AS cache_read_tokens, l.cache_write_tokens AS cache_write_tokens, COALESCE(l.llm_failures, 0) AS llm_failures, COALESCE(t.tool_calls, 0) AS tool_calls, COALESCE(t.tool_errors, 0) AS tool_errors,
       COALESCE(t.denials, 0) AS denials,
       CASE WHEN COALESCE(l.last_at, '') >= COALESCE(t.last_at, '') THEN COALESCE(l.last_at, '') ELSE t.last_at END AS last_at
     FROM ids LEFT JOIN l ON l.session_id IS NOT DISTINCT FROM ids.session_id LEFT JOIN t ON t.session_id IS NOT DISTINCT FROM ids.session_id
@@ -193,6 +196,7 @@ export async function summarize(db: Database, filter: AuditFilter = {}): Promise
   return rows.map((r) => ({
     ...r,
     llm_calls: Number(r.llm_calls), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens),
+    cache_read_tokens: r.cache_read_tokens === null ? null : Number(r.cache_read_tokens), cache_write_tokens: r.cache_write_tokens === null ? null : Number(r.cache_write_tokens),
     llm_failures: Number(r.llm_failures), tool_calls: Number(r.tool_calls), tool_errors: Number(r.tool_errors), denials: Number(r.denials),
   }));
 }

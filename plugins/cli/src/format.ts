@@ -13,3 +13,19 @@ export function table(rows: Record<string, unknown>[], columns?: string[]): stri
   const line = (values: string[]) => values.map((v, i) => fit(v, widths[i]!)).join('  ').trimEnd();
   return [line(cols.map((c) => c.toUpperCase())), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
 }
+
+/**
+ * A run's tokens for a footer: input, the part of it the provider served from its prompt cache
+ * (and wrote to it) when the provider reports that, and output. A provider that reports no
+ * cache figures gets no "cached" part, never "0 cached".
+ *
+ * @example
+ * tokensText({ inputTokens: 1234, outputTokens: 56, cacheReadTokens: 1000 }) // '1234 in (1000 cached) / 56 out tokens'
+ */
+export function tokensText(usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number }): string {
+  const cache = [
+    ...(usage.cacheReadTokens !== undefined ? [`${usage.cacheReadTokens} cached`] : []),
+    ...(usage.cacheWriteTokens ? [`${usage.cacheWriteTokens} written to cache`] : []),
+  ];
+  return `${usage.inputTokens} in${cache.length ? ` (${cache.join(', ')})` : ''} / ${usage.outputTokens} out tokens`;
+}

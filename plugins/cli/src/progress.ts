@@ -1,4 +1,5 @@
 import type { Logger, RunEvent, RunResult } from '@oryxos/kernel';
+import { tokensText } from './format.ts';
 
 /** How a command may decorate its output: decided once from the flags, the environment and stderr. */
 export interface TerminalMode {
@@ -135,9 +136,8 @@ export class RunProgress {
   /** The dim last line: short session id, iterations, tokens and time. */
   footer(result: RunResult, elapsedMs: number): void {
     this.finish();
-    const { inputTokens, outputTokens } = result.usage;
     this.line(this.paint.dim(`session ${result.sessionId.slice(0, 8)} · ${result.iterations} iteration${result.iterations === 1 ? '' : 's'}`
-      + ` · ${inputTokens} in / ${outputTokens} out tokens · ${duration(elapsedMs)}`));
+      + ` · ${tokensText(result.usage)} · ${duration(elapsedMs)}`));
   }
 
   private phase(text: string): void {

@@ -13,12 +13,12 @@ function build() {
   const TraceQuery = type({ 'runs?': limit(100) });
 
   const totals = type({
-    llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number',
+    llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number', 'cacheReadTokens?': 'number',
     toolCalls: 'number', toolErrors: 'number', denied: 'number', toolMs: 'number',
   });
   const llmEntry = type({
     kind: "'llm'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', attempt: 'number',
-    'provider?': 'string', 'model?': 'string', 'inputTokens?': 'number', 'outputTokens?': 'number', 'finishReason?': 'string',
+    'provider?': 'string', 'model?': 'string', 'inputTokens?': 'number', 'outputTokens?': 'number', 'cacheReadTokens?': 'number', 'finishReason?': 'string',
     status: "'ok' | 'error'", 'errorCode?': 'string', 'error?': 'string', retried: 'boolean',
   });
   const toolEntry = type({

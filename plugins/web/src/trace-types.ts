@@ -4,7 +4,9 @@
 /** One model call (one attempt) on the timeline. */
 export interface LlmEntry {
   kind: 'llm'; startedAt: string; offsetMs: number; durationMs: number; iteration: number; attempt: number;
-  provider?: string; model?: string; inputTokens?: number; outputTokens?: number; finishReason?: string;
+  provider?: string; model?: string; inputTokens?: number; outputTokens?: number;
+  /** Input tokens the provider served from its prompt cache; absent when it reported none. */
+  cacheReadTokens?: number; finishReason?: string;
   status: 'ok' | 'error'; errorCode?: string; error?: string; retried: boolean;
 }
 
@@ -21,6 +23,8 @@ export interface ToolEntry {
 /** Sums over a run (or over every run shown). */
 export interface TraceTotals {
   llmCalls: number; llmErrors: number; retries: number; inputTokens: number; outputTokens: number; llmMs: number;
+  /** Input tokens served from the provider's prompt cache; absent when no call reported them. */
+  cacheReadTokens?: number;
   toolCalls: number; toolErrors: number; denied: number; toolMs: number;
 }
 

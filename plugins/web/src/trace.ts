@@ -12,6 +12,8 @@ export type { LlmEntry, SessionTrace, ToolEntry, TraceApproval, TraceRun, TraceT
 export interface LlmCallRecord {
   id: number; run_id: string | null; agent: string | null; iteration: number | null; attempt: number; provider: string | null;
   model: string | null; input_tokens: number | null; output_tokens: number | null; latency_ms: number | null; finish_reason: string | null;
+  /** Absent from an audit plugin older than the column. */
+  cache_read_tokens?: number | null;
   status: string; error_code: string | null; error: string | null; retried: number | null; created_at: string;
 }
 
@@ -67,6 +69,7 @@ export function shapeTrace(
     place(r.run_id, {
       kind: 'llm', startedAt: startOf(r.created_at, durationMs), offsetMs: 0, durationMs, iteration: num(r.iteration), attempt: num(r.attempt) || 1,
       provider: opt(r.provider), model: opt(r.model), inputTokens: opt(r.input_tokens), outputTokens: opt(r.output_tokens),
+      ...(typeof r.cache_read_tokens === 'number' ? { cacheReadTokens: r.cache_read_tokens } : {}),
       finishReason: opt(r.finish_reason), status: r.status === 'error' ? 'error' : 'ok', errorCode: opt(r.error_code), error: opt(r.error),
       retried: num(r.retried) === 1,
     }, r.agent);
@@ -105,6 +108,7 @@ function totalsOf(entries: (LlmEntry | ToolEntry)[]): TraceTotals {
       if (e.retried) t.retries++;
       t.inputTokens += e.inputTokens ?? 0;
       t.outputTokens += e.outputTokens ?? 0;
+      if (e.cacheReadTokens !== undefined) t.cacheReadTokens = (t.cacheReadTokens ?? 0) + e.cacheReadTokens;
       t.llmMs += e.durationMs;
     } else {
       t.toolCalls++;

@@ -8,6 +8,7 @@ import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
 import { resolveSessionId } from '../session-id.ts';
+import { tokensText } from '../format.ts';
 
 export default class Run extends OryxCommand {
   static override summary = 'Run an agent on one message and print its answer.';
@@ -134,7 +135,7 @@ export default class Run extends OryxCommand {
       this.logToStderr(`note: ${result.notice ?? result.stopReason}; session ${result.sessionId}${result.stopReason === 'aborted' ? ' keeps what was done' : ''}`);
     }
     if (progress) progress.footer(result, performance.now() - started);
-    else if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`);
+    else if (flags.verbose) this.logToStderr(`session ${result.sessionId} · ${result.iterations} iteration(s) · ${tokensText(result.usage)}`);
     return result;
   }
 }

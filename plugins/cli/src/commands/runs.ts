@@ -6,7 +6,7 @@ import { listJson, type ListJson } from '../json.ts';
 import { resolveSessionId } from '../session-id.ts';
 
 export default class Runs extends OryxCommand {
-  static override summary = 'List how runs ended, newest first: stop reason, iterations, tool calls, tokens, retries, time.';
+  static override summary = 'List how runs ended, newest first: stop reason, iterations, tool calls, tokens (cached: from the provider\'s prompt cache), retries, time.';
   static override description = 'Every run has a record from its start, whatever its end: running, final, limit, budget, loop, aborted, error '
     + '(with its error code), suspended, or crashed (its process died; found at the next start).';
   static override examples = [
@@ -33,9 +33,10 @@ export default class Runs extends OryxCommand {
       else {
         this.log(table(runs.map((r) => ({
           run: r.runId.slice(0, 8), session: r.sessionId.slice(0, 8), agent: r.agent, started: r.startedAt.replace('T', ' ').slice(0, 19),
-          stop: r.stopReason, iterations: r.iterations, tools: r.toolCalls, tokens: r.inputTokens + r.outputTokens, retries: r.retries,
+          stop: r.stopReason, iterations: r.iterations, tools: r.toolCalls, tokens: r.inputTokens + r.outputTokens,
+          cached: r.cacheReadTokens ?? '', retries: r.retries,
           ms: r.finishedAt ? r.durationMs : '', why: r.errorCode ?? r.notice ?? '',
-        })), ['run', 'session', 'agent', 'started', 'stop', 'iterations', 'tools', 'tokens', 'retries', 'ms', 'why']));
+        })), ['run', 'session', 'agent', 'started', 'stop', 'iterations', 'tools', 'tokens', 'cached', 'retries', 'ms', 'why']));
       }
     }
     return listJson(runs);

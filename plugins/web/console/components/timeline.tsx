@@ -6,7 +6,7 @@ import type { LlmEntry, SessionTrace, ToolEntry, TraceTotals } from '../../src/t
 function TotalsLine({ t }: { t: TraceTotals }) {
   const parts = [
     `${t.llmCalls} model call${t.llmCalls === 1 ? '' : 's'}`,
-    `${count(t.inputTokens)} tokens in`, `${count(t.outputTokens)} out`,
+    `${count(t.inputTokens)} tokens in${t.cacheReadTokens !== undefined ? ` (${count(t.cacheReadTokens)} cached)` : ''}`, `${count(t.outputTokens)} out`,
     `${t.toolCalls} tool call${t.toolCalls === 1 ? '' : 's'}`,
   ];
   if (t.retries) parts.push(`${t.retries} retried`);
@@ -28,7 +28,7 @@ function EntryRow({ e, span }: { e: LlmEntry | ToolEntry; span: number }) {
   if (e.kind === 'llm') {
     detail = e.status === 'error'
       ? `${e.errorCode ?? 'error'}${e.retried ? ', retried' : ''}: ${e.error ?? ''}`
-      : `${count(e.inputTokens ?? 0)} → ${count(e.outputTokens ?? 0)} tokens${e.finishReason ? ` · ${e.finishReason}` : ''}`;
+      : `${count(e.inputTokens ?? 0)}${e.cacheReadTokens !== undefined ? ` (${count(e.cacheReadTokens)} cached)` : ''} → ${count(e.outputTokens ?? 0)} tokens${e.finishReason ? ` · ${e.finishReason}` : ''}`;
   } else if (approval) {
     detail = approval.decision === 'denied' ? '' : `· ${e.status}`;
   } else {

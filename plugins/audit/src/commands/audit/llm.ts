@@ -6,7 +6,7 @@ import { getLlmCall, listLlmCalls, promptReportOf, type LlmCallRow, type PromptR
 
 export default class AuditLlm extends OryxCommand {
   static override readOnly = true;
-  static override summary = 'List model calls (llm_calls): tokens, latency, failures and retries.';
+  static override summary = 'List model calls (llm_calls): tokens (cached: served from the provider\'s prompt cache), latency, failures and retries.';
   static override examples = [
     '<%= config.bin %> audit llm',
     '<%= config.bin %> audit llm --status error --limit 20',
@@ -36,7 +36,7 @@ export default class AuditLlm extends OryxCommand {
       else {
         this.log(table(rows.map((r) => ({
           id: r.id, time: shortTime(r.created_at), session: shortId(r.session_id), agent: r.agent, iter: r.iteration, try: r.attempt,
-          model: r.model, in: r.input_tokens, out: r.output_tokens, ms: r.latency_ms, finish: r.finish_reason, status: r.status,
+          model: r.model, in: r.input_tokens, cached: r.cache_read_tokens ?? '', out: r.output_tokens, ms: r.latency_ms, finish: r.finish_reason, status: r.status,
           cut: cutChars(promptReportOf(r)), error: r.error ? `${r.error_code}: ${r.error}` : '',
         }))));
       }
@@ -64,11 +64,17 @@ function details(r: LlmCallRow): string {
   const report = promptReportOf(r);
   const lines = [
     `model call ${r.id} at ${r.created_at}: ${r.provider ?? '?'} ${r.model ?? '?'}, session ${r.session_id ?? '-'}, run ${r.run_id ?? '-'}, agent ${r.agent ?? '-'}, iteration ${r.iteration ?? '-'}, attempt ${r.attempt}`,
-    `status ${r.status}${r.error ? ` (${r.error_code}: ${r.error})` : ''}; tokens in ${r.input_tokens ?? '?'} out ${r.output_tokens ?? '?'}; ${r.latency_ms ?? '?'} ms; finish ${r.finish_reason ?? '-'}`,
+    `status ${r.status}${r.error ? ` (${r.error_code}: ${r.error})` : ''}; tokens in ${r.input_tokens ?? '?'}${cacheText(r)} out ${r.output_tokens ?? '?'}; ${r.latency_ms ?? '?'} ms; finish ${r.finish_reason ?? '-'}`,
   ];
   if (!report) return [...lines, 'prompt report: not recorded (a row from before reports were kept)'].join('\n');
   lines.push(`prompt (about ${report.tokens} tokens): ${report.in.map(([section, chars]) => `${section} ${chars}`).join(', ')} characters`);
   if (!report.cut.length) lines.push('nothing was cut');
   for (const [section, chars, reason] of report.cut) lines.push(`cut from ${section}: ${chars} characters (${reason})`);
   return lines.join('\n');
+}
+
+/** The prompt-cache part of a call's input tokens, when the provider reported it. */
+function cacheText(r: LlmCallRow): string {
+  const parts = [...(r.cache_read_tokens !== null ? [`${r.cache_read_tokens} cached`] : []), ...(r.cache_write_tokens ? [`${r.cache_write_tokens} written to cache`] : [])];
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }

@@ -4,7 +4,7 @@ import { summarize, type SessionSummary } from '../../queries.ts';
 
 export default class AuditSummary extends OryxCommand {
   static override readOnly = true;
-  static override summary = 'One line per session: model calls, tokens, failures, tool calls, tool errors, denials.';
+  static override summary = 'One line per session: model calls, tokens (cached: from the provider\'s prompt cache), failures, tool calls, tool errors, denials.';
   static override examples = ['<%= config.bin %> audit summary', '<%= config.bin %> audit summary --agent researcher --json'];
   static override enableJsonFlag = true;
   static override flags = { ...filterFlags };
@@ -17,7 +17,7 @@ export default class AuditSummary extends OryxCommand {
       if (rows.length === 0) this.log('Nothing recorded yet.');
       else {
         this.log(table(rows.map((r) => ({
-          session: r.session_id, agent: r.agent, calls: r.llm_calls, 'tokens in': r.input_tokens, 'tokens out': r.output_tokens,
+          session: r.session_id, agent: r.agent, calls: r.llm_calls, 'tokens in': r.input_tokens, cached: r.cache_read_tokens ?? '', 'tokens out': r.output_tokens,
           failures: r.llm_failures, tools: r.tool_calls, 'tool errors': r.tool_errors, denials: r.denials, last: shortTime(r.last_at),
         }))));
       }

@@ -1,3 +1,5 @@
+// The mcp-server plugin's tests that need the web plugin (here, not in plugins/mcp-server/test:
+// its typecheck would meet the web plugin's built types before its sources).
 // Streamable HTTP mounted in the web plugin's server (in this process, on loopback): the SDK's
 // own Client with its StreamableHTTPClientTransport, behind the web's token, Host and Origin
 // checks. The model is the kernel's scripted provider; SQLite, the approvals store and the web
@@ -13,7 +15,7 @@ import sqlite from '@oryxos/plugin-sqlite';
 import approvals from '@oryxos/plugin-approvals';
 import web from '@oryxos/plugin-web';
 import type { Tool } from '@oryxos/kernel';
-import mcpServer from '../src/index.ts';
+import mcpServer from '@oryxos/plugin-mcp-server';
 
 const TOKEN = 'a-token-of-sixteen-chars-or-more';
 const ran: string[] = [];

@@ -1,3 +1,5 @@
+// The mcp-server plugin's tests that need the web plugin (here, not in plugins/mcp-server/test:
+// its typecheck would meet the web plugin's built types before its sources).
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned with its lock in
 // plugins/mcp/test/conformance/suite/, the same install the MCP client's conformance test uses)
 // against this server: every server scenario, run by the suite's own CLI (on the Node 22 its npm
@@ -17,11 +19,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import web from '@oryxos/plugin-web';
-import mcpServer from '../src/index.ts';
+import mcpServer from '@oryxos/plugin-mcp-server';
 
-const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
+const repoRoot = path.resolve(import.meta.dirname, '..');
 const suiteSource = path.join(repoRoot, 'plugins', 'mcp', 'test', 'conformance', 'suite');
-const cache = path.join(repoRoot, 'node_modules', '.cache', 'oryxos-mcp-conformance');
+// Its own copy of the suite: plugins/mcp's conformance test may be installing its copy at the same time.
+const cache = path.join(repoRoot, 'node_modules', '.cache', 'oryxos-mcp-conformance-server');
 
 function run(command: string, args: string[], options: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -54,7 +57,7 @@ async function installSuite(): Promise<{ node: string; cli: string }> {
 
 /** The README's table of server scenarios: name → its result cell (`pass`, `pass, vacuously: …`, or why it fails). */
 async function readmeResults(): Promise<Map<string, string>> {
-  const readme = await readFile(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const readme = await readFile(path.join(repoRoot, 'plugins', 'mcp-server', 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Conformance'), readme.indexOf('## Error codes'));
   const rows = new Map<string, string>();
   for (const m of section.matchAll(/^\| `([^`]+)` \| ([^|]+) \|/gm)) rows.set(m[1]!, m[2]!.trim());
