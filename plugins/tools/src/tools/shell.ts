@@ -1,5 +1,6 @@
 import { shape as s, type Infer } from '@oryxos/schema-kit';
-import type { SandboxAction, Tool, ToolContext } from '@oryxos/kernel';
+import type { SandboxAction } from '@oryxos/contracts';
+import type { Tool, ToolContext } from '@oryxos/kernel';
 import { absolutePath } from '@oryxos/plugin-kit';
 import { isOryxError, OryxError } from '@oryxos/provider-spec';
 import { builtinTool, later, type ToolEnv } from '../builtin.ts';
