@@ -64,7 +64,9 @@ export default class Run extends OryxCommand {
     const mode = terminalMode({ json, quiet: flags.quiet, color: flags.color });
     const write = (text: string) => { process.stderr.write(text); };
     const progress = await RunProgress.create(mode, { write, clean: (t) => this.forPeople(t) });
+    const controller = new AbortController();
     const door = cliDoor({
+      interrupt: () => controller.abort(),
       mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY && !!process.stderr.isTTY,
       paint: await paintFor(mode), clean: (t) => this.forPeople(t), write, quiet: () => progress?.finish(),
     });
@@ -72,7 +74,6 @@ export default class Run extends OryxCommand {
       logger: progressLogger(progress, (line) => this.logToStderr(line)), plugins: [door],
     });
     const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
-    const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
     // servers are shut down, the database is closed). A second Ctrl-C exits at once.
     const onSigint = () => {
