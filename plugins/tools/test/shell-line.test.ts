@@ -87,6 +87,18 @@ test('confined: a shell line cannot write outside the write roots', async () => 
   assert.match(r.content, /Read-only file system|Permission denied|cannot create/);
 });
 
+test('confined: a shell line cannot rewrite the project\'s AGENTS.md or .env (control files, read-only inside)', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), 'export default {}\n');
+  await writeFile(path.join(dir, 'AGENTS.md'), 'mine\n');
+  await writeFile(path.join(dir, '.env'), 'A=1\n');
+  const r = await one(dir, { name: 'shell', args: { command: 'echo x > AGENTS.md; echo y > .env; echo z > free.txt' } },
+    { sandbox: { files: { read: ['.'], write: ['.'] }, exec: { allow: ['sh'] } }, configFile: path.join(dir, 'oryx.config.ts') });
+  const { readFile } = await import('node:fs/promises');
+  assert.is(await readFile(path.join(dir, 'free.txt'), 'utf8'), 'z\n', r.content);
+  assert.is(await readFile(path.join(dir, 'AGENTS.md'), 'utf8'), 'mine\n', r.content);
+  assert.is(await readFile(path.join(dir, '.env'), 'utf8'), 'A=1\n', r.content);
+});
+
 test('a line that cannot be read is an error result saying why', async () => {
   const r = await one(dir, { name: 'shell', args: { command: `echo 'open` } }, allow('echo'));
   assert.is(r.status, 'error');
