@@ -109,6 +109,10 @@ export abstract class OryxCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: unknown }): Promise<unknown> {
+    // What oclif could not parse (a bad flag value, an unknown flag) exits 2: in the same format as every other error.
+    if (!isOryxError(error) && (error.oclif as { exit?: number } | undefined)?.exit === 2 && (error as { code?: string }).code !== 'EEXIT') {
+      error = usageError(error, `${this.config.bin} ${this.id ?? ''}`.trim());
+    }
     if (!isOryxError(error)) {
       if (error.oclif || (error as { code?: string }).code === 'EEXIT') throw error;
       error = new OryxError('ORYX_E_CLI_FAILED', errorMessage(error), { cause: error, hint: 'This is unexpected; please report it with the command you ran.' });
@@ -122,6 +126,15 @@ export abstract class OryxCommand extends Command {
     }
     this.exit(e.code === 'ORYX_E_CLI_USAGE' ? 2 : 1);
   }
+}
+
+/**
+ * oclif's parse error in the error format every other failure uses (code, message, hint) and
+ * with the usage exit status: `error ORYX_E_CLI_USAGE: Expected --approval=maybe to be one of: ask, deny, wait`.
+ */
+function usageError(error: Error, command: string): OryxError {
+  const message = error.message.split('\n').map((l) => l.trim()).filter((l) => l && !/^See more help with/.test(l)).join(': ');
+  return new OryxError('ORYX_E_CLI_USAGE', message || 'The command line could not be read', { cause: error, hint: `See \`${command} --help\` for its flags and arguments.` });
 }
 
 /** The default plugins that are installed, each created with its default options. */
