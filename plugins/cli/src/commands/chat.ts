@@ -13,7 +13,7 @@ import { chatCommand, type ChatState } from '../chat-commands.ts';
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
   static override description = 'Streams answers as they come. Type /help for the commands: /new, /session, /sessions, /resume ID, /agent NAME, /model NAME, /exit (or Ctrl-D) to leave. '
-    + 'Ctrl-C while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
+    + 'Ctrl-C (or Esc) while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
     + 'with piped input it is denied (--approval).';
   static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -s 3f2a9c1e'];
   static override flags = {
@@ -54,6 +54,9 @@ export default class Chat extends OryxCommand {
     let running: AbortController | undefined;
     // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
     rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });
+    // Esc while the agent works interrupts it too, as in Claude Code and Codex (readline decodes the key).
+    const onKey = (_: string, key?: { name?: string }) => { if (key?.name === 'escape' && running && !running.signal.aborted) running.abort(); };
+    if (process.stdin.isTTY) process.stdin.on('keypress', onKey);
     this.log(`Chatting with ${agent}${state.session ? ` (session ${state.session})` : ''}. /help for commands, /exit to leave.`);
     const prompt = () => { if (process.stdin.isTTY) process.stdout.write('you> '); };
     prompt();
@@ -102,6 +105,7 @@ export default class Chat extends OryxCommand {
       }
       prompt();
     }
+    process.stdin.off('keypress', onKey);
     rl.close();
   }
 }
