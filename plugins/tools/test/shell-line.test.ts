@@ -80,6 +80,13 @@ test('a line that needs a shell runs through sh -c, confined, when the policy al
   assert.match(r.content, /--- stdout \(\d+ bytes\) ---\n2\nhome=/);
 });
 
+test('exec.ask on sh: a shell line waits for a person like any asked program (nobody here: denied as unapproved)', async () => {
+  const r = await one(dir, { name: 'shell', args: { command: 'ls | wc -l' } }, { sandbox: { files: { read: ['.'] }, exec: { ask: ['sh'] } } });
+  assert.is(r.status, 'denied', r.content);
+  assert.match(r.content, /needs approval.*nobody could approve it/);
+  assert.not.match(r.content, /only a shell carries out/, 'an ask is not the refusal of a policy without a shell');
+});
+
 test('confined: a shell line cannot write outside the write roots', async () => {
   const r = await one(dir, { name: 'shell', args: { command: 'echo x > written.txt' } },
     { sandbox: { files: { read: ['.'] }, exec: { allow: ['sh'] } } });
