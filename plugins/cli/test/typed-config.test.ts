@@ -32,8 +32,15 @@ test('oryx init writes a tsconfig.json: the scaffold typechecks, a wrong field i
   assert.ok(withGuard('args').includes('definePlugin({'), 'the scaffold has the import and plugins list the test edits');
   await writeFile(path.join(dir, 'oryx.config.ts'), withGuard('arguments'));
   assert.match(await typecheck(dir), /oryx\.config\.ts\(\d+,\d+\): error TS2339: Property 'arguments' does not exist on type 'ToolCall'/);
+  // oryx doctor runs the same check (TypeScript is beside this installation).
+  const typesLine = async () => JSON.parse((await runOryx(['doctor', '--json'], { cwd: dir })).stdout).items.find((c: { check: string }) => c.check === 'config types');
+  const wrong = await typesLine();
+  assert.is(wrong.status, 'fail');
+  assert.is(wrong.code, 'ORYX_E_CONFIG_TYPES');
+  assert.match(wrong.detail, /1 type error\(s\): .*oryx\.config\.ts\(\d+,\d+\): error TS2339: Property 'arguments' does not exist on type 'ToolCall'/);
   await writeFile(path.join(dir, 'oryx.config.ts'), withGuard('args'));
   assert.is(await typecheck(dir), '');
+  assert.is((await typesLine()).status, 'ok');
 });
 
 test('a project with its own tsconfig.json keeps it', async () => {
