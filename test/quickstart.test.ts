@@ -44,6 +44,17 @@ test('the run left a session and an audit trail in .oryxos/oryx.db', async () =>
   assert.is(llm.items.length, 2);
 });
 
+test('oryx doctor right after the quickstart: every check passes (the web port aside: the machine may use it)', async () => {
+  const r = await oryx(['doctor', '--json']);
+  const items: { check: string; status: string; detail: string }[] = JSON.parse(r.stdout).items;
+  const failed = items.filter((c) => c.status === 'fail' && c.check !== 'web port');
+  assert.equal(failed, [], 'no failed check');
+  const provider = items.find((c) => c.check === 'provider replay')!;
+  assert.is(provider.status, 'ok');
+  assert.match(provider.detail, `answers "${QUESTION}"`);
+  if (!items.some((c) => c.status === 'fail')) assert.is(r.code, 0, r.stdout);
+});
+
 test('a question the cassette does not hold fails clearly instead of inventing an answer', async () => {
   const r = await oryx(['run', 'Something else entirely']);
   assert.is(r.code, 1);

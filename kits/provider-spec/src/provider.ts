@@ -99,4 +99,13 @@ export interface Provider {
   supports?(model: string): ModelSupport;
   chat(request: ChatRequest): Promise<ChatResponse>;
   stream?(request: ChatRequest): AsyncIterable<StreamEvent>;
+  /**
+   * How `oryx doctor` checks this provider when a question cannot tell (a recording answers
+   * only what it recorded): resolves with a one-line description of what is ready, or throws
+   * an `OryxError` saying what is wrong. Absent: doctor asks the model for a one-word answer.
+   *
+   * @example
+   * async check() { return 'cassette smoke.jsonl: 4 answer(s) for 2 prompt(s)'; }
+   */
+  check?(options: { model?: string; signal?: AbortSignal }): Promise<string>;
 }

@@ -3,3 +3,4 @@
 export { AuditRecorder } from './recorder.ts';
 export { createRedactor } from './redact.ts';
 export { sessionTrace } from './session-trace.ts';
+export { callMessages } from './call-messages.ts';

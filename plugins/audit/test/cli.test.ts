@@ -97,6 +97,39 @@ test('oryx audit llm / tools / summary read the trail, filter it, and print JSON
   }
 });
 
+test('oryx audit llm --show ID prints what the call was sent and its answer, redacted as the audit redacts; --json too', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-audit-show-'));
+  try {
+    const llm = scripted([
+      { error: new OryxError('ORYX_E_LLM_SERVER', 'overloaded', { retryable: true }) },
+      { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'hi' } }] },
+      { text: 'done with sk-abcdefghijklmnopqrstuvwxyz0123' },
+    ]);
+    const k = await testKernel({ plugins: [llm, toolsPlugin(echo), sqlite(), audit()], dir });
+    await k.service.process({ agent: 'assistant', message: 'use key sk-zyxwvutsrqponmlkjihgfedcba9876 please' });
+    await k.close({ keep: true });
+    const calls = await json(dir, 'audit', 'llm'); // newest first: the answer, the tool call, the failure
+    const [answer, toolCall, failure] = calls.map((c: { id: number }) => c.id);
+
+    const shown = await runOryx(['audit', 'llm', '--show', String(answer)], { cwd: dir });
+    assert.is(shown.code, 0, shown.stderr);
+    const text = shown.stdout;
+    assert.match(text, /sent 3 message\(s\) from the session[^\n]*\n {2}\[user\] use key \[REDACTED\] please\n {2}\[assistant\] *\n {4}→ echo \{"text":"hi"\}\n {2}\[tool echo\] echo: hi\nanswer:\n {2}\[assistant\] done with \[REDACTED\]/);
+    assert.not.match(text, /sk-[a-z]{10}/);
+
+    const one = JSON.parse((await runOryx(['audit', 'llm', '--show', String(toolCall), '--json'], { cwd: dir })).stdout);
+    assert.equal(one.request.messages.map((m: { role: string }) => m.role), ['user']);
+    assert.is(one.request.messages[0].content, 'use key [REDACTED] please');
+    assert.equal(one.response.toolCalls.map((c: { name: string; args: unknown }) => [c.name, c.args]), [['echo', { text: 'hi' }]]);
+
+    const failed = JSON.parse((await runOryx(['audit', 'llm', '--show', String(failure), '--json'], { cwd: dir })).stdout);
+    assert.equal(failed.request.messages.map((m: { role: string }) => m.role), ['user'], 'a failed call: what it was sent');
+    assert.is(failed.response, null);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('oryx audit tools says who approved or denied a call that waited for a person, per session (a call id reused in another session is another call)', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'oryx-audit-approvals-'));
   try {

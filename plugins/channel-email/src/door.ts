@@ -96,7 +96,7 @@ export class EmailDoor {
         await this.connection(() => { delay = baseDelayMs; opened = true; started(); });
       } catch (error) {
         // Failures to connect or log in come classified; anything else (the connection dropped mid-command) as it is.
-        const text = isOryxError(error) ? `${error.code} ${error.message}` : `the IMAP session ended: ${errorMessage(error)}`;
+        const text = isOryxError(error) ? `${error.code} ${error.message}${error.hint ? ` (fix: ${error.hint})` : ''}` : `the IMAP session ended: ${errorMessage(error)}`;
         // A refused login or a missing mailbox at the first start fails the start: retrying cannot fix the config.
         if (!opened && isOryxError(error) && (error.code === 'ORYX_E_EMAIL_AUTH' || error.code === 'ORYX_E_EMAIL_MAILBOX')) {
           started(error);

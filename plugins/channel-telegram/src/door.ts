@@ -103,7 +103,7 @@ export class TelegramDoor {
       } catch (error) {
         if (this.stopping.signal.aborted) break;
         const e = apiFailure(error, this.o.apiRoot);
-        this.ctx.log.warn(`${e.code} ${e.message}; polling again in ${Math.round(delay)} ms`);
+        this.ctx.log.warn(`${e.code} ${e.message}${e.hint ? ` (fix: ${e.hint})` : ''}; polling again in ${Math.round(delay)} ms`);
         await sleep(delay * (0.8 + Math.random() * 0.4), this.stopping.signal);
         delay = Math.min(maxDelayMs, delay * 2);
         continue;
@@ -150,7 +150,7 @@ export class TelegramDoor {
         await this.handle(row, update, controller.signal);
       } catch (error) {
         // The claim stays open: after the lease (or a restart) it is taken over and tried again.
-        this.ctx.log.warn(`update ${row.update_id} was not handled: ${isOryxError(error) ? `${error.code} ` : ''}${errorMessage(error)}`);
+        this.ctx.log.warn(`update ${row.update_id} was not handled: ${isOryxError(error) ? `${error.code} ` : ''}${errorMessage(error)}${isOryxError(error) && error.hint ? ` (fix: ${error.hint})` : ''}`);
       } finally {
         this.inFlight.delete(row.update_id);
       }

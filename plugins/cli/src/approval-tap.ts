@@ -21,6 +21,11 @@ export interface ApprovalTapOptions {
    * would read piped lines while nobody listens); without one, one is opened on stdin per question.
    */
   rl?: () => Interface | undefined;
+  /**
+   * Ctrl-C at the question: aborts the run (`oryx run` exits 130, `oryx chat` goes back to its
+   * prompt). The call is not run, and its result says the run was interrupted.
+   */
+  interrupt?(): void;
 }
 
 /**
@@ -56,18 +61,31 @@ async function askToApprove(q: Extract<Question, { kind: 'approval' }>, root: st
   const shared = o.rl?.();
   const rl = shared ?? createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   let closed = false;
+  let interrupted = false;
+  // On a terminal readline takes Ctrl-C as a key, not a signal: without this it waits for Enter.
+  const stop = new AbortController();
   const onClose = () => { closed = true; };
+  const onInterrupt = () => { interrupted = true; stop.abort(); o.interrupt?.(); };
   rl.once('close', onClose);
+  rl.on('SIGINT', onInterrupt);
   try {
     const answer = await askApproval(async (question) => {
-      if (closed) return undefined;
-      const ended = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
-      return Promise.race([rl.question(question), ended]);
+      if (closed || interrupted) return undefined;
+      const ended = new Promise<undefined>((resolve) => {
+        rl.once('close', () => resolve(undefined));
+        stop.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      });
+      return Promise.race([rl.question(question, { signal: stop.signal }).catch(() => undefined), ended]);
     });
+    if (interrupted) {
+      o.write('  → interrupted (Ctrl-C): the call is not run and the run stops\n');
+      return { decision: 'deny', by: 'cli', reason: 'the run was interrupted (Ctrl-C) at the approval question' };
+    }
     o.write(`  → ${answer === 'deny' ? 'denied' : answer === 'always' ? `approved for every ${q.call.name} call of this run` : 'approved'}\n`);
     return answer === 'deny' ? { decision: 'deny', by: 'cli', reason: 'the person at the terminal said no' } : { decision: answer, by: 'cli' };
   } finally {
     rl.off('close', onClose);
+    rl.off('SIGINT', onInterrupt);
     if (!shared) rl.close();
   }
 }

@@ -1,9 +1,11 @@
+import path from 'node:path';
 import { format } from 'node:util';
 import { Command, Flags, ux, type Interfaces } from '@oclif/core';
 import { Kernel, resolveConfig, type Runs, type Logger, type Plugin, type ResolvedConfig } from '@oryxos/kernel';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
 import { escapeControls } from '@oryxos/plugin-kit';
 import { loadConfig } from './config-file.ts';
+import { loadDotEnv } from './dot-env.ts';
 import { pluginSources, versions } from './installation.ts';
 
 /**
@@ -42,6 +44,8 @@ export abstract class OryxCommand extends Command {
   static serving = false;
 
   private kernel?: Kernel;
+  /** Values read from the project's `.env` files: registered as secrets of the kernel. */
+  private dotEnvValues: string[] = [];
 
   /**
    * Loads the config (or the defaults without one; `options.config` when the command loaded it
@@ -64,6 +68,7 @@ export abstract class OryxCommand extends Command {
     let packages: Record<string, string> | undefined;
     const host = { name: cli.name, version: cli.version, get packages() { return (packages ??= versions(cli).packages); } };
     this.kernel = new Kernel({ config, logger, readOnly, serving: command.serving && !readOnly, host });
+    for (const value of this.dotEnvValues) this.kernel.secrets.add(value);
     await this.kernel.start();
     return { kernel: this.kernel, service: this.kernel.runs, config };
   }
@@ -72,7 +77,11 @@ export abstract class OryxCommand extends Command {
   protected async loadConfig(): Promise<ResolvedConfig | undefined> {
     const { flags } = await this.parse(this.constructor as typeof OryxCommand);
     const { readOnly } = this.constructor as typeof OryxCommand;
-    return loadConfig({ file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config), readOnly });
+    return loadConfig({
+      file: (flags as { config?: string }).config, resolveFrom: pluginSources(this.config), readOnly,
+      // The project's .env files, before the config runs (it may read process.env), never over the real environment.
+      beforeImport: async (file) => { this.dotEnvValues.push(...(await loadDotEnv(path.dirname(file))).values); },
+    });
   }
 
   /** Text for a terminal: registered secrets masked, control characters (but newline and tab) shown as escapes. */
@@ -100,6 +109,10 @@ export abstract class OryxCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number; oclif?: unknown }): Promise<unknown> {
+    // What oclif could not parse (a bad flag value, an unknown flag) exits 2: in the same format as every other error.
+    if (!isOryxError(error) && (error.oclif as { exit?: number } | undefined)?.exit === 2 && (error as { code?: string }).code !== 'EEXIT') {
+      error = usageError(error, `${this.config.bin} ${this.id ?? ''}`.trim());
+    }
     if (!isOryxError(error)) {
       if (error.oclif || (error as { code?: string }).code === 'EEXIT') throw error;
       error = new OryxError('ORYX_E_CLI_FAILED', errorMessage(error), { cause: error, hint: 'This is unexpected; please report it with the command you ran.' });
@@ -113,6 +126,15 @@ export abstract class OryxCommand extends Command {
     }
     this.exit(e.code === 'ORYX_E_CLI_USAGE' ? 2 : 1);
   }
+}
+
+/**
+ * oclif's parse error in the error format every other failure uses (code, message, hint) and
+ * with the usage exit status: `error ORYX_E_CLI_USAGE: Expected --approval=maybe to be one of: ask, deny, wait`.
+ */
+function usageError(error: Error, command: string): OryxError {
+  const message = error.message.split('\n').map((l) => l.trim()).filter((l) => l && !/^See more help with/.test(l)).join(': ');
+  return new OryxError('ORYX_E_CLI_USAGE', message || 'The command line could not be read', { cause: error, hint: `See \`${command} --help\` for its flags and arguments.` });
 }
 
 /** The default plugins that are installed, each created with its default options. */

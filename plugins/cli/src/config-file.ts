@@ -169,6 +169,8 @@ export interface LoadConfigOptions {
    * is written (no cache entry, no key).
    */
   readOnly?: boolean;
+  /** Called with the config file once found and checked, before it runs (`.env` loading). */
+  beforeImport?(file: string): Promise<void>;
 }
 
 /**
@@ -193,6 +195,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     if (!file) return undefined;
   }
   await assertConfigIsYours(file);
+  await options.beforeImport?.(file);
   let raw: unknown;
   const where = path.relative(cwd, file) || file;
   try {

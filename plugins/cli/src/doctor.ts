@@ -110,7 +110,8 @@ function providerTargets(kernel: Kernel, agents: AgentDefinition[]): { provider:
 
 /**
  * Each provider answers a one-word request (no tools, no retries, within `timeoutMs`), with the
- * model its agents use; a failure carries the provider's code and hint (the key variable it
+ * model its agents use — or, when it has its own `check` (a recording, which can only answer
+ * what it recorded), says what that check found; a failure carries the provider's code and hint (the key variable it
  * read, the URL it could not reach, the model it could not find).
  */
 export async function checkProviders(kernel: Kernel, agents: AgentDefinition[], timeoutMs: number): Promise<DoctorCheck[]> {
@@ -127,6 +128,8 @@ export async function checkProviders(kernel: Kernel, agents: AgentDefinition[], 
     }
     const started = Date.now();
     try {
+      const p = kernel.provider(provider);
+      if (p.check) return { check, status: 'ok', detail: `${await p.check({ model, signal: AbortSignal.timeout(timeoutMs) })}${used}` };
       const response = await kernel.provider(provider).chat({
         model, tools: [], signal: AbortSignal.timeout(timeoutMs),
         messages: [{ role: 'user', content: 'This is a connectivity check. Reply with the single word: ok' }],

@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   ORYX_E_CONFIG_UNSAFE: 'The config file is owned by another user or sits in a folder everyone can write to: move it into your project, fix its owner or mode, and name it with --config.',
   ORYX_E_CLI_USAGE: 'Check the command usage with --help.',
   ORYX_E_CLI_FAILED: 'An unexpected error in a command; report it with the command you ran.',
+  ORYX_E_CONFIG_TYPES: 'oryx doctor typechecked oryx.config.ts with the tsconfig.json beside it and tsc found errors: fix what they name (or run `npx tsc -p .`).',
+  ORYX_E_CLI_DOTENV: 'The .env or .env.local file beside oryx.config.ts exists but cannot be read: make it readable, or remove it.',
   ORYX_E_PLUGINS_NOT_A_PLUGIN: 'Install an OryxOS plugin (package.json with an "oryx" block) or an oclif plugin (an "oclif" block); `oryx plugins new NAME` writes one.',
   ORYX_E_PLUGINS_PACKAGE: 'Fix the plugin package.json field the message names (its "oryx" or "oclif" block), build the plugin, then install it again.',
   ORYX_E_PLUGINS_SPEC: 'Install a registry package (name or name@version), a folder or a .tgz tarball; for a git repository, clone it, build it yourself, then install the folder.',

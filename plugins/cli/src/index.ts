@@ -7,6 +7,7 @@
  */
 export { OryxCommand, defaultPlugins, readStdin, DEFAULT_PLUGIN_PACKAGES, type BaseFlags } from './command.ts';
 export { table } from './format.ts';
+export { loadDotEnv, DOT_ENV_FILES, type DotEnv } from './dot-env.ts';
 export { loadConfig, precompileConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from './config-file.ts';
 export { ImportAliases, importAliases, packageEntries, findPackage } from './config-imports.ts';
 export { installedPackages, pluginSources, versions, type InstalledPackage } from './installation.ts';

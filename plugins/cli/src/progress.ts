@@ -147,13 +147,27 @@ export class RunProgress {
   }
 
   private toolLine(name: string, args: Record<string, unknown>, result: { isError: boolean; denied?: string; content: string }, ms: number): string {
-    const { red, yellow, green, dim } = this.paint;
-    const what = this.out.clean(`${name} ${argSummary(args)}`.trim());
-    const first = (text: string) => this.out.clean(text.replace(/\s+/g, ' ').trim().slice(0, 100));
-    if (result.denied !== undefined) return `  ${yellow('⊘')} ${what} ${yellow('denied')} ${dim(duration(ms))}: ${first(result.denied)}`;
-    if (result.isError) return `  ${red('✗')} ${what} ${red('error')} ${dim(duration(ms))}: ${first(result.content)}`;
-    return `  ${green('✓')} ${what} ${green('ok')} ${dim(duration(ms))}`;
+    return toolLine({ name, args, result, ms }, this.paint, this.out.clean);
   }
+}
+
+/**
+ * One tool call in one line, as a terminal shows it and as `oryx run` writes it to stderr off
+ * one: name, a short summary of its arguments, ok / error / denied, duration, and for a
+ * failure the first 100 characters of why.
+ *
+ * @example
+ * toolLine({ name: 'read_file', args: { path: 'a.md' }, result: { isError: false, content: '…' }, ms: 3 }, plain, (t) => t)
+ * // '  ✓ read_file a.md ok 3 ms'
+ */
+export function toolLine(call: { name: string; args: Record<string, unknown>; result: { isError: boolean; denied?: string; content: string }; ms: number }, paint: Paint, clean: (text: string) => string): string {
+  const { red, yellow, green, dim } = paint;
+  const { result, ms } = call;
+  const what = clean(`${call.name} ${argSummary(call.args)}`.trim());
+  const first = (text: string) => clean(text.replace(/\s+/g, ' ').trim().slice(0, 100));
+  if (result.denied !== undefined) return `  ${yellow('⊘')} ${what} ${yellow('denied')} ${dim(duration(ms))}: ${first(result.denied)}`;
+  if (result.isError) return `  ${red('✗')} ${what} ${red('error')} ${dim(duration(ms))}: ${first(result.content)}`;
+  return `  ${green('✓')} ${what} ${green('ok')} ${dim(duration(ms))}`;
 }
 
 /**

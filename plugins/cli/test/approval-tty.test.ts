@@ -48,6 +48,9 @@ test.before.each(async () => {
 });
 test.after.each(async () => { await rm(dir, { recursive: true, force: true }); });
 
+/** Ctrl-C as the terminal sends it (readline reads it as a key in raw mode). */
+const CTRL_C = '\x03';
+
 // eslint-disable-next-line no-control-regex
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
@@ -79,7 +82,7 @@ function onTerminal(args: string[], answers: string[], chat?: { lines: string[];
       while (asked < questions) {
         const answer = answers[asked++];
         if (answer === undefined) { if (!chat) child.stdin.end(); break; }
-        child.stdin.write(`${answer}\n`);
+        child.stdin.write(answer === CTRL_C ? answer : `${answer}\n`); // a key, not a line
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
@@ -115,6 +118,23 @@ test('oryx chat asks through its own line reader: y runs the call, n denies it, 
   assert.is(r.asked, 2);
   assert.match(r.screen, /assistant> results: Wrote .*src\/a\.txt.* \| Not run: this call needed a person's approval, and it was denied by cli/);
   assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\nTWO\n');
+});
+
+test('Ctrl-C at the question in oryx run stops the run: exit 130, the call not run, the session kept', async () => {
+  const r = await onTerminal(['run', 'write', 'them'], [CTRL_C]);
+  assert.is(r.code, 130, r.screen);
+  assert.is(r.asked, 1);
+  assert.match(r.screen, /→ interrupted \(Ctrl-C\): the call is not run and the run stops/);
+  assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n', 'nothing was written');
+  assert.not.match(r.screen, /results:/, 'the model was not called again');
+});
+
+test('Ctrl-C at the question in oryx chat cancels that run and comes back to the prompt', async () => {
+  const r = await onTerminal(['chat', '--no-stream'], [CTRL_C], { lines: ['write them'], last: { when: /\(cancelled\)\n(?:.*\n)*?you> /, send: '/exit' } });
+  assert.is(r.code, 0, r.screen);
+  assert.is(r.asked, 1);
+  assert.match(r.screen, /→ interrupted \(Ctrl-C\)/);
+  assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n', 'nothing was written');
 });
 
 test('off a terminal the call is denied by default, and the output says so; --approval wait stores it', async () => {

@@ -218,6 +218,16 @@ test('errors print code, message and hint and exit non-zero', async () => {
   const empty = await oryx(['run', '']);
   assert.is(empty.code, 2);
   assert.match(empty.stderr, 'ORYX_E_CLI_USAGE');
+  // A flag oclif cannot parse: the same format, the usage exit status, and the help to read.
+  const flag = await oryx(['run', 'hi', '--approval', 'maybe']);
+  assert.is(flag.code, 2);
+  assert.is(flag.stderr, 'error ORYX_E_CLI_USAGE: Expected --approval=maybe to be one of: ask, deny, wait\n  hint: See `oryx run --help` for its flags and arguments.\n');
+  const unknown = await oryx(['sessions', '--limit', 'abc', '--json']);
+  assert.is(unknown.code, 2);
+  assert.equal(JSON.parse(unknown.stdout).error.code, 'ORYX_E_CLI_USAGE');
+  assert.match(JSON.parse(unknown.stdout).error.message, 'Parsing --limit: Expected an integer but received: abc');
+  const nonexistent = await oryx(['run', 'hi', '--bogus']);
+  assert.match(nonexistent.stderr, /^error ORYX_E_CLI_USAGE: Nonexistent flag: --bogus\n/);
   await writeFile(path.join(dir, 'oryx.config.ts'), 'export default { plugins: "all" };');
   const bad = await oryx(['agents']);
   assert.is(bad.code, 1);

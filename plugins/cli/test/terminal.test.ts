@@ -99,11 +99,16 @@ test('on a terminal: NO_COLOR and --no-color turn colour off, --quiet and --json
   assert.is(JSON.parse(strip(json.screen)).answer, 'All done.');
 });
 
-test('off a terminal: stdout is exactly the answer and stderr is empty', async () => {
+test('off a terminal: stdout is exactly the answer; stderr has one plain line per tool call, none with --quiet', async () => {
   const r = await runOryx(['run', 'Shout', 'it', 'please'], { cwd: dir, env: { NO_COLOR: undefined } });
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout, 'All done.\n');
-  assert.is(r.stderr, '');
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.is(lines.length, 3, r.stderr);
+  assert.ok(lines.every((l) => /^ {2}[✓✗⊘] (shout|fail) /.test(l)), r.stderr);
+  assert.not.match(r.stderr, /\x1b\[/, 'no colour off a terminal');
+  const quiet = await runOryx(['run', 'Shout', 'it', 'please', '--quiet'], { cwd: dir });
+  assert.is(quiet.stderr, '');
 });
 
 test.run();

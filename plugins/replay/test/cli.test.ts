@@ -86,4 +86,40 @@ test('a hand-written cassette, as the README documents it, replays through oryx 
   }
 });
 
+test('oryx doctor checks a replay provider by its cassette (readable, well-formed, what it answers), not by a question', async () => {
+  const dir = await tempProject('replay-doctor-');
+  try {
+    await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['add'] } });
+    await writeFile(path.join(dir, 'oryx.config.ts'), replayConfig);
+    const provider = async () => {
+      const r = await runOryx(['doctor', '--json'], { cwd: dir });
+      return { code: r.code, line: JSON.parse(r.stdout).items.find((c: { check: string }) => c.check === 'provider replay') };
+    };
+    const missing = await provider();
+    assert.is(missing.code, 1);
+    assert.is(missing.line.status, 'fail');
+    assert.is(missing.line.code, 'ORYX_E_REPLAY_CASSETTE_NOT_FOUND');
+
+    const readme = await readFile(path.join(repo, 'plugins/replay/README.md'), 'utf8');
+    const example = readme.match(/```jsonl\n([\s\S]*?)```/)![1]!;
+    await mkdir(path.join(dir, '.oryxos', 'cassettes'), { recursive: true });
+    const file = path.join(dir, '.oryxos', 'cassettes', 'sums.jsonl');
+    await writeFile(file, example);
+    // As after the quickstart: the recorded question works, and doctor agrees.
+    assert.is((await json(dir, 'run', 'What is 2+3?')).stopReason, 'final');
+    const ok = await provider();
+    assert.is(ok.code, 0, JSON.stringify(ok.line));
+    assert.is(ok.line.status, 'ok');
+    assert.match(ok.line.detail, /^cassette \S*sums\.jsonl: 2 recorded answer\(s\), well-formed; answers "What is 2\+3\?", agents: assistant$/);
+
+    await writeFile(file, `${example}{"request": not json\n`);
+    const broken = await provider();
+    assert.is(broken.code, 1);
+    assert.is(broken.line.code, 'ORYX_E_REPLAY_CASSETTE_INVALID');
+    assert.match(broken.line.detail, /sums\.jsonl:\d+/, broken.line.detail);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -27,6 +27,14 @@ const WORKSPACE_PARTS: [string, string][] = [
   ['memory', 'memory is written by the memory tools only'],
 ];
 
+/** Files of the project folder (beside the config) that the next start reads. */
+export const PROJECT_FILES: [string, string][] = [
+  ['AGENTS.md', 'the project\'s AGENTS.md becomes the system prompt of later runs'],
+  ['CLAUDE.md', 'the project\'s CLAUDE.md becomes the system prompt of later runs'],
+  ['.env', 'oryx loads .env into its environment (API keys, provider URLs) at every start'],
+  ['.env.local', 'oryx loads .env.local into its environment (API keys, provider URLs) at every start'],
+];
+
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"\n]+)['"]/g;
 const EXTENSIONS = ['', '.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.js', '/index.mjs'];
 const MAX_IMPORTS = 200;
@@ -66,6 +74,10 @@ export async function projectGuards(input: { configFile?: string; workspaceDir: 
     for (const [i, f] of (await configClosure(input.configFile)).entries()) {
       guards.push({ path: f, why: i === 0 ? 'the config file runs as code at every start' : `${path.basename(input.configFile)} imports it, so it runs as code at every start` });
     }
+  }
+  if (input.configFile) {
+    const root = path.dirname(input.configFile);
+    for (const [name, why] of PROJECT_FILES) guards.push({ path: path.join(root, name), why });
   }
   for (const [part, why] of WORKSPACE_PARTS) guards.push({ path: path.join(input.workspaceDir, part), why });
   guards.push({ path: input.workspaceDir, why: "the workspace folder holds OryxOS's own state (agents, memory, the database, logs)" });

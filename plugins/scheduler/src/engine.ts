@@ -376,7 +376,11 @@ export class SchedulerEngine {
         h.queued = false;
         const { outcome, answer, approval } = await this.runAgent(h, def);
         await this.store.finish(h.id, outcome);
-        this.kernel.log.info(`task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`);
+        // A slot that failed says what and how to fix it, not only its code.
+        const line = `task ${def.name} slot ${h.slot}: ${outcome.status}${outcome.errorCode ? ` ${outcome.errorCode}` : ''}`;
+        if (outcome.status === 'error' || outcome.status === 'timeout') {
+          this.kernel.log.warn(`${line}: ${outcome.error ?? 'no message'}${outcome.hint ? ` (fix: ${outcome.hint})` : ''}`);
+        } else this.kernel.log.info(line);
         if (def.notify) await this.notify(h, def, outcome, approval ? waitingMail(def, approval) : answer);
       }
     } catch (error) {
@@ -434,7 +438,7 @@ export class SchedulerEngine {
       const usage = { runId, iterations: result.iterations, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, stopReason: result.stopReason };
       if (result.stopReason === 'aborted' || signal.aborted) return { outcome: { ...base(), ...usage, ...this.abortedOutcome(signal, def) } };
       if (result.stopReason === 'error') {
-        return { outcome: { ...base(), ...usage, status: 'error', errorCode: result.error?.code ?? 'ORYX_E_LLM_FAILED', error: result.error?.message ?? 'the run failed' } };
+        return { outcome: { ...base(), ...usage, status: 'error', errorCode: result.error?.code ?? 'ORYX_E_LLM_FAILED', error: result.error?.message ?? 'the run failed', ...(result.error?.hint ? { hint: result.error.hint } : {}) } };
       }
       if (result.stopReason === 'suspended') {
         const id = result.suspended?.[0]?.data?.approvalId;
@@ -444,8 +448,8 @@ export class SchedulerEngine {
       return { outcome: { ...base(), ...usage, status: 'ok', answer: result.answer.slice(0, ANSWER_CHARS) }, answer: result.answer };
     } catch (error) {
       if (signal.aborted) return { outcome: { ...base(), ...this.abortedOutcome(signal, def) } };
-      const code = (error as { code?: unknown }).code;
-      return { outcome: { ...base(), status: 'error', errorCode: typeof code === 'string' && code.startsWith('ORYX_E_') ? code : 'ORYX_E_CLI_FAILED', error: errorMessage(error) } };
+      const { code, hint } = error as { code?: unknown; hint?: unknown };
+      return { outcome: { ...base(), status: 'error', errorCode: typeof code === 'string' && code.startsWith('ORYX_E_') ? code : 'ORYX_E_CLI_FAILED', error: errorMessage(error), ...(typeof hint === 'string' ? { hint } : {}) } };
     } finally {
       clearTimeout(timer);
     }

@@ -45,6 +45,8 @@ export interface Outcome {
   answer?: string;
   errorCode?: string;
   error?: string;
+  /** How to fix the error (for the log line; not stored: the code's README entry says it too). */
+  hint?: string;
   runId?: string;
   iterations?: number;
   inputTokens?: number;

@@ -83,6 +83,29 @@ test('timeoutMs aborts the run and records timeout; the session keeps what was c
   }
 });
 
+test('a failed slot is logged with its message and how to fix it, not only its code', async () => {
+  const { dir, cleanup } = await tempDir();
+  const t = await schedulerKernel(dir, {});
+  try {
+    const tasks = (t.kernel.service('scheduler') as TaskScheduler);
+    await tasks.add({ name: 'ghost', agent: 'reporter', message: 'm', every: '1d' });
+    // The agent breaks after the task was added (a typo in its frontmatter): the slot fails.
+    const { writeFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    await writeFile(path.join(dir, '.oryxos', 'agents', 'reporter', 'AGENT.md'), '---\ndescription: r\ntols: [read_file]\n---\nYou report.\n');
+    await sleep(600); // past the agent files' cache window
+    const row = await tasks.run('ghost');
+    assert.is(row.status, 'error');
+    const line = t.warnings.find((w) => w.includes('task ghost slot '));
+    assert.ok(line, t.warnings.join('\n'));
+    assert.is(row.error_code, 'ORYX_E_AGENT_INVALID');
+    assert.match(line!, /: error ORYX_E_AGENT_INVALID: .*AGENT\.md.*"tols".* \(fix: .+\)$/);
+  } finally {
+    await t.close();
+    await cleanup();
+  }
+});
+
 test('the scheduler never ticks unless started: a kernel that only boots (oryx run, list) writes no execution', async () => {
   const { dir, cleanup } = await tempDir();
   const t = await schedulerKernel(dir, { tasks: [{ name: 'tick', agent: 'assistant', message: 'm', every: '1s' }] });

@@ -21,7 +21,7 @@ export async function tempDir(prefix = 'oryx-tools-'): Promise<{ dir: string; cl
 }
 
 /** Runs the calls in one model turn and returns what afterTool saw, in call order. */
-export async function run(dir: string, calls: Call[], options: { sandbox?: SandboxOptions; tools?: ToolsOptions; plugins?: Plugin[] } = {}): Promise<Outcome[]> {
+export async function run(dir: string, calls: Call[], options: { sandbox?: SandboxOptions; tools?: ToolsOptions; plugins?: Plugin[]; configFile?: string } = {}): Promise<Outcome[]> {
   const seen: Outcome[] = [];
   const probe: Plugin = {
     name: 'probe', version: '1.0.0', kernel: '^1',
@@ -35,7 +35,7 @@ export async function run(dir: string, calls: Call[], options: { sandbox?: Sandb
   };
   const llm = scripted([{ toolCalls: calls.map((c, i) => ({ id: `c${i + 1}`, ...c })) }, { text: 'done' }]);
   const box = options.plugins ? [] : [sandbox(options.sandbox ?? { files: { read: ['.'], write: ['.'] } })];
-  const t = await testKernel({ dir, plugins: [llm, ...box, ...(options.plugins ?? []), tools(options.tools), probe] });
+  const t = await testKernel({ dir, plugins: [llm, ...box, ...(options.plugins ?? []), tools(options.tools), probe], ...(options.configFile ? { configFile: options.configFile } : {}) });
   try {
     await t.service.process({ agent: 'assistant', message: 'go' });
     // What afterTool saw is what the model received.

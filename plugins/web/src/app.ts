@@ -41,7 +41,7 @@ export function createApp(ctx: WebContext, access: AccessSource): { app: Hono<We
     const status = statusOf(e);
     if (status >= 500) {
       const cause = e.cause instanceof Error ? ` (${e.cause.stack ?? e.cause.message})` : '';
-      kernel.log.warn(`${requestIdOf(c)} ${e.code}: ${e.message}${cause}`);
+      kernel.log.warn(`${requestIdOf(c)} ${e.code}: ${e.message}${e.hint ? ` (fix: ${e.hint})` : ''}${cause}`);
     }
     return c.json(errorBody(e, { openai: c.req.path.startsWith('/v1/') }), status as 500);
   };

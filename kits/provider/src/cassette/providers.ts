@@ -126,7 +126,26 @@ export function replayProvider(settings: ReplaySettings): Provider & { preload()
     async *stream(request) {
       yield* eventsOf(await answer(request));
     },
+    // A recording cannot answer a question it did not record: check the file itself.
+    async check() {
+      const entries = await load();
+      if (!entries.length) {
+        throw new OryxError('ORYX_E_REPLAY_CASSETTE_INVALID', `replay "${settings.name}": the cassette ${rel()} has no recorded answer`, {
+          hint: `Record it: ${settings.howToRecord}.`, data: { file: settings.file },
+        });
+      }
+      return `cassette ${rel()}: ${entries.length} recorded answer(s), well-formed; answers ${promptsOf(entries)}`;
+    },
   };
+}
+
+/** The first user message of each recorded conversation, quoted, at most three shown. */
+function promptsOf(entries: LoadedEntry[]): string {
+  const prompts = [...new Set(entries.map((e) => e.request.messages.find((m) => m.role === 'user')).filter((m) => m !== undefined)
+    .map((m) => (m as { content: string }).content))];
+  const cut = (t: string) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t);
+  const shown = prompts.slice(0, 3).map(cut).join(', ');
+  return prompts.length > 3 ? `${shown} and ${prompts.length - 3} more prompt(s)` : shown || 'no user prompt';
 }
 
 /**

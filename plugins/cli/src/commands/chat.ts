@@ -8,11 +8,12 @@ import { assertText } from '../text.ts';
 import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
 import { resolveSessionId } from '../session-id.ts';
+import { chatCommand, type ChatState } from '../chat-commands.ts';
 
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
-  static override description = 'Streams answers as they come. Type /new for a new session, /session to see its id, /exit (or Ctrl-D) to leave. '
-    + 'Ctrl-C while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
+  static override description = 'Streams answers as they come. Type /help for the commands: /new, /session, /sessions, /resume ID, /agent NAME, /model NAME, /exit (or Ctrl-D) to leave. '
+    + 'Ctrl-C (or Esc) while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
     + 'with piped input it is denied (--approval).';
   static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -s 3f2a9c1e'];
   static override flags = {
@@ -47,13 +48,16 @@ export default class Chat extends OryxCommand {
         hint: `Resume it with --agent ${resumed.agent}, or start a new session.`,
       });
     }
-    let session = resumed?.id;
+    const state: ChatState = { agent, ...(resumed ? { session: resumed.id } : {}) };
     const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
     asking = rl;
     let running: AbortController | undefined;
     // First Ctrl-C cancels the run going on; another one (or one at the prompt) leaves.
     rl.on('SIGINT', () => { if (running && !running.signal.aborted) running.abort(); else rl.close(); });
-    this.log(`Chatting with ${agent}${session ? ` (session ${session})` : ''}. /exit to leave.`);
+    // Esc while the agent works interrupts it too, as in Claude Code and Codex (readline decodes the key).
+    const onKey = (_: string, key?: { name?: string }) => { if (key?.name === 'escape' && running && !running.signal.aborted) running.abort(); };
+    if (process.stdin.isTTY) process.stdin.on('keypress', onKey);
+    this.log(`Chatting with ${agent}${state.session ? ` (session ${state.session})` : ''}. /help for commands, /exit to leave.`);
     const prompt = () => { if (process.stdin.isTTY) process.stdout.write('you> '); };
     prompt();
     // The async iterator buffers lines that arrive while a run is in progress (piped input).
@@ -61,8 +65,15 @@ export default class Chat extends OryxCommand {
       const line = raw.trim();
       if (!line) { prompt(); continue; }
       if (line === '/exit' || line === '/quit') break;
-      if (line === '/new') { session = undefined; this.log('New session.'); prompt(); continue; }
-      if (line === '/session') { this.log(session ?? '(no session yet)'); prompt(); continue; }
+      try {
+        const said = await chatCommand(line, state, kernel);
+        if (said !== undefined) { this.log(said); prompt(); continue; }
+      } catch (error) {
+        this.logToStderr(isOryxError(error) ? `error ${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ''}` : `error: ${errorMessage(error)}`);
+        prompt();
+        continue;
+      }
+      const { agent, session, model } = state;
       running = new AbortController();
       let streamed = false;
       const onEvent = (e: RunEvent) => {
@@ -75,9 +86,9 @@ export default class Chat extends OryxCommand {
       };
       try {
         assertText(line, 'this line');
-        const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent, door: 'cli' });
+        const result = await service.process({ agent, session, message: line, stream: flags.stream, signal: running.signal, onEvent, door: 'cli', ...(model ? { model } : {}) });
         progress?.finish();
-        session = result.sessionId;
+        state.session = result.sessionId;
         if (result.stopReason === 'error') this.logToStderr(`error ${result.error?.code}: ${result.error?.message}`);
         else if (!flags.stream || result.stopReason !== 'final') this.log(`${agent}> ${result.answer}`);
         if (result.stopReason === 'aborted') this.logToStderr('(cancelled)');
@@ -94,6 +105,7 @@ export default class Chat extends OryxCommand {
       }
       prompt();
     }
+    process.stdin.off('keypress', onKey);
     rl.close();
   }
 }

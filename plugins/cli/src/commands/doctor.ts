@@ -1,3 +1,4 @@
+import { checkConfigTypes } from '../doctor-types.ts';
 import { Flags } from '@oclif/core';
 import type { AgentDefinition, Logger, ResolvedConfig } from '@oryxos/kernel';
 import { OryxCommand } from '../command.ts';
@@ -67,6 +68,7 @@ export default class Doctor extends OryxCommand {
     checks.push(...await checkToolSources(kernel, toolAgent));
     checks.push(...await checkDoors(kernel, flags.timeout));
     checks.push(await checkWebPort(config), sandboxSummary(config));
+    if (config.file) checks.push(await checkConfigTypes(config.file, this.config.root));
     return this.report(checks);
   }
 

@@ -39,6 +39,7 @@ export default class Init extends OryxCommand {
       await mkdir(path.dirname(path.join(root, file)), { recursive: true });
       await writeFile(path.join(root, file), content);
     }
+    const typed = await writeTypesConfig(root, this.config.root);
     // Compiled now, so a read command run next (`oryx agents`, `doctor`), which never writes the
     // cache, does not compile it again each time until a run does. Best effort: the config is
     // compiled by the first command that needs it otherwise.
@@ -46,10 +47,32 @@ export default class Init extends OryxCommand {
     if (!this.jsonEnabled()) {
       this.log(`Created ${Object.keys(files).length} files in ${root}:`);
       for (const f of Object.keys(files)) this.log(`  ${f}`);
+      if (typed) this.log(`  tsconfig.json (types of @oryxos/* from this installation, for your editor and tsc)`);
       this.log(`Provider: ${PROVIDER_NAMES[provider]}, because ${reason}.`);
       this.log('Next: oryx run "hello"');
     }
-    return { root, provider, reason, files: Object.keys(files), overwritten: existing };
+    return { root, provider, reason, files: [...Object.keys(files), ...(typed ? ['tsconfig.json'] : [])], overwritten: existing };
   }
+}
+
+/**
+ * A tsconfig.json that resolves `@oryxos/*` to this installation's packages, so an editor and
+ * `tsc` type the config (a hook reading `call.arguments` instead of `call.args` is an error) in
+ * a folder with no node_modules — the global install. Not written when the project has a
+ * tsconfig.json or its own @oryxos packages (theirs win). Oryx itself never reads it.
+ */
+async function writeTypesConfig(root: string, installation: string): Promise<boolean> {
+  if (existsSync(path.join(root, 'tsconfig.json')) || existsSync(path.join(root, 'node_modules', '@oryxos', 'kernel'))) return false;
+  const packages = path.join(installation, 'node_modules', '@oryxos');
+  if (!existsSync(path.join(packages, 'kernel'))) return false;
+  const config = {
+    compilerOptions: {
+      target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [],
+      paths: { '@oryxos/*': [`${packages}/*`] },
+    },
+    include: ['oryx.config.ts'],
+  };
+  await writeFile(path.join(root, 'tsconfig.json'), `// Written by \`oryx init\`: types of @oryxos/* from the oryx installation, for your editor and\n// \`npx tsc -p .\`. oryx does not read this file; run \`oryx init\` again after moving the installation.\n${JSON.stringify(config, null, 2)}\n`);
+  return true;
 }
 

@@ -5,7 +5,7 @@ import { OryxCommand, readStdin } from '../command.ts';
 import { assertText } from '../text.ts';
 
 import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
-import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
+import { RunProgress, paintFor, progressLogger, terminalMode, toolLine } from '../progress.ts';
 import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
 import { resolveSessionId } from '../session-id.ts';
 import { tokensText } from '../format.ts';
@@ -65,15 +65,17 @@ export default class Run extends OryxCommand {
     const mode = terminalMode({ json, quiet: flags.quiet, color: flags.color });
     const write = (text: string) => { process.stderr.write(text); };
     const progress = await RunProgress.create(mode, { write, clean: (t) => this.forPeople(t) });
+    const controller = new AbortController();
+    const paint = await paintFor(mode);
     const door = cliDoor({
+      interrupt: () => controller.abort(),
       mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY && !!process.stderr.isTTY,
-      paint: await paintFor(mode), clean: (t) => this.forPeople(t), write, quiet: () => progress?.finish(),
+      paint, clean: (t) => this.forPeople(t), write, quiet: () => progress?.finish(),
     });
     const { kernel, service, config } = await this.boot({
       logger: progressLogger(progress, (line) => this.logToStderr(line)), plugins: [door],
     });
     const session = flags.session ? await resolveSessionId(kernel.service('sessions'), flags.session) : undefined;
-    const controller = new AbortController();
     // Ctrl-C or a TERM ends the run cleanly: committed steps stay, the kernel closes (MCP
     // servers are shut down, the database is closed). A second Ctrl-C exits at once.
     const onSigint = () => {
@@ -85,8 +87,15 @@ export default class Run extends OryxCommand {
     const stream = flags.stream && !json;
     let streamed = false;
     let cutShown = false;
+    let callStarted = 0;
+    // Off a terminal (no spinner) every tool call still gets its one line, as a terminal shows it.
+    const toolLines = !progress && !flags.quiet && !json && !flags.verbose;
     const onEvent = (e: RunEvent) => {
       progress?.onEvent(e);
+      if (toolLines && e.type === 'tool_call') callStarted = performance.now();
+      if (toolLines && e.type === 'tool_result') {
+        process.stderr.write(`${toolLine({ name: e.call.name, args: e.call.args, result: e.result, ms: performance.now() - callStarted }, paint, (t) => this.forPeople(t))}\n`);
+      }
       // Nothing is cut silently: the first cut of a run gets one line (every cut with -v).
       if (e.type === 'prompt' && e.report.cut.length && !json && (!cutShown || flags.verbose)) {
         cutShown = true;

@@ -4,29 +4,31 @@ import { absolutePath, resolveExecutable } from '@oryxos/plugin-kit';
 import { Capture, section } from '../cap.ts';
 import type { ToolEnv } from '../builtin.ts';
 import { fsProblem } from '../fs-paths.ts';
-import type { ShellArgs } from '../tools/shell.ts';
+import { shellPlan, type ShellArgs } from '../tools/shell.ts';
 import { isPathLike } from '../which.ts';
 import { failure } from './results.ts';
 
 /**
  * Runs `shell` (defined in tools/shell.ts): one program with an argv array through execa,
- * never a shell. Output is captured with its full length; on timeout the whole process group
+ * `shell: false` — a command line that needs a shell runs as the `sh -c` the sandbox allowed. Output is captured with its full length; on timeout the whole process group
  * gets SIGTERM, then SIGKILL after `killGraceMs`.
  */
 export async function shell(a: ShellArgs, ctx: ToolContext, env: ToolEnv): Promise<ToolResult | string> {
   const o = env.options;
+  const plan = shellPlan(a);
+  if ('refused' in plan) return failure(plan.refused);
   const cwd = absolutePath(a.cwd ?? '.', env.root);
   try {
     if (!(await stat(cwd)).isDirectory()) return failure(`shell: cwd ${a.cwd} is not a folder`);
   } catch (error) {
     return failure(`shell: cwd ${fsProblem(error, a.cwd ?? '.')}`);
   }
-  if (!(await resolveExecutable(a.command, cwd))) {
-    return failure(`shell: command ${JSON.stringify(a.command)} not found${isPathLike(a.command) ? '' : ' on PATH'} (or not executable)`);
+  if (!(await resolveExecutable(plan.command, cwd))) {
+    return failure(`shell: command ${JSON.stringify(plan.command)} not found${isPathLike(plan.command) ? '' : ' on PATH'} (or not executable)`);
   }
   // The sandbox returns what to start: the program it checked, confined by its policy, with
   // the minimal environment plus what exec.env allows.
-  const launch = await ctx.launch({ command: a.command, args: a.args, ...(a.cwd ? { cwd } : {}) });
+  const launch = await ctx.launch({ command: plan.command, args: plan.args, ...(a.cwd ? { cwd } : {}) });
   const file = launch.program;
 
   const { execa } = await import('execa');
@@ -72,7 +74,7 @@ export async function shell(a: ShellArgs, ctx: ToolContext, env: ToolEnv): Promi
   if (r.exitCode === undefined && !r.signal && r.failed) {
     return failure(`shell: could not start ${file}: ${r.code ?? r.shortMessage ?? 'unknown error'}`);
   }
-  const lines = [`command: ${JSON.stringify([file, ...a.args])}`];
+  const lines = [`command: ${JSON.stringify([file, ...plan.args])}`];
   if (stopped === 'timeout') lines.push(`timed out after ${timeoutMs} ms: the process and its children were stopped (SIGTERM, then SIGKILL after ${o.killGraceMs} ms)`);
   if (stopped === 'cancel') lines.push('cancelled: the run was aborted and the process stopped');
   lines.push(r.exitCode !== undefined ? `exit code: ${r.exitCode}` : `killed by signal ${r.signal}`);

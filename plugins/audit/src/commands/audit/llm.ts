@@ -1,7 +1,10 @@
 import { Flags } from '@oclif/core';
+import type { Message } from '@oryxos/provider-spec';
 import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { auditError } from '../../errors.ts';
+import type { CallMessages } from '../../call-messages.ts';
+import type { AuditOptions } from '../../options.ts';
 import { getLlmCall, listLlmCalls, promptReportOf, type LlmCallRow, type PromptReportRow } from '../../queries.ts';
 
 export default class AuditLlm extends OryxCommand {
@@ -17,18 +20,23 @@ export default class AuditLlm extends OryxCommand {
   static override flags = {
     ...filterFlags,
     status: Flags.string({ summary: 'Only calls with this status.', options: ['ok', 'error'] }),
-    show: Flags.integer({ summary: 'One call in full, with its prompt report: what each section held and what was cut, and why.', min: 1 }),
+    show: Flags.integer({ summary: 'One call in full: its prompt report (what each section held, what was cut and why), the messages it was sent and its answer, redacted as the audit redacts.', min: 1 }),
   };
 
-  async run(): Promise<ListJson<CamelKeys<LlmJson>> | CamelKeys<LlmJson>> {
+  async run(): Promise<ListJson<CamelKeys<LlmJson>> | (CamelKeys<LlmJson> & { request: { messages: Message[] } | null; response: Message | null })> {
     const { flags } = await this.parse(AuditLlm);
-    const { kernel } = await this.boot();
+    const { kernel, config } = await this.boot();
     const db = kernel.service('database');
     if (flags.show !== undefined) {
       const row = await getLlmCall(db, flags.show);
       if (!row) throw auditError('ORYX_E_AUDIT_NOT_FOUND', `No model call with id ${flags.show}`);
-      if (!this.jsonEnabled()) this.log(details(row));
-      return camelKeys(asJson(row));
+      // The same redaction the audit applies to what it writes (its options from the config, the kernel's secrets).
+      const { callMessages, createRedactor } = await import('../../runtime.ts');
+      const opts = (config.plugins.find((p) => p.name === 'audit')?.options ?? {}) as AuditOptions;
+      const redact = createRedactor({ redact: opts.redact, defaults: opts.redactDefaults, exact: (text) => kernel.secrets.mask(text) });
+      const messages = await callMessages(row, db, kernel.service('sessions'), redact);
+      if (!this.jsonEnabled()) this.log(details(row, messages));
+      return { ...camelKeys(asJson(row)), request: messages ? { messages: messages.request } : null, response: messages?.response ?? null };
     }
     const rows = await listLlmCalls(db, flags);
     if (!this.jsonEnabled()) {
@@ -59,8 +67,28 @@ function cutChars(report: PromptReportRow | undefined): string {
   return chars ? String(chars) : '';
 }
 
-/** One call for a person: its fields, then the prompt report. */
-function details(r: LlmCallRow): string {
+/** A message for a person: its role, its text, its tool calls. */
+function shownMessage(m: Message): string {
+  const head = m.role === 'tool' ? `[tool ${m.name}${m.isError ? ', error' : ''}]` : `[${m.role}]`;
+  const calls = m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => `\n    → ${c.name} ${JSON.stringify(c.args)}`).join('') : '';
+  return `  ${head} ${m.content.split('\n').join('\n    ')}${calls}`;
+}
+
+/** One call for a person: its fields, the prompt report, then what it was sent and answered. */
+function details(r: LlmCallRow, messages?: CallMessages): string {
+  return [summary(r), ...conversation(messages)].join('\n');
+}
+
+function conversation(m: CallMessages | undefined): string[] {
+  if (!m) return ['messages: not available (the call has no session, or its session was deleted)'];
+  return [
+    `sent ${m.request.length} message(s) from the session (the system prompt is not stored: its sections are above):`,
+    ...m.request.map(shownMessage),
+    m.response ? `answer:\n${shownMessage(m.response)}` : 'answer: none (the call failed)',
+  ];
+}
+
+function summary(r: LlmCallRow): string {
   const report = promptReportOf(r);
   const lines = [
     `model call ${r.id} at ${r.created_at}: ${r.provider ?? '?'} ${r.model ?? '?'}, session ${r.session_id ?? '-'}, run ${r.run_id ?? '-'}, agent ${r.agent ?? '-'}, iteration ${r.iteration ?? '-'}, attempt ${r.attempt}`,
