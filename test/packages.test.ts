@@ -14,7 +14,10 @@ const folders = ['kernel', ...['kits', 'plugins'].flatMap((f) => readdirSync(pat
 const packages = folders.map((dir) => ({ dir, pkg: JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) }));
 
 // Factories that need options to be called at all.
-const OPTIONS: Record<string, unknown> = { '@oryxos/plugin-replay': { cassette: 'packages-test' }, '@oryxos/plugin-mcp-server': { agents: ['assistant'] }, '@oryxos/plugin-postgres': { url: 'postgres://127.0.0.1/oryx' } };
+const OPTIONS: Record<string, unknown> = { '@oryxos/plugin-replay': { cassette: 'packages-test' }, '@oryxos/plugin-mcp-server': { agents: ['assistant'] }, '@oryxos/plugin-postgres': { url: 'postgres://127.0.0.1/oryx' },
+  '@oryxos/channel-email': { imap: { host: 'imap.example.com', user: 'bot@example.com', passEnv: 'IMAP_PASS' }, smtp: 'bot', allow: ['*@example.com'] },
+  '@oryxos/channel-telegram': { allow: { users: [123456789] } },
+};
 
 test('every OryxOS plugin takes its version, kernel range and package name from its package.json', async () => {
   const plugins = packages.filter(({ pkg }) => pkg.oryx?.plugin);
