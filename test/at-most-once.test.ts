@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeAgents } from '@oryxos/kernel/testing';
+import { writeAgents, type TestAgent } from '@oryxos/kernel/testing';
 
 const WORKER = path.join(import.meta.dirname, 'fixtures', 'at-most-once.mts');
 
@@ -43,9 +43,9 @@ async function killed(child: ChildProcess): Promise<void> {
 const effects = async (dir: string) => (await readFile(path.join(dir, 'effects.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
 const result = (line: string) => JSON.parse(line.slice('RESULT '.length)) as { runId: string; sessionId?: string; stopReason: string; answer: string };
 
-async function project(): Promise<string> {
+async function project(agents: Record<string, TestAgent> = { assistant: { tools: ['append', 'post'], approve: ['append'] } }): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'oryx-once-'));
-  await writeAgents(path.join(dir, '.oryxos'), { assistant: { tools: ['append', 'post'], approve: ['append'] } });
+  await writeAgents(path.join(dir, '.oryxos'), agents);
   return dir;
 }
 
@@ -87,6 +87,22 @@ test('a sibling killed after its effect, before the run suspended, is not run ag
     const results = JSON.parse(next.answer.slice('told: '.length)) as string[];
     assert.ok(results.some((c) => /^Interrupted: this call had started when its process stopped/.test(c)), next.answer);
     assert.ok(results.some((c) => /^Not run: /.test(c)), `the asked call, never decided, is not run either: ${next.answer}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a sub-agent's call killed after its effect is not run again: the caller's call to it is interrupted, and so is the sub-agent's", async () => {
+  const dir = await project({ assistant: { tools: [], agents: ['helper'] }, helper: { tools: ['append'] } });
+  try {
+    const first = await worker('sub-start', dir, [], 'EFFECT append', { ORYX_TEST_BLOCK_AFTER: 'append' });
+    const session = /^SESSION (\S+)/m.exec(first.out)![1]!;
+    await killed(first.child);
+    assert.equal(await effects(dir), ['append S']);
+    const next = result((await worker('message', dir, [session], 'RESULT ')).line);
+    assert.equal(await effects(dir), ['append S'], "the sub-agent's call ran once");
+    assert.is(next.stopReason, 'final');
+    assert.match(next.answer, /^told: .*Interrupted: this call had started when its process stopped/, 'the caller is told its sub-agent call was interrupted');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
