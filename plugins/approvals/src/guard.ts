@@ -148,6 +148,16 @@ export function attachGuard(ctx: PluginContext, store: () => ApprovalStore, opti
     if (run.continued || run.parentRunId) return;
     const [waiting] = await store().list({ status: 'pending', sessionId: run.sessionId, limit: 1 });
     if (!waiting) return;
+    // Asked by a run whose process died before it could suspend (recorded `crashed`, or ended
+    // otherwise): nothing can continue it, so it must not hold the session. Denied, and the new
+    // message closes the run's open calls (a started one as interrupted, never run again).
+    const asker = ctx.hasService('runRecords') ? await ctx.service('runRecords').get(waiting.runId) : undefined;
+    if (asker && asker.stopReason !== 'suspended' && asker.stopReason !== 'running') {
+      const reason = `its run ended (${asker.stopReason}) before it could wait for a decision`;
+      const dropped = await store().decide(waiting.id, { decision: 'deny', by: 'new-message', reason }).catch(() => undefined);
+      if (dropped) await audit(run, { id: dropped.toolCallId, name: dropped.tool, args: dropped.args }, dropped.asks, 'deny', `approval ${dropped.id} by new-message: ${reason}`);
+      return;
+    }
     if (run.agent.settings.pending_approval !== 'deny') {
       throw approvalsError('ORYX_E_APPROVAL_WAITING', `Session ${run.sessionId} waits for approval ${waiting.id} (${approvalRef(waiting).summary}); it takes no new message until that is decided`, {
         hint: `Decide it first: \`oryx approvals approve ${waiting.id.slice(0, 8)}\` or \`oryx approvals deny ${waiting.id.slice(0, 8)}\` `
