@@ -10,7 +10,9 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const uvu = path.join(root, 'node_modules', 'uvu', 'bin.js');
 const packages = (folder) => readdirSync(path.join(root, folder)).sort().map((d) => `${folder}/${d}`);
-const all = ['kernel', ...packages('kits'), ...packages('plugins'), '.']
+// The cross-package suite (test/) first: it is the longest (~500 s of ~1,000 s on 2 cores), and
+// started last it ran alone at the end while the other job sat idle (17 min in all; first: ~13).
+const all = ['.', 'kernel', ...packages('kits'), ...packages('plugins')]
   .map((d) => path.join(d, 'test'))
   .filter((d) => existsSync(path.join(root, d)));
 const wanted = process.argv.slice(2).map((d) => (d.endsWith('test') ? d : path.join(d, 'test')).replace(/^\.\//, ''));
