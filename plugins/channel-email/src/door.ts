@@ -3,6 +3,7 @@
  * backoff), each new mail claimed by its Message-ID before anything else, answered by the
  * agent in the session of its thread, and replied to over SMTP through the notify service.
  */
+import { claimLiveness, claimOwnerId } from '@oryxos/plugin-kit';
 import type { ImapFlow } from 'imapflow';
 import type { DoorCheck, PluginContext, RunContext, RunResult, StopReport } from '@oryxos/kernel';
 import { errorMessage, isOryxError } from '@oryxos/provider-spec';
@@ -11,7 +12,6 @@ import { emailError, type EmailErrorCode } from './errors.ts';
 import { imapClient, imapFailure } from './imap.ts';
 import { agentMessage, allowed, ignoreReason, parseMail, threadOf, type IncomingMail } from './mail.ts';
 import type { ResolvedEmailOptions } from './options.ts';
-import { liveness, newOwnerId } from './owner.ts';
 import { buildReply, domainOf, type Reply } from './reply.ts';
 
 /** The door's name: runs it starts say `door: 'email'`, sessions it opens `external.door: 'email'`. */
@@ -29,7 +29,7 @@ interface InFlight { controller: AbortController; done: Promise<void> }
 
 export class EmailDoor {
   readonly claims: MailClaims;
-  readonly owner = newOwnerId();
+  readonly owner = claimOwnerId();
   private readonly inFlight = new Map<string, InFlight>();
   private readonly isLive: (row: MailRow) => boolean;
   private client?: ImapFlow;
@@ -44,7 +44,7 @@ export class EmailDoor {
 
   constructor(private readonly ctx: PluginContext, private readonly o: ResolvedEmailOptions) {
     this.claims = new MailClaims(() => ctx.service('database'), `${o.imap.user}@${o.imap.host}:${o.imap.port}/${o.imap.mailbox}`);
-    const live = liveness(this.owner, (key) => this.inFlight.has(key), o.leaseMs);
+    const live = claimLiveness(this.owner, (key) => this.inFlight.has(key), o.leaseMs);
     this.isLive = (row) => live({ key: row.message_id, owner: row.owner, heartbeat_at: row.heartbeat_at }, Date.now());
   }
 

@@ -4,6 +4,7 @@
  * run's user, answers streamed by editing the reply, approvals as inline buttons in the chat
  * whose run asks.
  */
+import { claimLiveness, claimOwnerId } from '@oryxos/plugin-kit';
 import type { Api } from 'grammy';
 import type { CallbackQuery, Message, Update } from 'grammy/types';
 import type { DoorCheck, PluginContext, RunContext, RunEvent, RunResult, StopReport } from '@oryxos/kernel';
@@ -12,7 +13,6 @@ import { apiFailure, botApi, grammySignal } from './api.ts';
 import { telegramError } from './errors.ts';
 import { toMarkdownV2, splitMessage } from './markdown.ts';
 import type { ResolvedTelegramOptions } from './options.ts';
-import { liveness, newOwnerId } from './owner.ts';
 import { StreamedReply } from './reply-stream.ts';
 import { TelegramStore, type UpdateRow } from './store.ts';
 
@@ -36,7 +36,7 @@ const chatOf = (external: string) => Number(external.split('#')[0]);
 interface InFlight { controller: AbortController; done: Promise<void> }
 
 export class TelegramDoor {
-  readonly owner = newOwnerId();
+  readonly owner = claimOwnerId();
   private api?: Api;
   private store?: TelegramStore;
   private readonly inFlight = new Map<number, InFlight>();
@@ -48,7 +48,7 @@ export class TelegramDoor {
   private readonly own = new Set<string>();
 
   constructor(private readonly ctx: PluginContext, private readonly o: ResolvedTelegramOptions) {
-    const live = liveness(this.owner, (key) => this.inFlight.has(Number(key)), o.leaseMs);
+    const live = claimLiveness(this.owner, (key) => this.inFlight.has(Number(key)), o.leaseMs);
     this.isLive = (row) => live({ key: String(row.update_id), owner: row.owner, heartbeat_at: row.heartbeat_at }, Date.now());
   }
 

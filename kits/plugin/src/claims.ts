@@ -1,21 +1,27 @@
 import { hostname } from 'node:os';
-import { processAlive } from '@oryxos/plugin-kit';
+import { processAlive } from './process.ts';
 
-/** `host:pid:instance`: who claimed a mail. One process may run several doors (tests do). */
-export function newOwnerId(): string {
+/**
+ * `host:pid:instance`: who holds a claim row (a door's claim of a mail, an update, a message).
+ * One process may run several doors (tests do), so each gets its own instance.
+ *
+ * @example
+ * const self = claimOwnerId(); // 'web-1:4242:ab12cd34'
+ */
+export function claimOwnerId(): string {
   return `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
 }
 
 /**
- * Whether a claim's process may still be answering it: ours while we hold it; another process
+ * Whether a claim's process may still be handling it: ours while we hold it; another process
  * on this host while its pid lives (a SIGKILL is seen at once) and it renews the claim; anyone
- * else while the claim was renewed within `leaseMs`.
+ * else while the claim was renewed within `leaseMs`. A claim that is not live may be taken over.
  *
  * @example
- * const live = liveness(self, (key) => held.has(key), 60_000);
+ * const live = claimLiveness(self, (key) => held.has(key), 60_000);
  * live({ key: 'm1', owner: 'web-1:4242:ab12cd34', heartbeat_at: new Date().toISOString() }, Date.now()); // true
  */
-export function liveness(self: string, held: (key: string) => boolean, leaseMs: number) {
+export function claimLiveness(self: string, held: (key: string) => boolean, leaseMs: number) {
   const host = hostname();
   return (row: { key: string; owner: string | null; heartbeat_at: string | null }, now: number): boolean => {
     if (row.owner === self) return held(row.key);
