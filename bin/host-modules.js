@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const anchor = pathToFileURL(path.join(root, 'package.json')).href;
-const PROVIDED = /^(@oclif\/core|@oryxos\/(kernel|plugin-cli|plugin-kit|provider-kit|provider-spec|contracts|schema-kit|stop-rules))(\/|$)/;
+const PROVIDED = /^(@oclif\/core|@oryxos\/(kernel|plugin-cli|command-kit|plugin-kit|provider-kit|provider-spec|contracts|schema-kit|stop-rules))(\/|$)/;
 
 const inside = (url) => {
   if (!url?.startsWith('file:')) return false;

@@ -10,7 +10,7 @@ import { type } from 'arktype';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kernel } from '@oryxos/kernel';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 import { runOryx, tempProject } from '@oryxos/kernel/testing';
 import { startSmtp, type TestSmtp } from '../plugins/notify/test/smtp-server.ts';
 import { startOAuthFixture } from '../plugins/mcp/test/fixtures/oauth-servers.ts';

@@ -38,7 +38,8 @@ test('only the CLI depends on @oclif/core; packages with commands take it (and t
     assert.not.ok(pkg.dependencies?.['@oclif/core'], `${pkg.name} brings its own @oclif/core`);
     if (pkg.oclif?.commands) {
       assert.ok(pkg.peerDependencies?.['@oclif/core'], `${pkg.name} has commands but no @oclif/core peer`);
-      assert.ok(pkg.peerDependencies?.['@oryxos/plugin-cli'], `${pkg.name} has commands but no @oryxos/plugin-cli peer`);
+      assert.ok(pkg.peerDependencies?.['@oryxos/command-kit'], `${pkg.name} has commands but no @oryxos/command-kit peer`);
+      assert.not.ok(pkg.dependencies?.['@oryxos/plugin-cli'] ?? pkg.peerDependencies?.['@oryxos/plugin-cli'], `${pkg.name} depends on the CLI package`);
     }
   }
   const kernel = packages.find(({ pkg }) => pkg.name === '@oryxos/kernel')!.pkg;

@@ -15,7 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kernel } from '@oryxos/kernel';
 import { prefixKept, runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 import type { WireServer } from '@oryxos/provider-kit/testing';
 import { completion, openaiServer } from '../plugins/openai/test/helpers/openai-server.ts';
 import { chatResponse, ollamaServer } from '../plugins/ollama/test/helpers/ollama-server.ts';

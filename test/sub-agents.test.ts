@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kernel } from '@oryxos/kernel';
 import { runOryx, tempProject, writeAgents } from '@oryxos/kernel/testing';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 
 const TOKEN = 'sub-agents-token-0123456789abcdef';
 let dir: string;

@@ -1,5 +1,5 @@
 import type { Approval, ApprovalStore } from '@oryxos/contracts';
-import { MIN_PREFIX } from '@oryxos/plugin-cli';
+import { MIN_PREFIX } from '@oryxos/command-kit';
 import { OryxError } from '@oryxos/provider-spec';
 import { approvalsError } from './errors.ts';
 

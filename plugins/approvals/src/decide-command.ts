@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import type { Approval } from '@oryxos/contracts';
 import type { RunResult } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { errorMessage } from '@oryxos/provider-spec';
 import { resolveApproval } from './approval-id.ts';
 import { approvalRef } from './guard.ts';

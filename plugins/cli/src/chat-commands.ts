@@ -1,5 +1,5 @@
 import type { Kernel } from '@oryxos/kernel';
-import { resolveSessionId } from './session-id.ts';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 /** What `oryx chat` talks with; the slash commands change it between messages. */
 export interface ChatState {

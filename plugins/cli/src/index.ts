@@ -5,14 +5,14 @@
  * a kernel from `oryx.config.ts`), finding and running the config file, the installation's
  * packages and versions, the `--json` shapes and short session ids.
  */
-export { OryxCommand, defaultPlugins, readStdin, DEFAULT_PLUGIN_PACKAGES, type BaseFlags } from './command.ts';
-export { table } from './format.ts';
-export { loadDotEnv, DOT_ENV_FILES, type DotEnv } from './dot-env.ts';
-export { loadConfig, precompileConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from './config-file.ts';
-export { ImportAliases, importAliases, packageEntries, findPackage } from './config-imports.ts';
-export { installedPackages, pluginSources, versions, type InstalledPackage } from './installation.ts';
+export { OryxCommand, defaultPlugins, readStdin, DEFAULT_PLUGIN_PACKAGES, type BaseFlags } from '@oryxos/command-kit';
+export { table } from '@oryxos/command-kit';
+export { loadDotEnv, DOT_ENV_FILES, type DotEnv } from '@oryxos/command-kit';
+export { loadConfig, precompileConfig, findConfigFile, assertConfigIsYours, CONFIG_FILE_NAMES, type LoadConfigOptions } from '@oryxos/command-kit';
+export { ImportAliases, importAliases, packageEntries, findPackage } from '@oryxos/command-kit';
+export { installedPackages, pluginSources, versions, type InstalledPackage } from '@oryxos/command-kit';
 export { scaffold } from './scaffold.ts';
 export { ERROR_CODES } from './errors.ts';
-export { listJson, camelKeys, camelCase, type ListJson, type CamelKeys } from './json.ts';
-export { resolveSessionId, MIN_PREFIX } from './session-id.ts';
-export { listAgents, type AgentJson } from './agent-list.ts';
+export { listJson, camelKeys, camelCase, type ListJson, type CamelKeys } from '@oryxos/command-kit';
+export { resolveSessionId, MIN_PREFIX } from '@oryxos/command-kit';
+export { listAgents, type AgentJson } from '@oryxos/command-kit';

@@ -1,5 +1,5 @@
 import type { Logger, RunEvent, RunResult } from '@oryxos/kernel';
-import { tokensText } from './format.ts';
+import { tokensText } from '@oryxos/command-kit';
 
 /** How a command may decorate its output: decided once from the flags, the environment and stderr. */
 export interface TerminalMode {

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOryx } from '@oryxos/kernel/testing';
-import { cacheKey, cacheLocation, compileConfig, importConfigCached, type CacheLocation, type ConfigCompiler } from '../src/config-cache.ts';
-import { ImportAliases } from '../src/config-imports.ts';
-import { hmacSha256, sha256 } from '../src/hmac-sha256.ts';
-import { userDirs } from '../src/user-dirs.ts';
+import { cacheKey, cacheLocation, compileConfig, importConfigCached, type CacheLocation, type ConfigCompiler } from '@oryxos/command-kit';
+import { ImportAliases } from '@oryxos/command-kit';
+import { hmacSha256, sha256 } from '@oryxos/command-kit';
+import { userDirs } from '@oryxos/command-kit';
 import { oryxTrace } from '../../../test/fixtures/trace-oryx.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');

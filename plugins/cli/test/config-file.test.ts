@@ -10,7 +10,7 @@ import { resolveConfig } from '@oryxos/kernel';
 import type { OryxError } from '@oryxos/provider-spec';
 import { runOryx, tempProject } from '@oryxos/kernel/testing';
 import { assertConfigIsYours, findConfigFile, ImportAliases, importAliases, loadConfig, packageEntries } from '../src/index.ts';
-import { cacheKey } from '../src/config-cache.ts';
+import { cacheKey } from '@oryxos/command-kit';
 
 let dir: string;
 // The compiled configs go to a cache and state folder of this test's own, not the user's.

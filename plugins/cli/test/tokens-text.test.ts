@@ -2,7 +2,7 @@
 // provider reported it, so "not reported" never reads as "nothing cached".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tokensText } from '../src/format.ts';
+import { tokensText } from '@oryxos/command-kit';
 
 test('tokensText: cached and written only when reported; a reported 0 is shown', () => {
   assert.is(tokensText({ inputTokens: 1234, outputTokens: 56 }), '1234 in / 56 out tokens');

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Kernel, type Logger, type ResolvedConfig } from '@oryxos/kernel';
 import { OryxError, errorMessage } from '@oryxos/provider-spec';
-import { table } from '@oryxos/plugin-cli/command';
+import { table } from '@oryxos/command-kit';
 import { anyFailed, compareRows, isConfigSpec, modelSide, sideReport, type CompareSide, type SideReport } from './compare.ts';
 import { discoverCases } from './discover.ts';
 import { evalError } from './errors.ts';

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 import { evalCommand, type EvalFlags } from '../src/cli-run.ts';
 import type { SideReport } from '../src/compare.ts';
 import { testModel } from './helpers/model.ts';

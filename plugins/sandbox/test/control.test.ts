@@ -16,7 +16,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kernel, prepareExec, resolveConfig, type Plugin } from '@oryxos/kernel';
 import type { ExecRequest, SandboxEvent } from '@oryxos/contracts';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 import { scripted, writeAgents, type TestAgent } from '@oryxos/kernel/testing';
 import tools from '@oryxos/plugin-tools';
 import sandbox, { type SandboxOptions } from '../src/index.ts';

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prepareExec } from '@oryxos/kernel';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
-import { loadConfig } from '@oryxos/plugin-cli';
+import { loadConfig } from '@oryxos/command-kit';
 import audit from '@oryxos/plugin-audit';
 import sqlite from '@oryxos/plugin-sqlite';
 import tools from '@oryxos/plugin-tools';

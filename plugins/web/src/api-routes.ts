@@ -16,7 +16,7 @@ import {
 } from './schemas.ts';
 import { SEARCH_SCAN_LIMIT, searchSessions } from './session-search.ts';
 import { sseResponse, type SseChannel } from './sse.ts';
-import { listAgents, listJson } from '@oryxos/plugin-cli';
+import { listAgents, listJson } from '@oryxos/command-kit';
 import { clientSignalOf, headerOf } from './incoming.ts';
 import { replyJson } from './reply.ts';
 import type { WebEnv } from './request-log.ts';

@@ -11,7 +11,7 @@ import { lazyType } from './lazy-type.ts';
 import { identityOf } from './principal.ts';
 import type { RouteTable } from './routes.ts';
 import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
-import { listJson } from '@oryxos/plugin-cli/command';
+import { listJson } from '@oryxos/command-kit';
 import { clientSignalOf, headerOf } from './incoming.ts';
 import { originOf } from './origin.ts';
 

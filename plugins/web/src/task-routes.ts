@@ -7,7 +7,7 @@ import { identityOf } from './principal.ts';
 import type { WebEnv } from './request-log.ts';
 import type { RouteTable } from './routes.ts';
 import { ErrorResponse } from './schemas.ts';
-import { camelKeys, listJson } from '@oryxos/plugin-cli/command';
+import { camelKeys, listJson } from '@oryxos/command-kit';
 
 /**
  * What the task routes and `oryx web` need from the `scheduler` service (the scheduler plugin

@@ -1,8 +1,8 @@
-import { OryxCommand } from '../command.ts';
-import { table } from '../format.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
 
-import { listAgents, type AgentJson } from '../agent-list.ts';
-import { listJson, type ListJson } from '../json.ts';
+import { listAgents, type AgentJson } from '@oryxos/command-kit';
+import { listJson, type ListJson } from '@oryxos/command-kit';
 
 export default class Agents extends OryxCommand {
   static override readOnly = true;

@@ -2,12 +2,12 @@ import { createInterface, type Interface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { RunEvent } from '@oryxos/kernel';
-import { OryxCommand } from '../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { assertText } from '../text.ts';
 
 import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode } from '../progress.ts';
-import { resolveSessionId } from '../session-id.ts';
+import { resolveSessionId } from '@oryxos/command-kit';
 import { chatCommand, type ChatState } from '../chat-commands.ts';
 
 export default class Chat extends OryxCommand {

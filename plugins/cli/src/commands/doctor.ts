@@ -1,11 +1,11 @@
 import { checkConfigTypes } from '../doctor-types.ts';
 import { Flags } from '@oclif/core';
 import type { AgentDefinition, Logger, ResolvedConfig } from '@oryxos/kernel';
-import { OryxCommand } from '../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import {
   checkDatabase, checkDoors, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
 } from '../doctor.ts';
-import { listJson } from '../json.ts';
+import { listJson } from '@oryxos/command-kit';
 
 const MARK: Record<DoctorCheck['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
 import { ERROR_CODES } from '../errors.ts';
-import { OryxCommand } from '../command.ts';
-import { precompileConfig } from '../config-file.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { precompileConfig } from '@oryxos/command-kit';
 import { ollamaAnswers, pickProvider, scaffold, type InitProvider } from '../scaffold.ts';
 
 const PROVIDER_NAMES: Record<InitProvider, string> = { openai: 'OpenAI-compatible', anthropic: 'Anthropic', gemini: 'Gemini', ollama: 'Ollama' };

@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
 import type { RunEvent, RunResult } from '@oryxos/kernel';
-import { OryxCommand, readStdin } from '../command.ts';
+import { OryxCommand, readStdin } from '@oryxos/command-kit';
 import { assertText } from '../text.ts';
 
 import { cliDoor, type ApprovalMode } from '../approval-tap.ts';
 import { RunProgress, paintFor, progressLogger, terminalMode, toolLine } from '../progress.ts';
 import { describeCuts, describeReport, exitCode, EXIT } from '../run-outcome.ts';
-import { resolveSessionId } from '../session-id.ts';
-import { tokensText } from '../format.ts';
+import { resolveSessionId } from '@oryxos/command-kit';
+import { tokensText } from '@oryxos/command-kit';
 
 export default class Run extends OryxCommand {
   static override summary = 'Run an agent on one message and print its answer.';

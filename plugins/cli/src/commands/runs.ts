@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
 import type { RunRecord } from '@oryxos/contracts';
-import { OryxCommand } from '../command.ts';
-import { table } from '../format.ts';
-import { listJson, type ListJson } from '../json.ts';
-import { resolveSessionId } from '../session-id.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
+import { listJson, type ListJson } from '@oryxos/command-kit';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 export default class Runs extends OryxCommand {
   static override summary = 'List how runs ended, newest first: stop reason, iterations, tool calls, tokens (cached: from the provider\'s prompt cache), retries, time.';

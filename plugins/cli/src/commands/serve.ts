@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { Logger } from '@oryxos/kernel';
 import { OryxError } from '@oryxos/provider-spec';
-import { OryxCommand } from '../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { ERROR_CODES } from '../errors.ts';
 
 export default class Serve extends OryxCommand {

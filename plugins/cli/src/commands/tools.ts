@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand } from '../command.ts';
-import { table } from '../format.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
 
-import { listJson } from '../json.ts';
+import { listJson } from '@oryxos/command-kit';
 
 export default class Tools extends OryxCommand {
   static override readOnly = true;

@@ -1,6 +1,6 @@
-import { OryxCommand } from '../command.ts';
-import { table } from '../format.ts';
-import { installedPackages, type InstalledPackage } from '../installation.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
+import { installedPackages, type InstalledPackage } from '@oryxos/command-kit';
 
 /** What `oryx version --json` prints. */
 export interface VersionReport {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import type { EvalJson } from '../cli-run.ts';
 
 export default class Eval extends OryxCommand {
@@ -44,7 +44,7 @@ export default class Eval extends OryxCommand {
       out: (text) => this.log(text),
       err: (text) => this.logToStderr(text),
       loadConfig: async (file) => {
-        const { loadConfig } = await import('@oryxos/plugin-cli');
+        const { loadConfig } = await import('@oryxos/command-kit');
         const loaded = await loadConfig({ file });
         if (!loaded) throw new Error(`no config at ${file}`);
         return loaded;

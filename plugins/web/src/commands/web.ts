@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Logger } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { webError } from '../errors.ts';
 import '../index.ts';
 

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, listJson, table, type ListJson } from '@oryxos/plugin-cli';
+import { OryxCommand, listJson, table, type ListJson } from '@oryxos/command-kit';
 import { approvalRef } from '../../guard.ts';
 import type { Approval, ApprovalStatus } from '@oryxos/contracts';
-import { resolveSessionId as resolveSession } from '@oryxos/plugin-cli';
+import { resolveSessionId as resolveSession } from '@oryxos/command-kit';
 
 /** A table cell of at most `max` characters. */
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -1,4 +1,4 @@
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { APPROVAL_ID, reportRun } from '../../decide-command.ts';
 import { resolveApproval } from '../../approval-id.ts';
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Message } from '@oryxos/provider-spec';
-import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/command-kit';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { auditError } from '../../errors.ts';
 import type { CallMessages } from '../../call-messages.ts';

@@ -1,4 +1,4 @@
-import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/command-kit';
 import { filterFlags, shortTime } from '../../flags.ts';
 import { summarize, type SessionSummary } from '../../queries.ts';
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/command-kit';
 import { filterFlags, shortId, shortTime } from '../../flags.ts';
 import { approvalKey, approvalsOf, listToolInvocations, type ToolCallApproval, type ToolInvocationRow } from '../../queries.ts';
 

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
-import { OryxCommand } from '../../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 
 export default class DbBackup extends OryxCommand {
   static override summary = 'Write a consistent copy of the database to FILE, while OryxOS keeps running.';

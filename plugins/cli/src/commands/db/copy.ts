@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { copyDatabase, type CopyReport } from '@oryxos/sql-store';
-import { OryxCommand } from '../../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { openByUrl } from '../../database-url.ts';
-import { table } from '../../format.ts';
+import { table } from '@oryxos/command-kit';
 
 export default class DbCopy extends OryxCommand {
   static override summary = 'Copy a project\'s sessions, audit trail, tasks and notifications from one database to another.';

@@ -1,6 +1,6 @@
 import { withMigrationControl, type MigrationControl } from '@oryxos/sql-store';
-import { OryxCommand } from '../../command.ts';
-import { table } from '../../format.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
 
 export default class DbMigrate extends OryxCommand {
   static override summary = 'Apply every enabled plugin\'s pending migrations to the database the config uses.';

@@ -1,6 +1,6 @@
 import { withMigrationControl, type MigrationControl } from '@oryxos/sql-store';
-import { OryxCommand } from '../../command.ts';
-import { table } from '../../format.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
 
 /** One owner's schema state, as `oryx db status --json` reports it. */
 export interface OwnerStatus {

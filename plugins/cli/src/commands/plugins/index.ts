@@ -1,9 +1,9 @@
 import { errorMessage } from '@oryxos/provider-spec';
 import { kernelVersion } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
-import { OryxCommand } from '../../command.ts';
-import { table } from '../../format.ts';
-import { installedPackages } from '../../installation.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
+import { installedPackages } from '@oryxos/command-kit';
 import { readPluginPackage } from '../../plugin-package.ts';
 
 /** One row of `oryx plugins`. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { kernelVersion } from '@oryxos/kernel';
-import { OryxCommand } from '../../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { forgetPlugin, pluginsNpmrc, pruneSnapshots, useHostModules, withoutScripts } from '../../plugin-install.ts';
 import { installSource, packPlugin } from '../../plugin-pack.ts';
 import { checkPackedPlugin, checkPluginPackage, type PluginPackageInfo } from '../../plugin-package.ts';

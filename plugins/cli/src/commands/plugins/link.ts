@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { commands } from '@oclif/plugin-plugins';
 import { kernelVersion } from '@oryxos/kernel';
-import { OryxCommand } from '../../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { localPath, pluginsNpmrc, useHostModules, withoutScripts } from '../../plugin-install.ts';
 import { checkPluginPackage } from '../../plugin-package.ts';
 

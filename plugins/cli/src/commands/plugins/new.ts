@@ -3,8 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
-import { OryxCommand } from '../../command.ts';
-import { findPackage } from '../../config-imports.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { findPackage } from '@oryxos/command-kit';
 import { ERROR_CODES } from '../../errors.ts';
 import { pluginTemplate, type PluginKind } from '../../plugin-templates.ts';
 

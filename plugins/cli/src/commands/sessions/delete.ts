@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '../../command.ts';
-import { resolveSessionId } from '../../session-id.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 export default class SessionsDelete extends OryxCommand {
   static override summary = 'Delete a session with its messages, run records and sub-agents\' sessions (audit rows are kept).';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { Page, SessionInfo } from '@oryxos/contracts';
-import { OryxCommand } from '../../command.ts';
-import { table } from '../../format.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { table } from '@oryxos/command-kit';
 
 export default class Sessions extends OryxCommand {
   static override readOnly = true;

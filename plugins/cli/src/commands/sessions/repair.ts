@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
-import { OryxCommand } from '../../command.ts';
-import { resolveSessionId } from '../../session-id.ts';
+import { OryxCommand } from '@oryxos/command-kit';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 export default class SessionsRepair extends OryxCommand {
   static override summary = 'Move the messages of a session that cannot be read to the messages_quarantine table.';

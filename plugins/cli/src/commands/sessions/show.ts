@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import type { SessionInfo, StoredMessage } from '@oryxos/contracts';
-import { OryxCommand } from '../../command.ts';
+import { OryxCommand } from '@oryxos/command-kit';
 import { formatSession } from '../../format-session.ts';
-import { resolveSessionId } from '../../session-id.ts';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 /** A message that cannot be read, as `--json` prints it. */
 interface DamagedJson { seq: number; damaged: { code: string; message: string; hint?: string; column?: unknown } }

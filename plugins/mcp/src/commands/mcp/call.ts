@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError, errorMessage } from '@oryxos/provider-spec';
 import type { ToolResult } from '@oryxos/kernel';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 
 export default class McpCall extends OryxCommand {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import { shownPath } from '../../config-file.ts';
 import type { Imported } from '../../config-writer.ts';

@@ -1,4 +1,4 @@
-import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import { shownPath } from '../../config-file.ts';
 import type { McpServerStatus } from '../../server.ts';

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError, errorMessage } from '@oryxos/provider-spec';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpPromptInfo, McpPromptResult } from '../../server.ts';
 

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import { shownPath } from '../../config-file.ts';
 

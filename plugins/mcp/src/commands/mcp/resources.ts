@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpResourceContent } from '../../content.ts';
 import type { McpResourceInfo, McpResourceTemplateInfo } from '../../server.ts';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/command-kit';
 import { quietMcpLogger } from '../../cli-logger.ts';
 import type { McpToolInfo } from '../../server.ts';
 

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { MemoryEntry } from '@oryxos/contracts';
-import { OryxCommand, listJson, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, listJson, type ListJson } from '@oryxos/command-kit';
 import { scopedStore, storeFor, userFlag } from '../../cli.ts';
 import { RECALL_MAX_LIMIT } from '../../tools.ts';
 

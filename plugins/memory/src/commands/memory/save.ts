@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { OryxError } from '@oryxos/provider-spec';
 import type { MemoryEntry } from '@oryxos/contracts';
-import { OryxCommand, readStdin } from '@oryxos/plugin-cli/command';
+import { OryxCommand, readStdin } from '@oryxos/command-kit';
 import { displayPath, scopedStore, storeFor, targetOf, userFlag } from '../../cli.ts';
 
 export default class MemorySave extends OryxCommand {

@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli';
+import { OryxCommand } from '@oryxos/command-kit';
 import type { MemoryZones } from '@oryxos/contracts';
 import { renderZones, scopedStore, sessionFlag, storeFor, targetOf, userFlag } from '../../cli.ts';
 import { isOryxError } from '@oryxos/provider-spec';
-import { resolveSessionId } from '@oryxos/plugin-cli';
+import { resolveSessionId } from '@oryxos/command-kit';
 
 export default class MemoryShow extends OryxCommand {
   static override readOnly = true;

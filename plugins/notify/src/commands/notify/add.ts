@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import type { ChannelInfo } from '../../channel.ts';
 import { notifierOf } from '../../cli.ts';
 

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { notifierOf } from '../../cli.ts';
 
 export default class NotifyRemove extends OryxCommand {

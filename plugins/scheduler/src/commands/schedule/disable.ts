@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand } from '@oryxos/plugin-cli/command';
+import { OryxCommand } from '@oryxos/command-kit';
 import { schedulerOf } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
 

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, camelKeys, listJson, type CamelKeys, type ListJson } from '@oryxos/command-kit';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
 

@@ -1,4 +1,4 @@
-import { OryxCommand, table, listJson, type ListJson } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table, listJson, type ListJson } from '@oryxos/command-kit';
 import { schedulerOf, shortTime } from '../../cli.ts';
 import type { TaskInfo } from '../../rows.ts';
 

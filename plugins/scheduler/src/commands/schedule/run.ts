@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { OryxCommand, camelKeys, type CamelKeys } from '@oryxos/plugin-cli/command';
+import { OryxCommand, camelKeys, type CamelKeys } from '@oryxos/command-kit';
 import { describeExecution, schedulerOf } from '../../cli.ts';
 import type { ExecutionRow } from '../../queries.ts';
 

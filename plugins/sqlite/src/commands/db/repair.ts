@@ -1,4 +1,4 @@
-import { OryxCommand, table } from '@oryxos/plugin-cli/command';
+import { OryxCommand, table } from '@oryxos/command-kit';
 import { OryxError } from '@oryxos/provider-spec';
 import { openDatabase } from '../../database.ts';
 import { HighWater, observe } from '../../high-water.ts';
