@@ -1,7 +1,7 @@
 import type { ApprovalAsk, SandboxAction, SuspendedCall } from '@oryxos/contracts';
 import { errorMessage, isOryxError, type ToolCall, type ToolMessage } from '@oryxos/provider-spec';
 import { argsHash } from '@oryxos/schema-kit';
-import { cutText } from './history.ts';
+import { cutText } from '@oryxos/history';
 import type { Suspend, ToolCallInfo, ToolResultInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import { abortedWhy, ToolCallScope } from './tool-call.ts';

@@ -5,15 +5,13 @@
  * are `@oryxos/provider-spec`; the services plugins offer each other are `@oryxos/contracts`.
  */
 export type {
-  Tool, ToolResult, ToolContext, ToolProvider, ToolSource, ToolSourceStatus, ToolAnnotations, AgentDefinition, AgentSettings, SkillRef,
+  Tool, ToolResult, ToolContext, ToolProvider, ToolSource, ToolSourceStatus, AgentDefinition, AgentSettings,
   Prompt, PromptSection, PromptReport, Question, Answer, Door, DoorCheck, StopReport, Stop, StopRule, BudgetLimit, BudgetUsed, RunEvent, RunInput, RunOrigin, RunResult, RunContext,
 } from './types.ts';
-export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type LimitInfo, type TrimInfo, type Suspend } from './hooks.ts';
-export type { PluginContext, PluginHook, PluginHooks, Logger, Runs, Agents } from './context.ts';
-export { Kernel, kernelVersion, type HostInfo, type KernelOptions } from './kernel.ts';
-export { definePlugin, pluginPackage, type Plugin, type InlinePlugin, type PluginSetting, type PluginPackage, type HookTap } from './plugin.ts';
+export { STAGE, type Hooks, type HookName, type LLMCallInfo, type ToolCallInfo, type ToolResultInfo, type TrimInfo, type Suspend } from './hooks.ts';
+export type { PluginContext, Logger, Runs, Agents } from './context.ts';
+export { Kernel, kernelVersion, type HostInfo } from './kernel.ts';
+export { definePlugin, pluginPackage, type Plugin, type InlinePlugin, type PluginSetting, type HookTap } from './plugin.ts';
 export { defineConfig, resolveConfig, asConfigError, type OryxConfig, type ResolvedConfig } from './config.ts';
 export { DEFAULT_SETTINGS } from './agents.ts';
-export { enforceAction, prepareExec } from './sandbox-gate.ts';
-export { matchesToolPattern } from './registry.ts';
 export type { Secrets } from './secrets.ts';

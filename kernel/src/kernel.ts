@@ -1,15 +1,16 @@
 import path from 'node:path';
-import type { AuditLog, Sandbox, SandboxAction, SandboxContext, ServiceName, Services } from '@oryxos/contracts';
+import type { AuditLog, ServiceName, Services } from '@oryxos/contracts';
 import { OryxError, errorMessage, isOryxError, type Provider } from '@oryxos/provider-spec';
-import { describeAction, didYouMean, escapeControls } from '@oryxos/schema-kit';
+import { denyAllSandbox } from '@oryxos/sandbox-gate';
+import { didYouMean, escapeControls, matchesToolPattern } from '@oryxos/schema-kit';
+import { InMemorySessionStore } from '@oryxos/sessions-in-memory';
 import { loopDetection } from '@oryxos/stop-rules';
 import { AgentLoader } from './agents.ts';
 import { asConfigError, type ResolvedConfig } from './config.ts';
 import { namedLogger, pluginHooks, type Logger, type PluginContext, type Runs } from './context.ts';
 import { createHooks, type Hooks } from './hooks.ts';
-import { InMemorySessionStore } from './memory-store.ts';
 import { orderPlugins, readPackageJson, type Plugin } from './plugin.ts';
-import { Registry, matchesToolPattern } from './registry.ts';
+import { Registry } from './registry.ts';
 import { Secrets } from './secrets.ts';
 import { AgentService } from './service.ts';
 import { checkToolSchemas } from './tool-schema.ts';
@@ -18,23 +19,6 @@ import type { AgentDefinition, Answer, Door, Question, RunContext, StopReport, S
 /** The kernel's version, from its package.json; plugins declare the range they support (`kernel: '^1'`). */
 export function kernelVersion(): string {
   return readPackageJson(import.meta.url).version;
-}
-
-/** With no sandbox plugin, every action is denied, and each denial is audited as the sandbox plugin audits its own. */
-function denyAll(audit: () => AuditLog | undefined): Sandbox {
-  const deny = async (action: SandboxAction, ctx: SandboxContext | undefined, reason: string) => {
-    if (!ctx?.probe) {
-      await audit()?.sandboxEvent({
-        decision: 'deny', kind: action.kind, target: describeAction(action),
-        reason, origin: ctx?.origin, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId, toolCallId: ctx?.toolCallId,
-      }).catch(() => {});
-    }
-    return { allow: false as const, reason };
-  };
-  return {
-    async enforce(action, ctx) { return deny(action, ctx, `no sandbox plugin is enabled, so every ${action.kind} action is denied`); },
-    async launch(request, ctx) { return deny({ kind: 'exec', ...request }, ctx, 'no sandbox plugin is enabled, so no program may be started'); },
-  };
 }
 
 /** Services the kernel provides itself when no plugin does: a `requires` of them is always met. */
@@ -257,7 +241,7 @@ export class Kernel {
       this.registry.services.set(name, { value: store, plugin: 'kernel' });
       return store;
     }
-    if (name === 'sandbox') return denyAll(() => (this.registry.services.get('audit')?.value as AuditLog | undefined)) as Services[K];
+    if (name === 'sandbox') return denyAllSandbox(() => (this.registry.services.get('audit')?.value as AuditLog | undefined)) as Services[K];
     throw new OryxError('ORYX_E_SERVICE_MISSING', `No plugin provides the "${String(name)}" service`, {
       hint: `Enable the plugin that provides "${String(name)}" in oryx.config.ts.`,
     });

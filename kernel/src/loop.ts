@@ -1,11 +1,11 @@
 import type { SuspendedCall } from '@oryxos/contracts';
-import { errorMessage, toOryxError, type AssistantMessage, type ChatResponse, type Message, type OryxError, type Provider, type ToolCall, type Usage } from '@oryxos/provider-spec';
-import type { StopWatch } from '@oryxos/stop-rules';
-import { BudgetExceeded, type RunBudget } from './budget.ts';
+import { addUsage, errorMessage, toOryxError, type AssistantMessage, type ChatResponse, type Message, type OryxError, type Provider, type ToolCall, type Usage } from '@oryxos/provider-spec';
+import { BudgetExceeded, type RunBudget, type StopWatch } from '@oryxos/stop-rules';
 import { ToolExecutor, type CallOutcome } from './executor.ts';
 import type { Kernel } from './kernel.ts';
 import { callModel } from './model-call.ts';
-import { buildPrompt, TokenEstimator } from './prompt.ts';
+import { TokenEstimator } from '@oryxos/history';
+import { buildPrompt } from './prompt.ts';
 import { runBatch } from './tool-batch.ts';
 import type { RunContext, RunEvent, RunResult, Stop, Tool, ToolResult } from './types.ts';
 
@@ -251,15 +251,4 @@ function finalNote(stop: Stop): string {
     ? `The run was stopped because it was going round in circles (${stop.notice.replace(/^stopped in a loop: /, '')}).`
     : `You have used your budget for this run (${stop.notice.replace(/^stopped at /, '')}).`;
   return `${why} No tools are available any more. Answer now with what you have, and say plainly what is unfinished.`;
-}
-
-/** Usage summed; a cache figure stays undefined until some call reports it. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
-  const out: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
-  for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
-    const v = sum(a[key], b[key]);
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OryxError, toOryxError, type ChatRequest, type ChatResponse, type Provider } from '@oryxos/provider-spec';
-import { BudgetExceeded, type RunBudget } from './budget.ts';
+import { BudgetExceeded, type RunBudget } from '@oryxos/stop-rules';
 import type { LLMCallInfo } from './hooks.ts';
 import type { Kernel } from './kernel.ts';
 import type { PromptReport, RunContext, RunEvent } from './types.ts';

@@ -1,17 +1,7 @@
 import type { Message, ToolSpec } from '@oryxos/provider-spec';
 import type { Hooks } from './hooks.ts';
-import { fitHistory, repairHistory } from './history.ts';
+import { fitHistory, repairHistory, type TokenEstimator } from '@oryxos/history';
 import type { AgentDefinition, Prompt, PromptSection, RunContext } from './types.ts';
-
-/** Estimates tokens from characters, calibrated by what the provider last reported. */
-export class TokenEstimator {
-  charsPerToken = 4;
-  estimate(chars: number): number { return Math.ceil(chars / this.charsPerToken); }
-  /** Learns the ratio from a prompt's size and the provider's reported input tokens. */
-  calibrate(chars: number, inputTokens: number): void {
-    if (inputTokens > 0 && chars > 0) this.charsPerToken = Math.min(8, Math.max(1, chars / inputTokens));
-  }
-}
 
 /**
  * The system sections, most stable first: the agent's instructions, the project files, the

@@ -1,6 +1,5 @@
 import type { Services } from '@oryxos/contracts';
 import { OryxError, type Provider } from '@oryxos/provider-spec';
-import { globRegExp } from './agents.ts';
 import type { Door, StopRule, Tool, ToolProvider } from './types.ts';
 
 /**
@@ -85,9 +84,4 @@ export class Registry {
     }
     this.services.set(name, { value, plugin });
   }
-}
-
-/** Matches a tool name against an allow-list entry with `*` globs. */
-export function matchesToolPattern(name: string, pattern: string): boolean {
-  return pattern.includes('*') ? globRegExp(pattern).test(name) : name === pattern;
 }

@@ -1,17 +1,21 @@
 import type { RunContinuation, SessionInfo, SessionStore, StoredMessage } from '@oryxos/contracts';
 import { OryxError, errorMessage, isOryxError, toOryxError, type Message, type Provider, type ToolCall } from '@oryxos/provider-spec';
-import { follow, RunBudget } from './budget.ts';
+import { follow, RunBudget } from '@oryxos/stop-rules';
 import { ToolExecutor } from './executor.ts';
-import { groupTurns, openCalls, windowStart } from './history.ts';
+import { groupTurns, openCalls, windowStart } from '@oryxos/history';
 import type { Kernel } from './kernel.ts';
 import { runLoop, type LoopResult } from './loop.ts';
-import type { AgentDefinition, RunContext, RunEvent, RunInput, RunOrigin, RunResult, Tool, ToolResult } from './types.ts';
+import { definedOptions } from '@oryxos/schema-kit';
+import type { AgentDefinition, RunContext, RunEvent, RunInput, RunResult, Tool, ToolResult } from './types.ts';
 
 /** How a run continues a suspended one: its stored record's continuation. */
 interface Continuing { runId: string; continuation: RunContinuation }
 
 /** A run going on in this process: what a sub-agent's run draws on. */
 interface Active { run: RunState; budget: RunBudget }
+
+/** A run of this process: its iteration counts up. */
+type RunState = RunContext & { iteration: number };
 
 /**
  * The single entry every door shares (the CLI, the REST server, the scheduler, channels): load
@@ -97,7 +101,7 @@ export class AgentService {
     if (input.parent && !parent) throw new OryxError('ORYX_E_RUN_FAILED', `The run ${input.parent.runId} that would start a sub-agent is not going on in this process`);
     const session = await this.openSession(agent, input, parent);
     const budget = new RunBudget(agent.settings, parent?.budget);
-    const run = new RunState({
+    const { run, dispose } = runState({
       runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
       user: input.user ?? parent?.run.user, door: input.door ?? parent?.run.door, parentRunId: parent?.run.runId,
       callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined, continued: continuing?.continuation, origin: input.origin,
@@ -135,7 +139,7 @@ export class AgentService {
       throw error;
     } finally {
       budget.dispose();
-      run.dispose();
+      dispose();
       this.active.delete(run.runId);
     }
   }
@@ -307,43 +311,12 @@ export class AgentService {
   }
 }
 
-/** The kernel's {@link RunContext}: its signal fires when the caller's does or the budget's time is up. */
-class RunState implements RunContext {
-  readonly runId: string;
-  readonly agent: AgentDefinition;
-  readonly sessionId: string;
-  readonly provider: string;
-  readonly model: string;
-  readonly startedAt: string;
-  readonly user?: string;
-  readonly door?: string;
-  readonly parentRunId?: string;
-  readonly callers?: readonly AgentDefinition[];
-  readonly continued?: RunContinuation;
-  readonly origin?: RunOrigin;
-  iteration = 0;
-  private readonly controller = new AbortController();
-  private readonly unfollow: (() => void)[];
-
-  constructor(fields: Omit<RunContext, 'iteration' | 'signal'>, signals: (AbortSignal | undefined)[]) {
-    this.runId = fields.runId;
-    this.agent = fields.agent;
-    this.sessionId = fields.sessionId;
-    this.provider = fields.provider;
-    this.model = fields.model;
-    this.startedAt = fields.startedAt;
-    if (fields.user) this.user = fields.user;
-    if (fields.door) this.door = fields.door;
-    if (fields.parentRunId) this.parentRunId = fields.parentRunId;
-    if (fields.callers) this.callers = fields.callers;
-    if (fields.continued) this.continued = fields.continued;
-    if (fields.origin) this.origin = fields.origin;
-    this.unfollow = signals.map((s) => follow(s, this.controller));
-  }
-
-  get signal(): AbortSignal { return this.controller.signal; }
-
-  dispose(): void { for (const f of this.unfollow) f(); }
+/** A run as taps see it: its fields (none undefined) and a signal that fires when the caller's does or the budget's time is up. */
+function runState(fields: Omit<RunContext, 'iteration' | 'signal'>, signals: (AbortSignal | undefined)[]): { run: RunState; dispose(): void } {
+  const controller = new AbortController();
+  const unfollow = signals.map((s) => follow(s, controller));
+  const run = { ...definedOptions(fields) as typeof fields, iteration: 0, signal: controller.signal };
+  return { run, dispose: () => { for (const f of unfollow) f(); } };
 }
 
 function notContinuable(runId: string, why: string): OryxError {

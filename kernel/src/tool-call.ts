@@ -1,8 +1,8 @@
 import type { ExecLaunch, ExecRequest, SandboxAction, SandboxContext, Services } from '@oryxos/contracts';
 import { OryxError, type ToolCall } from '@oryxos/provider-spec';
-import { BudgetExceeded, follow } from './budget.ts';
+import { BudgetExceeded, follow } from '@oryxos/stop-rules';
 import type { Kernel } from './kernel.ts';
-import { enforceAction, prepareExec } from './sandbox-gate.ts';
+import { enforceAction, prepareExec } from '@oryxos/sandbox-gate';
 import type { Answer, Question, RunContext, Tool, ToolContext, ToolResult } from './types.ts';
 
 /**

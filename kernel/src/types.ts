@@ -7,7 +7,9 @@ import type {
   ExecLaunch, ExecRequest, RunContinuation, SandboxAction, Services, StopReason, SuspendedCall, ApprovalAsk,
 } from '@oryxos/contracts';
 import type { AssistantMessage, JsonSchema, MediaPart, Message, ToolCall, ToolSpec, Usage } from '@oryxos/provider-spec';
-import type { Stop as KitStop, StopRule as KitStopRule } from '@oryxos/stop-rules';
+import type { BudgetLimit, BudgetUsed, Stop as KitStop, StopRule as KitStopRule } from '@oryxos/stop-rules';
+
+export type { BudgetLimit, BudgetUsed } from '@oryxos/stop-rules';
 
 // ---------------------------------------------------------------------------------------
 // Tools
@@ -281,20 +283,6 @@ export type StopRule = KitStopRule<RunContext>;
 
 // ---------------------------------------------------------------------------------------
 // Runs
-
-/** The limits of one run's budget, as named in AGENT.md `settings:`. */
-export type BudgetLimit = 'max_iterations' | 'max_tool_calls' | 'max_tokens' | 'max_duration_ms' | 'max_llm_retries';
-
-/** What a run used of its budget. */
-export interface BudgetUsed {
-  /** Input plus output tokens, from provider usage. */
-  tokens: number;
-  toolCalls: number;
-  /** Model call retries. */
-  retries: number;
-  /** Wall clock since the run started. */
-  ms: number;
-}
 
 /** Events a run emits as it goes, for front ends (CLI, SSE, channels). */
 export type RunEvent =

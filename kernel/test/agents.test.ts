@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_SETTINGS } from '@oryxos/kernel';
 import { AgentLoader } from '../src/agents.ts';
 import type { OryxError } from '@oryxos/provider-spec';
-import { parseFrontmatter } from '../src/frontmatter.ts';
+import { parseFrontmatter } from '@oryxos/agent-files';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 
 let ws: string;

@@ -2,34 +2,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message, ToolSpec } from '@oryxos/provider-spec';
 import type { Plugin, Prompt, PromptReport, Tool, TrimInfo } from '@oryxos/kernel';
-import { cutText, groupTurns, repairHistory } from '../src/history.ts';
 import { scripted, testKernel } from '@oryxos/kernel/testing';
 
 const u = (content: string): Message => ({ role: 'user', content });
 const a = (content: string, ids: string[] = []): Message => ({ role: 'assistant', content, ...(ids.length ? { toolCalls: ids.map((id) => ({ id, name: 't', args: {} })) } : {}) });
 const r = (id: string): Message => ({ role: 'tool', toolCallId: id, name: 't', content: `result ${id}` });
-
-test('groupTurns splits at user messages and keeps tool pairs inside their turn', () => {
-  const turns = groupTurns([u('1'), a('', ['x']), r('x'), a('done'), u('2'), a('ok')]);
-  assert.is(turns.length, 2);
-  assert.equal(turns[0]!.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
-});
-
-test('repairHistory closes dangling tool calls and drops orphan results', () => {
-  const fixed = repairHistory([u('1'), a('', ['x', 'y']), r('x'), u('2'), r('zzz'), a('fine')]);
-  assert.equal(fixed.map((m) => m.role === 'tool' ? `tool:${m.toolCallId}:${m.isError ?? false}` : m.role),
-    ['user', 'assistant', 'tool:x:false', 'tool:y:true', 'user', 'assistant']);
-});
-
-test('cutText keeps head and tail and says how much was cut', () => {
-  const text = 'a'.repeat(5_000) + 'END';
-  const cut = cutText(text, 1_000);
-  assert.ok(cut.length <= 1_000);
-  assert.ok(cut.startsWith('aaa'));
-  assert.ok(cut.endsWith('END'));
-  assert.match(cut, 'cut 4,003 of 5,003 characters');
-  assert.is(cutText('short', 1_000), 'short');
-});
 
 const trims = (kernel: { hooks: { trimContext: { tapPromise: Function } } }) => {
   const seen: TrimInfo[] = [];

@@ -3,7 +3,8 @@
 // audits what it denies: plugins/sandbox/test/denial-audit.test.ts.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { enforceAction, prepareExec, type Plugin } from '@oryxos/kernel';
+import { type Plugin } from '@oryxos/kernel';
+import { enforceAction, prepareExec } from '@oryxos/sandbox-gate';
 import { isOryxError } from '@oryxos/provider-spec';
 import type { ExecLaunch, SandboxContext } from '@oryxos/contracts';
 import { testKernel } from '@oryxos/kernel/testing';

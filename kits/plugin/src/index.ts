@@ -19,3 +19,5 @@ export { claimOwnerId, claimLiveness } from './claims.ts';
 // check, did-you-mean, terminal escaping, action descriptions, and the error type.
 export { shape, validateOptions, didYouMean, closest, escapeControls, describeAction, type Infer } from '@oryxos/schema-kit';
 export { OryxError, isOryxError, errorMessage } from '@oryxos/provider-spec';
+// The sandbox gate: an action a plugin takes outside a tool call, a process it starts.
+export { enforceAction, prepareExec, type GateHost } from '@oryxos/sandbox-gate';

@@ -22,6 +22,23 @@ export interface Usage {
   reasoningTokens?: number;
 }
 
+/**
+ * Two usages summed; a cache or reasoning figure stays undefined until one of them reports it.
+ *
+ * @example
+ * addUsage({ inputTokens: 10, outputTokens: 2 }, { inputTokens: 5, outputTokens: 1, cacheReadTokens: 4 });
+ * // { inputTokens: 15, outputTokens: 3, cacheReadTokens: 4 }
+ */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const out: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
+    const v = sum(a[key], b[key]);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
 /** What a model call asks for. */
 export interface ChatRequest {
   model: string;

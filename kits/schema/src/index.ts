@@ -14,7 +14,7 @@
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 
 export { shape, isShape, issueText, Shape, OptionalShape, type ShapeIssue, type Infer, type NumberBounds, type ObjectOf, type Props } from './shape.ts';
-export { closest, didYouMean, lineOfKey } from './suggest.ts';
+export { closest, didYouMean, lineOfKey, matchesToolPattern } from './suggest.ts';
 export { definedOptions, validateOptions, unknownKeyNote, type OptionsSpec } from './options.ts';
 export { canonicalJson, argsHash } from './canonical.ts';
 export { escapeControls } from './escape.ts';

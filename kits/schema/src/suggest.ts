@@ -58,3 +58,15 @@ export function lineOfKey(text: string, key: string): number | undefined {
   const i = lines.findIndex((l) => re.test(l));
   return i === -1 ? undefined : i + 1;
 }
+
+/**
+ * A name against an allow-list entry (`tools:`, `skills:` of AGENT.md): `*` is a wildcard,
+ * everything else literal.
+ *
+ * @example
+ * matchesToolPattern('fs__read_file', 'fs__*'); // true
+ */
+export function matchesToolPattern(name: string, pattern: string): boolean {
+  if (!pattern.includes('*')) return name === pattern;
+  return new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name);
+}

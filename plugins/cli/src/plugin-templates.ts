@@ -187,8 +187,8 @@ function channel(n: Names): Record<string, string> {
     'src/errors.ts': errorsTs(n, codes),
     'src/index.ts': `import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { STAGE, enforceAction, pluginPackage, type Plugin } from '@oryxos/kernel';
-import { OryxError, errorMessage, shape as s, validateOptions } from '@oryxos/plugin-kit';
+import { STAGE, pluginPackage, type Plugin } from '@oryxos/kernel';
+import { OryxError, enforceAction, errorMessage, shape as s, validateOptions } from '@oryxos/plugin-kit';
 import { ERROR_CODES } from './errors.ts';
 
 export { ERROR_CODES } from './errors.ts';

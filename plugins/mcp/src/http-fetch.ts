@@ -1,4 +1,5 @@
-import { enforceAction, type PluginContext } from '@oryxos/kernel';
+import { type PluginContext } from '@oryxos/kernel';
+import { enforceAction } from '@oryxos/plugin-kit';
 import { errorMessage } from '@oryxos/provider-spec';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardedTransport } from './guarded-transport.ts';

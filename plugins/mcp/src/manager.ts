@@ -1,5 +1,5 @@
 import { OryxError } from '@oryxos/provider-spec';
-import { matchesToolPattern } from '@oryxos/kernel';
+import { matchesToolPattern } from '@oryxos/schema-kit';
 import type { AgentDefinition, Tool, ToolContext, ToolSourceStatus } from '@oryxos/kernel';
 import type { Authorizer } from './auth/oauth.ts';
 import type { ClientHooks, ElicitHandler, McpElicitResult, ProgressHandler } from './client-hooks.ts';

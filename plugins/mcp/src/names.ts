@@ -1,4 +1,4 @@
-import { matchesToolPattern } from '@oryxos/kernel';
+import { matchesToolPattern } from '@oryxos/schema-kit';
 
 /** Model APIs accept `[a-zA-Z0-9_-]{1,64}` as tool names. */
 const MAX_NAME = 64;

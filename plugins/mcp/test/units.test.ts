@@ -1,7 +1,7 @@
 // Small pure parts: tool names, allow-list matching, result conversion, env expansion.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { matchesToolPattern } from '@oryxos/kernel';
+import { matchesToolPattern } from '@oryxos/schema-kit';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { exposedName, expandString, meaningfulLines, parseEnvFile, serverMayMatch, toToolResult } from '../src/index.ts';
 import { LinearReadBuffer } from '../src/read-buffer.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '@oryxos/provider-spec';
-import { matchesToolPattern } from '@oryxos/kernel';
+import { matchesToolPattern } from '@oryxos/schema-kit';
 import type { PluginContext, Prompt, RunContext } from '@oryxos/kernel';
 import { Lru } from './cache.ts';
 import type { FileMemoryStore, MemorySource } from './file-store.ts';

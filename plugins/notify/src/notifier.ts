@@ -1,8 +1,8 @@
 import type { NotifyMessage, NotifyService } from '@oryxos/contracts';
-import { enforceAction, type PluginContext } from '@oryxos/kernel';
+import { type PluginContext } from '@oryxos/kernel';
 import { isOryxError } from '@oryxos/provider-spec';
 import type { SandboxAction } from '@oryxos/contracts';
-import { readEnv } from '@oryxos/plugin-kit';
+import { enforceAction, readEnv } from '@oryxos/plugin-kit';
 import { channelInfo, isAddress, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
 import type { RetryOptions } from './options.ts';

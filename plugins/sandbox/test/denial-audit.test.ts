@@ -3,7 +3,8 @@
 // inside a tool call is the approvals plugin's to record, and a probe is not a decision.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { enforceAction, type Plugin, type Tool } from '@oryxos/kernel';
+import { type Plugin, type Tool } from '@oryxos/kernel';
+import { enforceAction } from '@oryxos/plugin-kit';
 import type { SandboxEvent } from '@oryxos/contracts';
 import { scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import sandbox from '../src/index.ts';

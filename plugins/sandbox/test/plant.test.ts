@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { prepareExec } from '@oryxos/kernel';
+import { prepareExec } from '@oryxos/plugin-kit';
 import { scripted, testKernel, type TestKernel } from '@oryxos/kernel/testing';
 import { loadConfig } from '@oryxos/command-kit';
 import audit from '@oryxos/plugin-audit';

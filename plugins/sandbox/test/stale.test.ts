@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { prepareExec } from '@oryxos/kernel';
+import { prepareExec } from '@oryxos/plugin-kit';
 import { testKernel } from '@oryxos/kernel/testing';
 import sandbox from '../src/index.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The default history strategy, as pure functions: which turns of a session a prompt holds,
+ * @oryxos/history: the kernel's default history strategy, as pure functions: which turns of a session a prompt holds,
  * what a tool result may take of the budget, and how a history is made safe to send. Trims
  * come in blocks, so that turn after turn the prompt starts with the same bytes and a provider
  * can serve it from its prompt cache.
@@ -147,4 +147,14 @@ export function fitHistory(history: readonly Message[], budgetChars: number, fix
     messages = [...messages.slice(0, i), shorter, ...messages.slice(i + 1)];
   }
   return { history: messages, dropped, cut, chars };
+}
+
+/** Estimates tokens from characters, calibrated by what the provider last reported. */
+export class TokenEstimator {
+  charsPerToken = 4;
+  estimate(chars: number): number { return Math.ceil(chars / this.charsPerToken); }
+  /** Learns the ratio from a prompt's size and the provider's reported input tokens. */
+  calibrate(chars: number, inputTokens: number): void {
+    if (inputTokens > 0 && chars > 0) this.charsPerToken = Math.min(8, Math.max(1, chars / inputTokens));
+  }
 }

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Message } from '@oryxos/provider-spec';
-import { InMemorySessionStore } from '../src/memory-store.ts';
+import { InMemorySessionStore } from '../src/index.ts';
 
 test('appended messages are stored as copies: a later change by the caller does not reach them', async () => {
   const store = new InMemorySessionStore();

@@ -1,3 +1,8 @@
+/**
+ * @oryxos/sessions-in-memory: a {@link SessionStore} in memory, the kernel's default when no
+ * store plugin is enabled (tests, a program embedding OryxOS). Everything is gone when the
+ * process ends; the sqlite and postgres plugins provide durable stores with the same interface.
+ */
 import type { CallStart, ExternalRef, Page, SessionInfo, SessionStore, StoredMessage } from '@oryxos/contracts';
 import type { Message } from '@oryxos/provider-spec';
 

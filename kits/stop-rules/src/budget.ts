@@ -1,5 +1,21 @@
-import type { AgentSettings, BudgetLimit, BudgetUsed, Stop } from './types.ts';
+/**
+ * The budget every run has built in: model calls, tool calls, tokens, wall clock and retries.
+ * The kernel checks it beside the stop rules; a sub-agent draws on its caller's.
+ */
 import type { Usage } from '@oryxos/provider-spec';
+import type { Stop } from './rule.ts';
+
+/** A budget limit, by its setting's name. */
+export type BudgetLimit = 'max_iterations' | 'max_tool_calls' | 'max_tokens' | 'max_duration_ms' | 'max_llm_retries';
+
+/** What a run used of its budget. */
+export interface BudgetUsed {
+  tokens: number;
+  toolCalls: number;
+  retries: number;
+  /** Wall-clock milliseconds from the start of the run. */
+  ms: number;
+}
 
 const WHAT: Record<BudgetLimit, string> = {
   max_iterations: 'model calls',
@@ -54,7 +70,7 @@ export class RunBudget {
   private toolCalls = 0;
   private retries = 0;
 
-  constructor(readonly settings: Pick<AgentSettings, BudgetLimit>, private readonly parent?: RunBudget) {
+  constructor(readonly settings: Readonly<Record<BudgetLimit, number>>, private readonly parent?: RunBudget) {
     const ms = settings.max_duration_ms;
     // Node's timers cap at 2^31-1 ms (about 24.8 days).
     this.timer = setTimeout(() => {

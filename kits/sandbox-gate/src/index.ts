@@ -1,10 +1,12 @@
 /**
- * The one way plugins pass the sandbox: `enforceAction` for an action, `prepareExec` for a
- * process. Both ask the `sandbox` service with the caller's context and turn a refusal into an
- * error a tool result can carry; the sandbox itself audits what it denies.
+ * @oryxos/sandbox-gate: the one way anything passes the sandbox — `enforceAction` for an action,
+ * `prepareExec` for a process. Both ask the `sandbox` service with the caller's context and turn
+ * a refusal into an error a tool result can carry; the sandbox itself audits what it denies.
+ * And {@link denyAllSandbox}, the kernel's sandbox when no sandbox plugin is enabled.
  */
-import type { ExecLaunch, ExecRequest, SandboxAction, SandboxContext, Services } from '@oryxos/contracts';
+import type { AuditLog, ExecLaunch, ExecRequest, Sandbox, SandboxAction, SandboxContext, Services } from '@oryxos/contracts';
 import { OryxError } from '@oryxos/provider-spec';
+import { describeAction } from '@oryxos/schema-kit';
 
 /** What the gate needs from whoever asks: a plugin's context, or the kernel itself. */
 export interface GateHost { service<K extends keyof Services>(name: K): Services[K] }
@@ -51,4 +53,28 @@ export async function prepareExec(host: GateHost, request: ExecRequest, ctx: San
   const decision = await host.service('sandbox').launch(request, { ...ctx, agent: ctx.agent ?? ctx.run?.agent });
   if (decision.allow) return decision.launch;
   throw denied({ kind: 'exec', ...request }, decision.reason, decision.ask);
+}
+
+/**
+ * The sandbox when no sandbox plugin is enabled: every action and launch is denied, saying so,
+ * and each denial is audited as the sandbox plugin audits its own.
+ *
+ * @example
+ * const sandbox = denyAllSandbox(() => auditLogIfAny);
+ * await sandbox.enforce({ kind: 'read', path: '/etc/passwd' }); // { allow: false, reason: 'no sandbox plugin is enabled, …' }
+ */
+export function denyAllSandbox(audit: () => AuditLog | undefined): Sandbox {
+  const deny = async (action: SandboxAction, ctx: SandboxContext | undefined, reason: string) => {
+    if (!ctx?.probe) {
+      await audit()?.sandboxEvent({
+        decision: 'deny', kind: action.kind, target: describeAction(action),
+        reason, origin: ctx?.origin, agent: ctx?.agent?.name, sessionId: ctx?.run?.sessionId, runId: ctx?.run?.runId, toolCallId: ctx?.toolCallId,
+      }).catch(() => {});
+    }
+    return { allow: false as const, reason };
+  };
+  return {
+    async enforce(action, ctx) { return deny(action, ctx, `no sandbox plugin is enabled, so every ${action.kind} action is denied`); },
+    async launch(request, ctx) { return deny({ kind: 'exec', ...request }, ctx, 'no sandbox plugin is enabled, so no program may be started'); },
+  };
 }
