@@ -17,7 +17,7 @@ proj() {
   if [ ! -d "$d" ]; then
     mkdir -p "$d"; cp "$HERE/oryx.config.ts" "$HERE/README.md" "$d"/; cp -r "$HERE/.oryxos" "$d"/
     rm -f "$d"/.oryxos/oryx.db*; rm -rf "$d"/.oryxos/cache
-    (cd "$d" && node "$1/bin/run.js" run "$(grep -o 'npx oryx run "[^"]*"' README.md | head -1 | sed 's/npx oryx run "//; s/"$//')" >/dev/null)
+    (cd "$d" && node "$1/bin/run.js" run "$(grep -oE '(npx oryx|bin/run.js) run "[^"]*"' README.md | head -1 | sed -E 's/^(npx oryx|bin\/run.js) run "//; s/"$//')" >/dev/null)
   fi
   echo "$d"
 }

@@ -70,8 +70,8 @@ function startup(): void {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-bench-cli-'));
   for (const f of ['oryx.config.ts', 'README.md']) cpSync(path.join(root, f), path.join(dir, f));
   cpSync(path.join(root, '.oryxos'), path.join(dir, '.oryxos'), { recursive: true, filter: (src) => !/oryx\.db/.test(path.basename(src)) });
-  const question = /npx oryx run "([^"]+)"/.exec(readFileSync(path.join(root, 'README.md'), 'utf8'))?.[1];
-  if (!question) throw new Error('README.md has no quickstart `npx oryx run "…"` line');
+  const question = /(?:npx oryx|bin\/run\.js) run "([^"]+)"/.exec(readFileSync(path.join(root, 'README.md'), 'utf8'))?.[1];
+  if (!question) throw new Error('README.md has no quickstart `bin/run.js run "…"` line');
   const bin = path.join(root, 'bin', 'run.js');
   // CPU time (user + system, from /usr/bin/time when the machine has it) next to wall time:
   // on a loaded machine the wall clock mostly measures the other work, CPU time much less so.

@@ -2,8 +2,7 @@
  * Loading an ES module by URL the quick way where Node allows it: `require` of an ES module
  * (Node ≥ 20.19) loads the file and everything it imports in one synchronous pass, where
  * `import()` takes one asynchronous loader step per file. Used for the packages `oryx.config.ts`
- * imports (config-cache.ts) and, through `bin/run.js`, for everything oclif loads (commands,
- * hooks). Its own entry (`@oryxos/plugin-cli/module-loader`), so `bin/run.js` loads only this.
+ * imports (config-cache.ts).
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';

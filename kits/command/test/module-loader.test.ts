@@ -1,16 +1,14 @@
-// How modules load by URL (`@oryxos/plugin-cli/module-loader`): with `require` where Node can,
+// How modules load by URL (`@oryxos/command-kit/module-loader`): with `require` where Node can,
 // `import()` for what `require` cannot load or would load past module hooks. The config's
-// packages go through it (config-modules.test.ts) and so does everything oclif loads (bin/run.js):
-// checked in a plain Node (this test runs under tsx, whose hooks would change the answer) and
-// through the built CLI, by what is in require's cache when it exits (Node puts an ES module
-// loaded with `require` there, not the modules it imports).
+// packages go through it (config-modules.test.ts): checked in a plain Node (this test runs under
+// tsx, whose hooks would change the answer).
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runOryx, tempProject } from '@oryxos/kernel/testing';
+import { tempProject } from '@oryxos/kernel/testing';
 
 let dir: string;
 test.before.each(async () => { dir = await tempProject('module-loader-'); });
@@ -35,7 +33,7 @@ async function inNode(body: string, env: Record<string, string> = {}): Promise<u
   await writeFile(script, `import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadModule, moduleHooks } from ${JSON.stringify(pathToFileURL(path.resolve('plugins/cli/dist/module-loader.js')).href)};
+import { loadModule, moduleHooks } from ${JSON.stringify(pathToFileURL(path.resolve('kits/command/dist/module-loader.js')).href)};
 const url = (name) => pathToFileURL(path.join(${JSON.stringify(dir)}, name)).href;
 const required = (name) => createRequire(import.meta.url).cache[path.join(${JSON.stringify(dir)}, name)] !== undefined;
 ${body}
@@ -79,28 +77,6 @@ test('a missing file fails as Node says, not as a fallback', async () => {
 try { await loadModule(url('nowhere.js')); console.log('"loaded"'); } catch (error) { console.log(JSON.stringify(error.code)); }
 `);
   assert.is(out, 'MODULE_NOT_FOUND');
-});
-
-// A preload that writes require's cache at exit: what the command loaded with `require`.
-async function oryxCache(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; cached: string[] }> {
-  const out = path.join(dir, 'cache.txt');
-  const preload = path.join(dir, 'preload.cjs');
-  await writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, Object.keys(require.cache).join('\\n')));\n`);
-  const options = [`--require ${preload}`, env.NODE_OPTIONS].filter(Boolean).join(' ');
-  const r = await runOryx(args, { cwd: dir, env: { ORYX_DATA_DIR: path.join(dir, 'data'), ...env, NODE_OPTIONS: options } });
-  return { code: r.code, stderr: r.stderr, cached: (await readFile(out, 'utf8')).split('\n') };
-}
-
-test('the CLI loads a command with require; with --import hooks with import()', async () => {
-  const command = path.resolve('plugins/cli/dist/commands/sessions/index.js');
-  const plain = await oryxCache(['sessions']);
-  assert.is(plain.code, 0, plain.stderr);
-  assert.ok(plain.cached.includes(command), 'the sessions command is in require\'s cache');
-  const hook = path.join(dir, 'hook.mjs');
-  await writeFile(hook, "import { register } from 'node:module';\nregister('data:text/javascript,export async function resolve(s, c, next) { return next(s, c); }');\n");
-  const hooked = await oryxCache(['sessions'], { NODE_OPTIONS: `--import ${hook}` });
-  assert.is(hooked.code, 0, hooked.stderr);
-  assert.not.ok(hooked.cached.includes(command), 'imported, past no hook');
 });
 
 test.run();
