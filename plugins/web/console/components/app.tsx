@@ -72,6 +72,7 @@ export function App() {
   // Approvals any door left pending, polled: the list's badges, and a chat's cue to show a new one.
   const pending = usePendingApprovals(api, auth.state === 'ok', listVersion);
   const counts = useMemo(() => pendingBySession(pending), [pending]);
+  const allPendingKey = pending.map((a) => a.id).join(',');
   const pendingKey = pending.filter((a) => a.sessionId === route.session).map((a) => a.id).join(',');
 
   if (auth.state === 'checking') return <p class="splash" role="status">Connecting…</p>;
@@ -115,7 +116,7 @@ export function App() {
         </nav>
       </header>
       <SessionList
-        api={api} agent={agent} current={route.session} version={listVersion} pending={counts}
+        api={api} agent={agent} current={route.session} version={listVersion} pending={counts} pendingKey={allPendingKey}
         onPick={pickSession} onNew={() => go({ view: 'chat' })}
       />
       <main class="main" id="main">

@@ -15,6 +15,8 @@ export function SessionList(props: {
   api: Api; agent: string; current?: string; version: number;
   /** Approvals waiting in each session (any door's): a badge on its entry. */
   pending?: ReadonlyMap<string, number>;
+  /** Changes when the pending approvals do: a session another door made may have one, so the list is read again. */
+  pendingKey?: string;
   onPick(session: SessionInfo): void; onNew(): void;
 }) {
   const { api, agent, current, version } = props;
@@ -52,7 +54,7 @@ export function SessionList(props: {
     }
   };
 
-  useEffect(() => { void load(); }, [agent, query, version]);
+  useEffect(() => { void load(); }, [agent, query, version, props.pendingKey]);
 
   return (
     <aside class="sidebar" id="sessions" aria-label="Sessions">
