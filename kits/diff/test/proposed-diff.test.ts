@@ -23,6 +23,13 @@ test('write_file and edit_file give a unified diff against the file on disk; oth
     assert.is(await proposedDiff({ tool: 'write_file', args: { path: 'notes.txt', content: 3 } }, dir), undefined);
     const long = await proposedDiff({ tool: 'write_file', args: { path: 'long.txt', content: 'x\n'.repeat(50) } }, dir, { maxLines: 10 });
     assert.equal(long!.split('\n').slice(-2), ['+x', '… 43 more lines']);
+    assert.is(await proposedDiff({ tool: 'write_file', args: { path: 'notes.txt', content: 'short\n' } }, dir, { maxBytes: 10 }), undefined, 'the file on disk is too big');
+    assert.is(await proposedDiff({ tool: 'write_file', args: { path: 'new.txt', content: 'x'.repeat(11) } }, dir, { maxBytes: 10 }), undefined, 'the new content is too big');
+    assert.ok(await proposedDiff({ tool: 'write_file', args: { path: 'new.txt', content: 'x'.repeat(10) } }, dir, { maxBytes: 10 }));
+    // Two long texts with nothing in common take long to diff: past the time allowed there is none.
+    await writeFile(path.join(dir, 'big.txt'), Array.from({ length: 20_000 }, (_, i) => `old ${i}`).join('\n'));
+    const different = Array.from({ length: 20_000 }, (_, i) => `new ${i}`).join('\n');
+    assert.is(await proposedDiff({ tool: 'write_file', args: { path: 'big.txt', content: different } }, dir, { timeoutMs: 5 }), undefined);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
