@@ -3,11 +3,12 @@
 // (test/fixtures/console-harness.ts). Build first (`npm test` does). Each test saves a screenshot
 // under the project's temp folder when it fails, and the folder is then kept (its path is printed).
 // ORYX_UPDATE_SCREENSHOT=1 also writes the chat with tool calls to docs/console.png (the README's).
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
+import { runOryx } from '@oryxos/kernel/testing';
 import { screenshot, startConsole, streamGates, watchConsole, type ConsoleHarness } from './fixtures/console-harness.ts';
 
 // What the functions given to page.evaluate and waitForFunction use: they run in the page. The
@@ -201,10 +202,22 @@ browserTest('Stop ends a slow run; the session keeps a consistent history and ta
   const card = page.locator('details.tool[data-tool="wait_a_while"]');
   await card.waitFor();
   assert.is(await card.getAttribute('data-status'), 'running');
+  // The status line: the tool running, the time going on, the tokens of the model call that called it.
+  const status = page.locator('.status .run-status');
+  await page.locator('.status .run-status[data-phase="tool"][data-tool="wait_a_while"]').waitFor();
+  await page.waitForFunction(() => /· [1-9]\d* s ·/.test(document.querySelector('.status .run-status')?.textContent ?? ''));
+  assert.match(await status.textContent() ?? '', /^Calling tool wait_a_while · \d+ s · 120 in · 18 out tokens$/);
   await page.getByRole('button', { name: 'Stop' }).click();
   await answered();
+  assert.is(await page.locator('.status .run-status').count(), 0, 'the status line is gone once the run is over');
+  assert.is((await page.locator('.status').textContent())?.trim(), '');
   const notice = page.locator('.notice');
-  assert.match(await notice.textContent() ?? '', /Stopped.*ORYX_E_WEB_STOPPED/);
+  assert.is(await notice.count(), 1, 'one notice');
+  const said = (await notice.textContent()) ?? '';
+  assert.is(await notice.locator('strong').textContent(), 'Stopped: you pressed Stop');
+  assert.is(said.match(/stop/gi)?.length, 2, `"Stopped: you pressed Stop" and nothing else about stopping: ${said}`);
+  assert.not.match(said, /POST|\/api\/|ORYX_E_/, 'no API wording');
+  assert.is(await notice.getAttribute('data-code'), 'ORYX_E_WEB_STOPPED', 'the code stays for scripts');
   assert.is(await card.getAttribute('data-status'), 'error', 'the cut call has its error result');
 
   const stored = await api(h, `/api/sessions/${sessionOf(page)}`);
@@ -229,6 +242,10 @@ browserTest('a write that needs approval waits in the chat with Approve and Deny
   const card = page.locator('.approval[data-tool="write_file"]');
   await card.waitFor();
   assert.match(await card.textContent() ?? '', /drafts\/plan\.md.*needs approval: it is inside "drafts" on files\.ask\.write/s);
+  // A write shows the diff of what it would do (a new file here), not its arguments as JSON.
+  assert.equal(await card.locator('.diff .line').allTextContents(), ['--- /dev/null\n', '+++ b/drafts/plan.md\n', '@@ -0,0 +1,1 @@\n', '+# Plan\n']);
+  assert.equal(await card.locator('.diff .line.add').allTextContents(), ['+# Plan\n']);
+  assert.is(await card.locator('.args').count(), 0, 'no raw JSON');
   assert.is(await page.locator('.tool[data-status="waiting"][data-tool="write_file"]').count(), 1, 'the call shows as waiting, not failed');
   assert.equal((await api(h, `/api/approvals?session=${sessionOf(page)}`)).items.length, 1);
   const before = await runsEnded(page);
@@ -289,6 +306,44 @@ browserTest('Deny with a reason: the timeline shows the call denied by the perso
   assert.is(await page.evaluate(() => window.__pwned), undefined, 'the reason ran nothing');
 });
 
+browserTest('an approval the CLI left pending (oryx run --approval wait) shows up: a badge on its session, its diff, Approve there finishes the run', async (page, h) => {
+  await writeFile(path.join(h.dir, 'drafts', 'cli-notes.md'), 'one\ntwo\nthree\n');
+  // The page is open before the CLI's run pauses: the badge comes by polling, with no reload.
+  await open(page, h);
+  // --stream: the scripted model server answers streamed requests (and --json would not stream).
+  const cli = await runOryx(['run', '--stream', '--approval', 'wait', 'revise the notes'], { cwd: h.dir, env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ORYX_WEB_TOKEN: '' } });
+  assert.is(cli.code, 4, `oryx run waits for the approval (exit 4): ${cli.stderr}${cli.stdout}`);
+  const waiting = (await api(h, '/api/approvals?status=pending')).items.filter((a: any) => a.args.path === 'drafts/cli-notes.md');
+  assert.is(waiting.length, 1);
+  const paused = { sessionId: waiting[0].sessionId as string, approval: { id: waiting[0].id as string } };
+  assert.match(cli.stderr, paused.approval.id.slice(0, 8), 'the CLI named the approval it left');
+  const entry = page.locator(`button.session[data-session="${paused.sessionId}"]`);
+  await entry.waitFor();
+  await entry.locator('.badge').waitFor();
+  assert.is(await entry.locator('.badge').textContent(), '1 waiting');
+  assert.is(await entry.getAttribute('data-pending'), '1');
+  assert.is(await page.locator('button.session .badge').count(), 1, 'only the session that waits has a badge');
+
+  await entry.click();
+  const card = page.locator(`.approval[data-approval="${paused.approval.id}"]`);
+  await card.waitFor();
+  assert.match(await card.textContent() ?? '', /write_file needs your approval.*drafts\/cli-notes\.md.*files\.ask\.write/s);
+  assert.is(await page.locator('.tool[data-status="waiting"][data-tool="write_file"]').count(), 1);
+  assert.equal(await card.locator('.diff .line.del').allTextContents(), ['-two\n']);
+  assert.equal(await card.locator('.diff .line.add').allTextContents(), ['+TWO\n']);
+  assert.match(await card.locator('.diff').textContent() ?? '', /^--- a\/drafts\/cli-notes\.md\n\+\+\+ b\/drafts\/cli-notes\.md\n@@ -1,3 \+1,3 @@\n one\n-two\n\+TWO\n three\n$/);
+
+  const before = await runsEnded(page);
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await page.waitForFunction((n) => Number(document.querySelector('section.chat')?.getAttribute('data-runs-ended')) > n, before);
+  await page.locator('.msg.assistant', { hasText: 'The tool said: Wrote' }).waitFor();
+  assert.is(await readFile(path.join(h.dir, 'drafts', 'cli-notes.md'), 'utf8'), 'one\nTWO\nthree\n', 'the CLI run went on from the console');
+  assert.is(await page.locator('.approval').count(), 0);
+  await page.waitForFunction((id) => !document.querySelector(`button.session[data-session="${id}"] .badge`), paused.sessionId);
+  const decided = await api(h, `/api/approvals/${paused.approval.id}`);
+  assert.is(decided.decidedBy, 'operator');
+});
+
 browserTest('model output with script, event handlers, frames and javascript: links runs nothing, live or read back', async (page, h) => {
   const requested: string[] = [];
   page.on('request', (r) => requested.push(r.url()));
@@ -320,7 +375,9 @@ browserTest('a run that stops at its limit or fails says how, with its code and 
   await page.getByRole('combobox', { name: 'Agent' }).selectOption('tight');
   await (await send(page, 'loop once more'))();
   const limit = page.locator('.notice[data-reason="limit"]');
-  assert.match(await limit.textContent() ?? '', /iteration limit.*max_iterations/);
+  assert.is(await limit.locator('strong').textContent(), 'Stopped: the step limit (1) was reached');
+  assert.match(await limit.textContent() ?? '', /\(1 model call\).*settings\.max_iterations/);
+  assert.is(await page.locator('.notice').count(), 1, 'said once');
 
   await page.getByRole('combobox', { name: 'Agent' }).selectOption('assistant');
   await (await send(page, 'fail please'))();

@@ -26,6 +26,11 @@ export interface ApprovalTapOptions {
    * prompt). The call is not run, and its result says the run was interrupted.
    */
   interrupt?(): void;
+  /**
+   * Esc at the question does what Ctrl-C does (`oryx chat`, as Esc interrupts the model there):
+   * the call is not run and the run stops.
+   */
+  escape?: boolean;
 }
 
 /**
@@ -65,9 +70,13 @@ async function askToApprove(q: Extract<Question, { kind: 'approval' }>, root: st
   // On a terminal readline takes Ctrl-C as a key, not a signal: without this it waits for Enter.
   const stop = new AbortController();
   const onClose = () => { closed = true; };
+  let key = 'Ctrl-C';
   const onInterrupt = () => { interrupted = true; stop.abort(); o.interrupt?.(); };
+  // readline decodes the keys of the terminal it reads (raw mode) into keypress events on its input.
+  const onKey = (_: string, k?: { name?: string }) => { if (k?.name === 'escape' && !interrupted) { key = 'Esc'; onInterrupt(); } };
   rl.once('close', onClose);
   rl.on('SIGINT', onInterrupt);
+  if (o.escape) process.stdin.on('keypress', onKey);
   try {
     const answer = await askApproval(async (question) => {
       if (closed || interrupted) return undefined;
@@ -78,14 +87,15 @@ async function askToApprove(q: Extract<Question, { kind: 'approval' }>, root: st
       return Promise.race([rl.question(question, { signal: stop.signal }).catch(() => undefined), ended]);
     });
     if (interrupted) {
-      o.write('  → interrupted (Ctrl-C): the call is not run and the run stops\n');
-      return { decision: 'deny', by: 'cli', reason: 'the run was interrupted (Ctrl-C) at the approval question' };
+      o.write(`  → interrupted (${key}): the call is not run and the run stops\n`);
+      return { decision: 'deny', by: 'cli', reason: `the run was interrupted (${key}) at the approval question` };
     }
     o.write(`  → ${answer === 'deny' ? 'denied' : answer === 'always' ? `approved for every ${q.call.name} call of this run` : 'approved'}\n`);
     return answer === 'deny' ? { decision: 'deny', by: 'cli', reason: 'the person at the terminal said no' } : { decision: answer, by: 'cli' };
   } finally {
     rl.off('close', onClose);
     rl.off('SIGINT', onInterrupt);
+    process.stdin.off('keypress', onKey);
     if (!shared) rl.close();
   }
 }

@@ -50,6 +50,8 @@ test.after.each(async () => { await rm(dir, { recursive: true, force: true }); }
 
 /** Ctrl-C as the terminal sends it (readline reads it as a key in raw mode). */
 const CTRL_C = '\x03';
+/** Esc as the terminal sends it: readline takes a lone ESC as the key once no sequence follows it. */
+const ESC = '\x1b';
 
 // eslint-disable-next-line no-control-regex
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
@@ -82,13 +84,15 @@ function onTerminal(args: string[], answers: string[], chat?: { lines: string[];
       while (asked < questions) {
         const answer = answers[asked++];
         if (answer === undefined) { if (!chat) child.stdin.end(); break; }
-        child.stdin.write(answer === CTRL_C ? answer : `${answer}\n`); // a key, not a line
+        child.stdin.write(answer === CTRL_C || answer === ESC ? answer : `${answer}\n`); // a key, not a line
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);
+    // A question nobody can leave (a key that does nothing) fails the test instead of hanging it.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('error', reject);
-    child.on('close', (code) => { child.stdin.destroy(); resolve({ code: code ?? 1, screen: strip(screen), asked }); });
+    child.on('close', (code) => { clearTimeout(timer); child.stdin.destroy(); resolve({ code: code ?? 1, screen: strip(screen), asked }); });
   });
 }
 
@@ -135,6 +139,30 @@ test('Ctrl-C at the question in oryx chat cancels that run and comes back to the
   assert.is(r.asked, 1);
   assert.match(r.screen, /→ interrupted \(Ctrl-C\)/);
   assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n', 'nothing was written');
+});
+
+test('Esc at the question in oryx chat does what Ctrl-C does: the run is cancelled, the call gets its interrupted result, back to the prompt', async () => {
+  const r = await onTerminal(['chat', '--no-stream'], [ESC], { lines: ['write them'], last: { when: /\(cancelled\)\n(?:.*\n)*?you> /, send: '/exit' } });
+  assert.is(r.code, 0, r.screen);
+  assert.is(r.asked, 1);
+  assert.match(r.screen, /→ interrupted \(Esc\): the call is not run and the run stops/);
+  assert.is(await readFile(path.join(dir, 'src', 'a.txt'), 'utf8'), 'one\ntwo\n', 'nothing was written');
+  assert.not.match(r.screen, /results:/, 'the model was not called again');
+  // The waiting call has its result in the session: the run was interrupted, the call not run.
+  const config = await loadConfig({ file: path.join(dir, 'oryx.config.ts') });
+  const kernel = await new Kernel({ config: config! }).start();
+  try {
+    const sessions = kernel.service('sessions');
+    const [session] = (await sessions.list({ limit: 1 })).items;
+    const messages = (await sessions.messages(session!.id)).map((m) => m.message);
+    assert.equal(messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+    const result = messages[2] as { toolCallId: string; isError?: boolean; content: string };
+    assert.is(result.toolCallId, 'write-a');
+    assert.is(result.isError, true);
+    assert.match(result.content, /^Not run: .*the run was interrupted \(Esc\) at the approval question/);
+  } finally {
+    await kernel.close();
+  }
 });
 
 test('off a terminal the call is denied by default, and the output says so; --approval wait stores it', async () => {

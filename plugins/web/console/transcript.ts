@@ -41,8 +41,12 @@ export type Item =
   | { kind: 'assistant'; key: string; text: string; streaming?: boolean }
   | ToolItem;
 
-/** How a run ended, when it was not a plain final answer: the reason and, when known, code, message and hint. */
-export interface StopNotice { reason: string; code?: string; message?: string; hint?: string }
+/**
+ * How a run ended, when it was not a plain final answer: the reason and, when known, a title in
+ * plain words, the code, message and hint. `reason` `stopped`: the server cut the run short
+ * (Stop, its time limit, a shutdown); `error`: it failed.
+ */
+export interface StopNotice { reason: string; title?: string; code?: string; message?: string; hint?: string }
 
 /** How a person decided a call that waited for approval: approved or denied, by whom, and why. */
 export interface ToolApproval { decision: 'approved' | 'denied'; by: string; reason?: string }
@@ -85,12 +89,21 @@ export function fromHistory(messages: StoredMessage[], audit: Map<string, ToolAu
   return items;
 }
 
+/** The tokens a run has used so far (`usage` events, after each model call). */
+export interface RunUsage { inputTokens: number; outputTokens: number; cacheReadTokens?: number; calls: number }
+
 /** The events of `POST /api/sessions/:id/messages` with `Accept: text/event-stream`, parsed. */
 export type RunStreamEvent =
   | { event: 'token'; data: { text: string; iteration: number } }
   | { event: 'tool_call'; data: { id: string; name: string; args: unknown } }
   | { event: 'tool_result'; data: { id: string; name: string; content: string; isError: boolean; denied?: string } }
-  | { event: 'done'; data: { answer: string; stopReason: string; iterations: number; error?: { code: string; message: string; hint?: string } } }
+  | { event: 'usage'; data: RunUsage }
+  | { event: 'stopping'; data: { reason: string; notice: string } }
+  | { event: 'approval_required'; data: { id: string; tool: string; summary: string } }
+  | { event: 'done'; data: {
+    answer: string; stopReason: string; iterations: number; notice?: string; limit?: { name: string; value: number };
+    error?: { code: string; message: string; hint?: string };
+  } }
   | { event: 'error'; data: { code: string; message: string; hint?: string } };
 
 /**
@@ -116,6 +129,10 @@ export function applyEvent(items: Item[], e: RunStreamEvent, now: number, keyPre
         ...(e.data.denied !== undefined ? { deniedReason: e.data.denied } : {}),
         ...(item.startedAt !== undefined ? { durationMs: now - item.startedAt } : {}),
       } : item));
+    case 'usage':
+    case 'stopping':
+    case 'approval_required':
+      return items;
     default:
       return endStreaming(items);
   }
@@ -127,30 +144,80 @@ function endStreaming(items: Item[]): Item[] {
 
 /** The notice a run's end calls for: none for a final answer. */
 export function stopNoticeOf(e: RunStreamEvent): StopNotice | undefined {
-  if (e.event === 'error') return { reason: 'error', code: e.data.code, message: e.data.message, ...(e.data.hint ? { hint: e.data.hint } : {}) };
+  if (e.event === 'error') return errorNotice(e.data);
   if (e.event !== 'done' || e.data.stopReason === 'final') return undefined;
-  const detail = e.data.error;
-  return {
-    reason: e.data.stopReason,
-    ...(detail ? { code: detail.code, message: detail.message, ...(detail.hint ? { hint: detail.hint } : {}) } : KNOWN_STOPS[e.data.stopReason] ?? {}),
-  };
+  const { stopReason: reason, limit, error } = e.data;
+  if (error) return { reason, code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  if (reason === 'limit') {
+    const n = limit?.value;
+    return {
+      reason, title: n !== undefined ? `Stopped: the step limit (${n}) was reached` : 'Stopped: the step limit was reached',
+      message: `The agent used all the steps it may take in one run${n !== undefined ? ` (${n} model call${n === 1 ? '' : 's'})` : ''} before it had a final answer; its last answer, given without tools, is above.`,
+      hint: 'Raise settings.max_iterations in the agent\'s AGENT.md, or ask for less at a time.',
+    };
+  }
+  if (reason === 'budget' && limit) {
+    const what = BUDGETS[limit.name];
+    return {
+      reason, title: what ? `Stopped: the run used up its ${what.title} (${what.value(limit.value)})` : `Stopped: the run reached its ${limit.name} limit (${limit.value})`,
+      message: 'Its last answer, given without tools, is above.',
+      hint: `Raise settings.${limit.name} in the agent's AGENT.md, or ask for less at a time.`,
+    };
+  }
+  if (reason === 'loop') {
+    return { reason, title: 'Stopped: the agent was going round in circles', message: 'It repeated the same steps without getting anywhere, so the run was ended; its last answer is above.', hint: 'Rephrase the request, or give the agent what it was missing.' };
+  }
+  return { reason, ...(KNOWN_STOPS[reason] ?? {}) };
 }
 
-/** What the console says about the stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
+/** Budgets by their setting: how to name one in a sentence, and its value. */
+const BUDGETS: Record<string, { title: string; value(n: number): string }> = {
+  max_tool_calls: { title: 'tool calls', value: (n) => `${n}` },
+  max_tokens: { title: 'token budget', value: (n) => `${n.toLocaleString('en-US')} tokens` },
+  max_duration_ms: { title: 'time', value: (n) => (n % 1000 === 0 ? `${n / 1000} s` : `${n} ms`) },
+  max_llm_retries: { title: 'model call retries', value: (n) => `${n}` },
+};
+
+/**
+ * An `error` event (or an API error) as a notice. The ways the server cuts a run short are said
+ * in plain words, once; a failure keeps its code, message and hint, which say how to fix it.
+ */
+export function errorNotice(e: { code?: string; message: string; hint?: string }): StopNotice {
+  const plain = PLAIN_ERRORS[e.code ?? ''];
+  if (plain) return { reason: 'stopped', code: e.code!, ...plain(e.message) };
+  return { reason: 'error', ...(e.code ? { code: e.code } : {}), message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+}
+
+const KEPT = 'Everything up to that point is kept in the session: send the next message when you are ready.';
+
+const PLAIN_ERRORS: Record<string, (message: string) => Omit<StopNotice, 'reason' | 'code'>> = {
+  ORYX_E_WEB_STOPPED: () => ({ title: 'Stopped: you pressed Stop', message: KEPT }),
+  ORYX_E_RUN_ABORTED: () => ({ title: 'Stopped: the connection to the run was closed', message: KEPT }),
+  ORYX_E_WEB_TIMEOUT: (m) => {
+    const ms = /(\d+) ms/.exec(m)?.[1];
+    return {
+      title: `Stopped: the run took longer than the server allows${ms ? ` (${Number(ms) % 1000 === 0 ? `${Number(ms) / 1000} s` : `${ms} ms`})` : ''}`,
+      message: KEPT, hint: 'Ask for less at a time, or raise invokeTimeoutMs in web() in oryx.config.ts.',
+    };
+  },
+  ORYX_E_WEB_SHUTTING_DOWN: () => ({ title: 'Stopped: the server shut down', message: 'Everything up to that point is kept in the session: send the next message once the server is back.' }),
+  ORYX_E_WEB_SESSION_DELETED: () => ({ title: 'Stopped: the session was deleted', message: 'Start a new chat to go on.' }),
+};
+
+/** What the console says about the other stop reasons it knows; any other is shown by name (and its details, when the server sends them). */
 const KNOWN_STOPS: Record<string, Omit<StopNotice, 'reason'>> = {
   suspended: {
+    title: 'Waiting for your approval',
     message: 'A tool call waits for your approval: approve or deny it below, and the run goes on.',
   },
   length: {
-    message: 'The answer was cut off: the model reached the most it may write in one answer.',
+    title: 'The answer was cut off',
+    message: 'The model reached the most it may write in one answer.',
     hint: 'Ask for a shorter answer, or raise the model\'s output limit.',
   },
   content_filter: {
+    title: 'The answer was withheld',
     message: 'The provider withheld or refused the answer.',
     hint: 'Rephrase the request; the provider\'s content policy stopped it.',
-  },
-  limit: {
-    message: 'The agent used all the iterations it may take in one run before it gave a final answer.',
-    hint: 'Raise settings.max_iterations in the agent\'s AGENT.md, or ask for less at a time.',
   },
 };

@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS, type AgentDefinition, type RunEvent, type RunResult } from '@oryxos/kernel';
-import { OryxError, isOryxError } from '@oryxos/provider-spec';
+import { OryxError, isOryxError, type Usage } from '@oryxos/provider-spec';
 import type { MemoryZones, SessionStore } from '@oryxos/contracts';
 import type { Context } from 'hono';
 import { assertAgentExists } from './agent-check.ts';
@@ -189,6 +189,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     summary: "Runs the session's agent on a message. With Accept: text/event-stream, streams the events "
       + '`token` {text, iteration}, `tool_call` {id, name, args}, `tool_result` {id, name, content, isError}, '
       + '`approval_required` {id, tool, summary, args, reasons} (a call waits for a person), '
+      + '`usage` {inputTokens, outputTokens, cacheReadTokens?, calls} (the run\'s tokens so far, after each model call), '
       + 'then exactly one of `done` (the JSON answer below) or `error` {code, message, hint}.',
     description: 'Runs on one session are served one after the other. A run past invokeTimeoutMs is aborted (504); '
       + 'a client that disconnects aborts its run. Either way the session keeps every message committed before that.',
@@ -220,7 +221,7 @@ export function registerApiRoutes(routes: RouteTable, ctx: WebContext): void {
     await assertAgentExists(kernel, session.agent);
     return sseResponse(c, async (channel) => {
       const outcome = await runner.invoke({
-        agent: session.agent, session: session.id, message: body.message, user, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel), origin: originOf(c),
+        agent: session.agent, session: session.id, message: body.message, user, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel), onUsage: sseUsage(channel), origin: originOf(c),
       });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
@@ -256,6 +257,21 @@ export function sseEvents(channel: SseChannel): (event: RunEvent) => void {
         id: e.call.id, name: e.call.name, content: e.result.content, isError: e.result.isError, ...(e.result.denied ? { denied: e.result.denied } : {}),
       });
     }
+  };
+}
+
+/**
+ * The `usage` event: after each model call, the tokens the run has used so far (in, out, and
+ * cached when the provider reports it), and how many model calls that took.
+ */
+export function sseUsage(channel: SseChannel): (usage: Usage) => void {
+  const total = { inputTokens: 0, outputTokens: 0, calls: 0 } as { inputTokens: number; outputTokens: number; cacheReadTokens?: number; calls: number };
+  return (u) => {
+    total.inputTokens += u.inputTokens;
+    total.outputTokens += u.outputTokens;
+    if (u.cacheReadTokens !== undefined) total.cacheReadTokens = (total.cacheReadTokens ?? 0) + u.cacheReadTokens;
+    total.calls += 1;
+    channel.send('usage', { ...total });
   };
 }
 

@@ -1,7 +1,7 @@
 import type { PluginContext } from '@oryxos/kernel';
-import type { ApprovalStatus, ApprovalStore } from '@oryxos/contracts';
+import type { Approval as StoredApproval, ApprovalStatus, ApprovalStore } from '@oryxos/contracts';
 import { type } from 'arktype';
-import { answerOf, sseEvents } from './api-routes.ts';
+import { answerOf, sseEvents, sseUsage } from './api-routes.ts';
 import type { WebContext } from './context.ts';
 import { asOryxError, errorBody, webError } from './errors.ts';
 import { requestIdOf } from './request-log.ts';
@@ -23,9 +23,9 @@ function build() {
   const Approval = type({
     id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
     asks: type({ 'action?': 'object', reason: 'string' }).array(), status, requestedAt: 'string', 'decidedBy?': 'string',
-    argsHash: 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string',
+    argsHash: 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string', 'diff?': 'string',
   });
-  const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), '+': 'reject' });
+  const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), 'diff?': "'true' | 'false'", '+': 'reject' });
   const DecisionBody = type({ decision: "'approve' | 'deny'", 'reason?': 'string <= 2000', '+': 'reject' });
   return { Approval, ApprovalList: type({ items: Approval.array() }), ApprovalsQuery, DecisionBody, Decided: Approval.and({ 'run?': RunResponse }) };
 }
@@ -48,6 +48,18 @@ export function approvalsOf(kernel: Pick<PluginContext, 'service' | 'hasService'
 }
 
 /**
+ * A pending approval with what its call would change: the unified diff of a `write_file` /
+ * `edit_file` against the file as it is now (as the terminal's question shows it), for a path
+ * inside the project only. A decided one has none: the file has moved on since.
+ */
+async function withDiff(a: StoredApproval, root: string): Promise<StoredApproval & { diff?: string }> {
+  if (a.status !== 'pending') return a;
+  const { proposedDiff } = await import('@oryxos/diff-kit');
+  const diff = await proposedDiff({ tool: a.tool, args: a.args }, root, { insideRoot: true });
+  return diff === undefined ? a : { ...a, diff };
+}
+
+/**
  * `/api/approvals`: tool calls waiting for a person, and deciding them. Any token the server
  * accepts may decide (as any may use any session); the decision is recorded under the token's
  * identity.
@@ -57,8 +69,10 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
 
   routes.add({
     method: 'get', path: '/api/approvals', tag: 'approvals', query: ApprovalsQuery,
-    summary: 'Approvals, newest first: ?status=pending (the default) | approved | denied | expired | all, ?session=ID, ?limit=N (default 50).',
-    description: 'The same rows `oryx approvals --json` prints, from every process on the database. '
+    summary: 'Approvals, newest first: ?status=pending (the default) | approved | denied | expired | all, ?session=ID, ?limit=N (default 50), '
+      + '?diff=false to leave out the diffs (a client that only counts them).',
+    description: 'The same rows `oryx approvals --json` prints, from every process on the database; a pending write_file or edit_file '
+      + 'call of a file inside the project has `diff`, the unified diff of what it would change (as the terminal shows it). '
       + 'Without the approvals plugin nothing can wait, and the list is empty.',
     responses: {
       200: { description: 'The approvals', schema: ApprovalList },
@@ -70,7 +84,8 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
     const items = await approvalsOf(kernel).list({
       ...(status === 'all' ? {} : { status: status as ApprovalStatus }), ...(query.session ? { sessionId: query.session } : {}), limit: query.limit ?? 50,
     });
-    return c.json(listJson(items));
+    if (query.diff === 'false') return c.json(listJson(items));
+    return c.json(listJson(await Promise.all(items.map((a) => withDiff(a, kernel.config.root)))));
   });
 
   routes.add({
@@ -84,7 +99,7 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
     const id = c.req.param('id')!;
     const found = await approvalsOf(kernel).get(id);
     if (!found) throw webError('ORYX_E_WEB_NOT_FOUND', `No approval "${id}"`, { hint: 'List approvals with GET /api/approvals?status=all.' });
-    return c.json(found);
+    return c.json(await withDiff(found, kernel.config.root));
   });
 
   routes.add({
@@ -113,7 +128,7 @@ export function registerApprovalRoutes(routes: RouteTable, ctx: WebContext): voi
       return c.json({ ...decided, run: answerOf(outcome.result!) });
     }
     return sseResponse(c, async (channel) => {
-      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel) });
+      const outcome = await runner.invoke({ ...run, stream: true, clientSignal: channel.clientSignal, onEvent: sseEvents(channel), onUsage: sseUsage(channel) });
       if (outcome.aborted) {
         if (outcome.aborted !== 'disconnect') channel.send('error', errorBody(abortedError(outcome.aborted, options.invokeTimeoutMs)).error);
         return;

@@ -51,6 +51,11 @@ export default function web(options: WebOptions = {}): Plugin {
       ctx.provide('web', server);
       // A door: the host starts it with the others (`oryx web` listens first, with its flags).
       ctx.registerDoor({ name: 'web', start: async () => { if (!server.url) await server.listen(); }, stop: (o) => server.close(o) });
+      // The usage of each model call, for the live status of a streamed run (its events carry none).
+      ctx.hooks.afterLLM.tapPromise({ stage: STAGE.OBSERVE }, async (response, info) => {
+        server.runner.noteUsage(info.run.sessionId, response.usage);
+        return response;
+      });
       // In init, once every plugin is set up: routes for the services other plugins provide.
       ctx.hooks.init.tapPromise(async () => {
         const { registerTaskRoutes, schedulerOf } = await import('./task-routes.ts');

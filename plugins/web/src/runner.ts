@@ -1,5 +1,5 @@
 import type { PluginContext, RunEvent, RunInput, RunOrigin, RunResult, Runs } from '@oryxos/kernel';
-import { OryxError, type Message } from '@oryxos/provider-spec';
+import { OryxError, type Message, type Usage } from '@oryxos/provider-spec';
 import type { SessionInfo } from '@oryxos/contracts';
 import { webError } from './errors.ts';
 import type { ClientSignal } from './incoming.ts';
@@ -17,6 +17,8 @@ export interface InvokeInput {
   user?: string;
   stream: boolean;
   onEvent?(event: RunEvent): void;
+  /** The usage of each model call of this run, as it returns (the run's events carry none). */
+  onUsage?(usage: Usage): void;
   /** Aborts when the client goes away. */
   clientSignal?: ClientSignal;
   /** The request, for the run's observers (a tracer continues the caller's trace). */
@@ -36,6 +38,8 @@ export class Runner {
   readonly service: Runs;
   private readonly creating = new Map<string, Promise<SessionInfo>>();
   private readonly active = new Set<{ controller: AbortController; session: string }>();
+  /** Who hears the model calls' usage of the run going on in a session (the kernel runs one at a time per session). */
+  private readonly usageListeners = new Map<string, (usage: Usage) => void>();
   private idle?: () => void;
   closing = false;
 
@@ -45,6 +49,11 @@ export class Runner {
 
   get inFlight(): number { return this.active.size; }
 
+  /** A model call of a run on `sessionId` returned (the plugin's afterLLM tap): its invoke's `onUsage` hears it. */
+  noteUsage(sessionId: string, usage: Usage): void {
+    this.usageListeners.get(sessionId)?.(usage);
+  }
+
   async invoke(input: InvokeInput): Promise<InvokeOutcome> {
     if (this.closing) throw webError('ORYX_E_WEB_SHUTTING_DOWN', 'The server is shutting down and takes no new runs');
     const controller = new AbortController();
@@ -53,11 +62,18 @@ export class Runner {
     const onClientGone = () => controller.abort('disconnect' satisfies AbortCause);
     if (input.clientSignal?.aborted) onClientGone();
     input.clientSignal?.addEventListener('abort', onClientGone, { once: true });
+    // A queued run's usage listener takes over the session when its run starts (its first
+    // iteration), not when it is queued behind another run of the session.
+    const onUsage = input.onUsage;
+    const onEvent = onUsage || input.onEvent ? (e: RunEvent) => {
+      if (onUsage && e.type === 'iteration') this.usageListeners.set(input.session, onUsage);
+      input.onEvent?.(e);
+    } : undefined;
     let work: Promise<RunResult>;
     if (input.continue) {
-      work = this.service.continue(input.continue, { stream: input.stream, signal: controller.signal, ...(input.onEvent ? { onEvent: input.onEvent } : {}), ...(input.origin ? { origin: input.origin } : {}) });
+      work = this.service.continue(input.continue, { stream: input.stream, signal: controller.signal, ...(onEvent ? { onEvent } : {}), ...(input.origin ? { origin: input.origin } : {}) });
     } else {
-      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent: input.onEvent, door: 'web' };
+      const run: RunInput = { agent: input.agent, session: input.session, message: input.message, stream: input.stream, signal: controller.signal, onEvent, door: 'web' };
       if (input.user !== undefined) run.user = input.user;
       if (input.origin) run.origin = input.origin;
       work = this.service.process(run);
@@ -72,6 +88,7 @@ export class Runner {
       return { result };
     } finally {
       clearTimeout(limit);
+      if (onUsage && this.usageListeners.get(input.session) === onUsage) this.usageListeners.delete(input.session);
       input.clientSignal?.removeEventListener('abort', onClientGone);
       this.active.delete(entry);
       if (this.active.size === 0) {

@@ -1,6 +1,8 @@
 // /api/approvals on a real SQLite file over loopback HTTP: a run that pauses answers 202 (and
 // streams `approval_required`), deciding resumes it as the token's identity, a second or late
-// decision is refused with its code.
+// decision is refused with its code; a pending write carries its diff.
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatRequest } from '@oryxos/provider-spec';
@@ -115,6 +117,49 @@ test('two deciders at once: one wins, the other gets 409; an unknown id is 404; 
     assert.equal([res.status, ((await res.json()) as any).error.code], [404, 'ORYX_E_WEB_NO_APPROVALS']);
   } finally {
     await bare.close();
+  }
+});
+
+test('a pending write_file carries the diff of what it would change (GET list and one), for files inside the project only; ?diff=false leaves it out', async () => {
+  // A stand-in write_file: the diff depends on the call's name and arguments and the file on disk, not on the tool.
+  const written: Record<string, unknown>[] = [];
+  const writeFileTool = {
+    name: 'write_file', description: 'Writes a file', source: 'plugin' as const,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    async execute(args: Record<string, unknown>) { written.push(args); return 'Wrote it'; },
+  };
+  const outside = `oryx-web-outside-${process.pid}.txt`;
+  const paths = ['notes.txt', `../${outside}`, '/etc/hostname'];
+  const h = await startWeb({
+    script: Array.from({ length: 10 }, () => (req: ChatRequest) => {
+      const asked = String(req.messages.findLast((m) => m.role === 'user')!.content);
+      return { toolCalls: [{ id: `w-${asked}`, name: 'write_file', args: { path: paths[Number(asked)]!, content: 'one\nTWO\n' } }] };
+    }),
+    plugins: [toolsPlugin(writeFileTool), sqlite(), approvals()],
+    agents: { assistant: { tools: ['write_file'], approve: ['write_file'] } },
+  });
+  try {
+    await writeFile(path.join(h.kernel.config.root, 'notes.txt'), 'one\ntwo\n');
+    await writeFile(path.join(h.kernel.config.root, '..', outside), 'secret\n');
+    const ids: string[] = [];
+    for (const i of [0, 1, 2]) ids.push((await pause(h, await newSession(h), String(i))).approval.id);
+    const list = async (query: string) => ((await (await fetch(`${h.url}/api/approvals${query}`, { headers: h.auth })).json()) as { items: { id: string; diff?: string }[] }).items;
+    const byId = new Map((await list('')).map((a) => [a.id, a]));
+    assert.is(byId.get(ids[0]!)!.diff, '--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO');
+    assert.is(byId.get(ids[1]!)!.diff, undefined, 'a path outside the project is not read');
+    assert.is(byId.get(ids[2]!)!.diff, undefined, 'nor an absolute one elsewhere');
+    const one = (await (await fetch(`${h.url}/api/approvals/${ids[0]}`, { headers: h.auth })).json()) as { diff?: string };
+    assert.is(one.diff, byId.get(ids[0]!)!.diff);
+    assert.ok((await list('?diff=false')).every((a) => a.diff === undefined));
+    const bad = await fetch(`${h.url}/api/approvals?diff=maybe`, { headers: h.auth });
+    assert.is(bad.status, 400);
+    // Decided, it has none: the file has moved on since.
+    await post(`${h.url}/api/approvals/${ids[0]}`, { decision: 'approve' }, h.auth);
+    assert.is(((await (await fetch(`${h.url}/api/approvals/${ids[0]}`, { headers: h.auth })).json()) as { diff?: string }).diff, undefined);
+    assert.equal(written, [{ path: 'notes.txt', content: 'one\nTWO\n' }]);
+  } finally {
+    await rm(path.join(h.kernel.config.root, '..', outside), { force: true });
+    await h.close();
   }
 });
 

@@ -74,7 +74,7 @@ test('oryx web serves (ORYX_WEB_TOKEN guarding all but /health), and on SIGTERM 
   await writeFile(path.join(dir, 'release'), '');
   await reading;
   assert.is(answer, 'finished after release');
-  assert.equal(events.filter((e) => e !== 'token'), ['tool_call', 'tool_result', 'done']);
+  assert.equal(events.filter((e) => e !== 'token'), ['usage', 'tool_call', 'tool_result', 'usage', 'done']);
   assert.is(await s.exit, 0, s.stderr());
   assert.match(s.stdout(), 'stopped: 1 run(s) finished, 0 aborted');
   assert.match(s.stdout(), / GET \/health 200 /, 'request log lines');

@@ -1,11 +1,12 @@
 // The console's logic that needs no browser: the SSE reader, the chat model built from history
-// or from stream events, stop notices, the address fragment and number formats.
+// or from stream events, stop notices, the run's status line, the address fragment and number formats.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { count, duration, pretty, prettyJson, when } from '../console/format.ts';
 import { formatHash, parseHash } from '../console/route.ts';
 import { readSse } from '../console/sse.ts';
 import { applyEvent, fromHistory, stopNoticeOf, type Item, type RunStreamEvent, type StoredMessage } from '../console/transcript.ts';
+import { elapsedText, nextStatus, phaseText, startStatus, statusText, tokensText } from '../console/run-status.ts';
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -91,19 +92,51 @@ test('applyEvent: tokens grow one streaming answer, a tool call ends it and star
   assert.is((states[0]![0] as { text: string }).text, 'Let me ', 'each event gives a new list; the old one is unchanged');
 });
 
-test('stopNoticeOf: nothing for a final answer; a known reason explained; any other reason shown with the code and hint the server sends', () => {
+test('stopNoticeOf: nothing for a final answer; stops said in plain words, once; a failure keeps the code and hint the server sends', () => {
   assert.is(stopNoticeOf({ event: 'done', data: { answer: 'x', stopReason: 'final', iterations: 1 } }), undefined);
   assert.is(stopNoticeOf({ event: 'token', data: { text: 'x', iteration: 1 } }), undefined);
-  const limit = stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'limit', iterations: 10 } })!;
-  assert.is(limit.reason, 'limit');
+  const limit = stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'limit', iterations: 4, limit: { name: 'max_iterations', value: 4 } } })!;
+  assert.is(limit.title, 'Stopped: the step limit (4) was reached');
+  assert.match(limit.message!, '(4 model calls)');
   assert.match(limit.hint!, 'max_iterations');
+  const budget = stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'budget', iterations: 2, limit: { name: 'max_tokens', value: 20000 } } })!;
+  assert.is(budget.title, 'Stopped: the run used up its token budget (20,000 tokens)');
   assert.equal(stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'budget', iterations: 3, error: { code: 'ORYX_E_RUN_BUDGET', message: 'spent', hint: 'raise it' } } }), {
     reason: 'budget', code: 'ORYX_E_RUN_BUDGET', message: 'spent', hint: 'raise it',
   });
-  assert.equal(stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'loop', iterations: 3 } }), { reason: 'loop' }, 'unknown and without details: its name');
+  assert.match(stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'loop', iterations: 3 } })!.title!, 'going round in circles');
+  assert.equal(stopNoticeOf({ event: 'done', data: { answer: '', stopReason: 'brand_new', iterations: 3 } }), { reason: 'brand_new' }, 'unknown and without details: its name');
   assert.equal(stopNoticeOf({ event: 'error', data: { code: 'ORYX_E_LLM_AUTH', message: 'bad key', hint: 'check it' } }), {
     reason: 'error', code: 'ORYX_E_LLM_AUTH', message: 'bad key', hint: 'check it',
   });
+  // The server's wording of a stop (its message and its hint both say "stopped") becomes one plain sentence.
+  const stopped = stopNoticeOf({ event: 'error', data: { code: 'ORYX_E_WEB_STOPPED', message: 'The run was stopped (POST /api/sessions/:id/stop); the session keeps every step', hint: 'The run was stopped on request (POST /api/sessions/:id/stop)' } })!;
+  assert.equal(stopped, { reason: 'stopped', code: 'ORYX_E_WEB_STOPPED', title: 'Stopped: you pressed Stop', message: 'Everything up to that point is kept in the session: send the next message when you are ready.' });
+  const timeout = stopNoticeOf({ event: 'error', data: { code: 'ORYX_E_WEB_TIMEOUT', message: 'The run took longer than 60000 ms and was aborted' } })!;
+  assert.is(timeout.title, 'Stopped: the run took longer than the server allows (60 s)');
+});
+
+test('the run status line: thinking, then the tool running, then thinking again; approval; tokens and time', () => {
+  let s = startStatus(1_000);
+  assert.is(statusText(s, 1_000), 'Thinking · 0 s');
+  const events: RunStreamEvent[] = [
+    { event: 'usage', data: { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 1024, calls: 1 } },
+    { event: 'tool_call', data: { id: 'c1', name: 'read_file', args: {} } },
+  ];
+  for (const e of events) s = nextStatus(s, e);
+  assert.is(s.phase, 'tool');
+  assert.is(statusText(s, 13_500), 'Calling tool read_file · 12 s · 1,200 in (1,024 cached) · 40 out tokens');
+  s = nextStatus(s, { event: 'tool_call', data: { id: 'c2', name: 'list_dir', args: {} } });
+  assert.is(phaseText(s), 'Calling tool read_file, list_dir');
+  s = nextStatus(s, { event: 'tool_result', data: { id: 'c1', name: 'read_file', content: '', isError: false } });
+  assert.is(phaseText(s), 'Calling tool list_dir');
+  s = nextStatus(s, { event: 'tool_result', data: { id: 'c2', name: 'list_dir', content: '', isError: false } });
+  assert.is(s.phase, 'thinking', 'the results go back to the model');
+  s = nextStatus(s, { event: 'tool_call', data: { id: 'c3', name: 'write_file', args: {} } });
+  s = nextStatus(s, { event: 'approval_required', data: { id: 'a1', tool: 'write_file', summary: 'write' } });
+  assert.is(phaseText(s), 'Waiting for approval of write_file');
+  assert.equal([elapsedText(59_999), elapsedText(185_000)], ['59 s', '3 min 05 s']);
+  assert.is(tokensText(undefined), undefined);
 });
 
 test('the address fragment: session and view kept, a handed-over token read but never written back', () => {

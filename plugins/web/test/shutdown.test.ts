@@ -79,7 +79,7 @@ test('close(): past the grace period the run is aborted, the client gets 503 (JS
     const reading = (async () => { for await (const e of readSse(res.body!)) events.push(`${e.event}:${e.event === 'error' ? JSON.parse(e.data).code : ''}`); })();
     await h2.web.close({ graceMs: 0 });
     await reading;
-    assert.equal(events, ['tool_call:', 'tool_result:', 'error:ORYX_E_WEB_SHUTTING_DOWN']);
+    assert.equal(events, ['usage:', 'tool_call:', 'tool_result:', 'error:ORYX_E_WEB_SHUTTING_DOWN']);
   } finally {
     await h2.close();
   }

@@ -31,15 +31,18 @@ test('SSE: token, tool_call, tool_result, token…, done, in the order the loop 
     assert.ok(res.headers.get('x-request-id'));
     const events = await allSse(res);
     const names = events.map((e) => e.event);
-    assert.equal(names, ['token', 'token', 'token', 'tool_call', 'tool_result', 'token', 'token', 'token', 'done']);
+    assert.equal(names, ['token', 'token', 'token', 'usage', 'tool_call', 'tool_result', 'token', 'token', 'token', 'usage', 'done']);
     const data = events.map((e) => JSON.parse(e.data));
     assert.is(data.slice(0, 3).map((d) => d.text).join(''), 'let me check');
     assert.ok(data.slice(0, 3).every((d) => d.iteration === 1));
-    assert.equal(data[3], { id: 'c1', name: 'echo', args: { text: 'hi' } });
-    assert.equal(data[4], { id: 'c1', name: 'echo', content: 'echo: hi', isError: false });
-    assert.is(data.slice(5, 8).map((d) => d.text).join(''), 'all good here');
-    assert.ok(data.slice(5, 8).every((d) => d.iteration === 2));
-    const { runId, budget, ...done } = data[8];
+    // After each model call, the run's tokens so far (what the console's status line shows).
+    assert.equal(data[3], { inputTokens: 10, outputTokens: 5, calls: 1 });
+    assert.equal(data[4], { id: 'c1', name: 'echo', args: { text: 'hi' } });
+    assert.equal(data[5], { id: 'c1', name: 'echo', content: 'echo: hi', isError: false });
+    assert.is(data.slice(6, 9).map((d) => d.text).join(''), 'all good here');
+    assert.ok(data.slice(6, 9).every((d) => d.iteration === 2));
+    assert.equal(data[9], { inputTokens: 20, outputTokens: 10, calls: 2 });
+    const { runId, budget, ...done } = data[10];
     assert.equal(done, { sessionId: id, answer: 'all good here', stopReason: 'final', iterations: 2, usage: { inputTokens: 20, outputTokens: 10 } });
     assert.match(runId, /^[0-9a-f-]{36}$/);
     assert.equal([budget.tokens, budget.toolCalls, budget.retries], [30, 1, 0]);
@@ -62,11 +65,33 @@ test('a run at max_iterations: REST and SSE done carry stopReason limit, the lim
     const rest = await (await post(`${h.url}/api/sessions/${id}/messages`, { message: 'go' }, h.auth)).json() as Record<string, unknown>;
     assert.equal([rest.stopReason, rest.answer, rest.limit, rest.notice], ['limit', 'one step done, the rest unfinished', { name: 'max_iterations', value: 1 }, 'stopped at max_iterations (1 model calls)']);
     const events = await allSse(await post(`${h.url}/api/sessions/${id}/messages`, { message: 'again' }, { ...h.auth, ...sse }));
-    assert.equal(events.map((e) => e.event).filter((e) => e !== 'token'), ['tool_call', 'tool_result', 'stopping', 'done']);
+    assert.equal(events.map((e) => e.event).filter((e) => e !== 'token'), ['usage', 'tool_call', 'tool_result', 'stopping', 'usage', 'done']);
     assert.equal(JSON.parse(events.find((e) => e.event === 'stopping')!.data), { reason: 'limit', notice: 'stopped at max_iterations (1 model calls)' });
     const done = JSON.parse(events.at(-1)!.data);
     assert.equal([done.stopReason, done.answer, done.limit], ['limit', 'streamed: unfinished', { name: 'max_iterations', value: 1 }]);
     assert.equal(h.llm.requests.at(-1)!.tools, [], 'the last call offered no tools');
+  } finally {
+    await h.close();
+  }
+});
+
+test('SSE usage: each run counts its own model calls, also when it waited behind another run of the session', async () => {
+  const h = await startWeb({
+    script: [
+      { text: 'first', delayMs: 300, usage: { inputTokens: 10, outputTokens: 1 } },
+      { text: 'second', usage: { inputTokens: 100, outputTokens: 7, cacheReadTokens: 64 } },
+    ],
+  });
+  try {
+    const id = await newSession(h);
+    // The second request waits for the first to end: its listener must not hear the first run's call.
+    const [a, b] = await Promise.all([
+      post(`${h.url}/api/sessions/${id}/messages`, { message: 'one' }, { ...h.auth, ...sse }).then(allSse),
+      new Promise((r) => setTimeout(r, 50)).then(() => post(`${h.url}/api/sessions/${id}/messages`, { message: 'two' }, { ...h.auth, ...sse })).then(allSse),
+    ]);
+    const usage = (events: { event?: string; data: string }[]) => events.filter((e) => e.event === 'usage').map((e) => JSON.parse(e.data));
+    assert.equal(usage(a), [{ inputTokens: 10, outputTokens: 1, calls: 1 }]);
+    assert.equal(usage(b), [{ inputTokens: 100, outputTokens: 7, cacheReadTokens: 64, calls: 1 }]);
   } finally {
     await h.close();
   }

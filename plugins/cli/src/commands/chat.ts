@@ -13,7 +13,7 @@ import { chatCommand, type ChatState } from '../chat-commands.ts';
 export default class Chat extends OryxCommand {
   static override summary = 'Chat with an agent in an interactive session.';
   static override description = 'Streams answers as they come. Type /help for the commands: /new, /session, /sessions, /resume ID, /agent NAME, /model NAME, /exit (or Ctrl-D) to leave. '
-    + 'Ctrl-C (or Esc) while the agent works cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
+    + 'Ctrl-C (or Esc) while the agent works, or at an approval question, cancels that run. A tool call that needs approval is asked for ([y]es / [n]o / [a]lways for this run); '
     + 'with piped input it is denied (--approval).';
   static override examples = ['<%= config.bin %> chat', '<%= config.bin %> chat -s 3f2a9c1e'];
   static override flags = {
@@ -35,7 +35,7 @@ export default class Chat extends OryxCommand {
     let asking: Interface | undefined;
     const mode = terminalMode({ json: false, color: flags.color });
     const door = cliDoor({
-      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, rl: () => asking,
+      mode: flags.approval as ApprovalMode, interactive: !!process.stdin.isTTY, rl: () => asking, escape: true,
       paint: await paintFor(mode), clean: (t) => this.forPeople(t), write: (t) => { process.stderr.write(t); }, quiet: () => progress?.finish(),
     });
     const { kernel, service, config } = await this.boot({

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { Api, ApiError, tokenStore } from '../api.ts';
 import { formatHash, parseHash, type Route, type View } from '../route.ts';
 import { AuthGate } from './auth-gate.tsx';
+import { pendingBySession, usePendingApprovals } from './approvals.tsx';
 import { Chat } from './chat.tsx';
 import { MemoryView } from './memory-view.tsx';
 import { SessionList, type SessionInfo } from './session-list.tsx';
@@ -68,6 +69,12 @@ export function App() {
     setMenuOpen(false);
   }, []);
 
+  // Approvals any door left pending, polled: the list's badges, and a chat's cue to show a new one.
+  const pending = usePendingApprovals(api, auth.state === 'ok', listVersion);
+  const counts = useMemo(() => pendingBySession(pending), [pending]);
+  const allPendingKey = pending.map((a) => a.id).join(',');
+  const pendingKey = pending.filter((a) => a.sessionId === route.session).map((a) => a.id).join(',');
+
   if (auth.state === 'checking') return <p class="splash" role="status">Connecting…</p>;
   if (auth.state === 'needed') {
     return <AuthGate message={auth.message} onToken={(token) => { tokenStore.set(token); void signIn(); }} />;
@@ -109,14 +116,14 @@ export function App() {
         </nav>
       </header>
       <SessionList
-        api={api} agent={agent} current={route.session} version={listVersion}
+        api={api} agent={agent} current={route.session} version={listVersion} pending={counts} pendingKey={allPendingKey}
         onPick={pickSession} onNew={() => go({ view: 'chat' })}
       />
       <main class="main" id="main">
         {/* The chat stays mounted on the other views, so a run going on keeps streaming into it. */}
         <div class="view" hidden={route.view !== 'chat'}>
           <Chat
-            api={api} agent={agent} sessionId={route.session} audited={auth.info.plugins.some((p) => p.name === 'audit')} onSessionCreated={sessionCreated}
+            api={api} agent={agent} sessionId={route.session} audited={auth.info.plugins.some((p) => p.name === 'audit')} pendingKey={pendingKey} onSessionCreated={sessionCreated}
             onSessionAgent={setAgent} onRunEnded={() => setListVersion((v) => v + 1)}
           />
         </div>

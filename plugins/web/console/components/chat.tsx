@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api.ts';
 import { ApprovalsPanel, pendingApprovals, type PendingApproval } from './approvals.tsx';
-import { applyEvent, fromHistory, stopNoticeOf, type Item, type StopNotice, type StoredMessage, type ToolAudit } from '../transcript.ts';
+import { applyEvent, errorNotice, fromHistory, stopNoticeOf, type Item, type StopNotice, type StoredMessage, type ToolAudit } from '../transcript.ts';
+import { nextStatus, startStatus, statusText, type RunStatus } from '../run-status.ts';
 import { MarkdownBlock } from './markdown-block.tsx';
 import { StopNoticeView } from './stop-notice.tsx';
 import { ToolCard } from './tool-card.tsx';
@@ -13,7 +14,18 @@ const HISTORY = 100;
 /** An error as a notice under the chat. */
 function noticeOf(error: unknown): StopNotice {
   const e = error instanceof ApiError ? error : new ApiError(0, '', String(error));
-  return { reason: 'error', ...(e.code ? { code: e.code } : {}), message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+  return errorNotice({ code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+}
+
+/** The live status line of a run: phase, current tool, elapsed time, tokens; it ticks every second. */
+function RunStatusLine({ status }: { status: RunStatus }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const tool = status.phase === 'tool' ? status.tools.at(-1)?.name : status.phase === 'approval' ? status.waitingFor : undefined;
+  return <span class="run-status" data-phase={status.phase} data-tool={tool}>{statusText(status, Math.max(now, status.startedAt))}</span>;
 }
 
 /** The tool calls the audit trail knows of, by call id: their status (denials), duration and who decided them. */
@@ -45,6 +57,11 @@ export function Chat(props: {
   api: Api; agent: string; sessionId?: string;
   /** Whether the server has the audit plugin, whose trail adds durations and denials to cards read back. */
   audited: boolean;
+  /**
+   * The ids of this session's pending approvals, as the app last polled them (any door's: a CLI
+   * run that paused, a scheduled run): when they change, the session is read again.
+   */
+  pendingKey?: string;
   onSessionCreated(id: string): void; onSessionAgent(agent: string): void; onRunEnded(): void;
 }) {
   const { api, agent, sessionId } = props;
@@ -60,8 +77,11 @@ export function Chat(props: {
   const [draft, setDraft] = useState('');
   const [loadError, setLoadError] = useState<unknown>();
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
-  // The run going on: its session, the chat as it was when it started, and its events so far.
-  const run = useRef<{ id: string; base: Item[]; events: Item[] } | undefined>(undefined);
+  // The live status of the run going on here, or of a run resumed by a decision on this page.
+  const [status, setStatus] = useState<RunStatus | undefined>();
+  const [resumed, setResumed] = useState<RunStatus | undefined>();
+  // The run going on: its session, the chat as it was when it started, its events and status so far.
+  const run = useRef<{ id: string; base: Item[]; events: Item[]; status: RunStatus } | undefined>(undefined);
   const stream = useRef<AbortController | undefined>(undefined);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -89,7 +109,7 @@ export function Chat(props: {
 
   useEffect(() => {
     const going = run.current;
-    if (sessionId && going?.id === sessionId) { setItems(going.base); setLive(going.events); return; }
+    if (sessionId && going?.id === sessionId) { setItems(going.base); setLive(going.events); setStatus(going.status); return; }
     setNotice(undefined);
     setLoadError(undefined);
     pinned.current = true;
@@ -99,6 +119,17 @@ export function Chat(props: {
     load(sessionId).then((loaded) => { if (current) setItems(loaded); }, (e: unknown) => { if (current) { setItems([]); setLoadError(e); } });
     return () => { current = false; };
   }, [sessionId]);
+
+  // Approvals that appeared or went (another door's run paused, another person decided): read the session again.
+  const seenKey = useRef(props.pendingKey);
+  useEffect(() => {
+    if (seenKey.current === props.pendingKey) return;
+    seenKey.current = props.pendingKey;
+    if (!sessionId || run.current?.id === sessionId || resumed) return;
+    let current = true;
+    load(sessionId).then((loaded) => { if (current) setItems(loaded); }, () => {});
+    return () => { current = false; };
+  }, [props.pendingKey]);
 
   // Follow the conversation down as it grows, unless the reader scrolled up.
   useLayoutEffect(() => {
@@ -122,7 +153,8 @@ export function Chat(props: {
       setEnded((n) => n + 1);
       return;
     }
-    const going = (run.current = { id, base, events: [] as Item[] });
+    const going = (run.current = { id, base, events: [] as Item[], status: startStatus(Date.now()) });
+    setStatus(going.status);
     if (id !== sessionId) props.onSessionCreated(id);
     setDraft('');
     pinned.current = true;
@@ -136,13 +168,16 @@ export function Chat(props: {
     try {
       for await (const e of api.run(id, message, controller.signal)) {
         going.events = applyEvent(going.events, e, Date.now(), 'live');
+        going.status = nextStatus(going.status, e);
         ended = stopNoticeOf(e) ?? ended;
-        if (onScreen()) { setLive(going.events); setNotice(ended); }
+        // The notice waits for the end of the run: said once, when the run is over.
+        if (onScreen()) { setLive(going.events); setStatus(going.status); }
       }
     } catch (e) {
       // Aborted here only when the stop request failed: closing the stream stops the run too.
-      ended = (e as Error).name === 'AbortError' ? { reason: 'aborted', message: 'The connection to the run was closed, which stops it.' } : noticeOf(e);
+      ended = (e as Error).name === 'AbortError' ? errorNotice({ code: 'ORYX_E_WEB_STOPPED', message: '' }) : noticeOf(e);
     }
+    setStatus(undefined);
     // The stored session is the truth: show it as stored (the live view folded in if it cannot be read).
     if (onScreen()) {
       try {
@@ -190,7 +225,7 @@ export function Chat(props: {
           );
         })}
         {notice && <StopNoticeView notice={notice} />}
-        {!here && <ApprovalsPanel api={api} approvals={approvals} onDecided={reload} />}
+        {!here && <ApprovalsPanel api={api} approvals={approvals} onDecided={reload} onProgress={setResumed} />}
       </div>
       <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}>
         <textarea
@@ -203,7 +238,10 @@ export function Chat(props: {
           : <button type="submit" class="primary" disabled={!draft.trim() || running !== undefined || sending}>Send</button>}
       </form>
       <p class="status" role="status">
-        {here ? (stopping ? 'Stopping the run…' : 'The agent is working…') : running ? 'A run is going on in another session: open it to follow or stop it.' : ''}
+        {here
+          ? (stopping ? 'Stopping the run…' : status ? <RunStatusLine status={status} /> : '')
+          : resumed ? <RunStatusLine status={resumed} />
+          : running ? 'A run is going on in another session: open it to follow or stop it.' : ''}
       </p>
     </section>
   );

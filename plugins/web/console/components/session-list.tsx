@@ -13,6 +13,10 @@ const PAGE = 30;
  */
 export function SessionList(props: {
   api: Api; agent: string; current?: string; version: number;
+  /** Approvals waiting in each session (any door's): a badge on its entry. */
+  pending?: ReadonlyMap<string, number>;
+  /** Changes when the pending approvals do: a session another door made may have one, so the list is read again. */
+  pendingKey?: string;
   onPick(session: SessionInfo): void; onNew(): void;
 }) {
   const { api, agent, current, version } = props;
@@ -50,7 +54,7 @@ export function SessionList(props: {
     }
   };
 
-  useEffect(() => { void load(); }, [agent, query, version]);
+  useEffect(() => { void load(); }, [agent, query, version, props.pendingKey]);
 
   return (
     <aside class="sidebar" id="sessions" aria-label="Sessions">
@@ -58,14 +62,18 @@ export function SessionList(props: {
       <input type="search" placeholder="Search titles" aria-label="Search sessions by title" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
       {error && <p class="error" role="alert">{error}</p>}
       <ul class="sessions">
-        {items.map((s) => (
+        {items.map((s) => {
+          const waiting = props.pending?.get(s.id) ?? 0;
+          return (
           <li key={s.id}>
-            <button type="button" class="session" aria-current={s.id === current ? 'page' : undefined} data-session={s.id} onClick={() => props.onPick(s)}>
+            <button type="button" class="session" aria-current={s.id === current ? 'page' : undefined} data-session={s.id} data-pending={waiting || undefined} onClick={() => props.onPick(s)}>
               <span class="title">{s.title || 'Untitled'}</span>
+              {waiting > 0 && <span class="badge" title={`${waiting} tool call${waiting === 1 ? '' : 's'} waiting for approval`}>{waiting} waiting</span>}
               <span class="meta">{when(s.updatedAt)} · {s.messageCount} message{s.messageCount === 1 ? '' : 's'}</span>
             </button>
           </li>
-        ))}
+          );
+        })}
       </ul>
       {!loading && items.length === 0 && !error && <p class="empty">{query ? 'No session title matches.' : 'No sessions yet.'}</p>}
       {next && <button type="button" class="more" disabled={loading} onClick={() => void load(next)}>{query ? 'Search further' : 'Load more'}</button>}
