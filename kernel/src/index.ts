@@ -16,4 +16,5 @@ export { defineConfig, resolveConfig, asConfigError, type OryxConfig, type Resol
 export { DEFAULT_SETTINGS } from './agents.ts';
 export { enforceAction, prepareExec } from './sandbox-gate.ts';
 export { matchesToolPattern } from './registry.ts';
+export { parseFrontmatter, type Frontmatter } from './frontmatter.ts';
 export type { Secrets } from './secrets.ts';

@@ -30,6 +30,8 @@ export interface LoopInput {
   emit(event: RunEvent): void;
   /** A continued run: the stored response whose calls have no result yet, and results some of them get instead. */
   pending?: { calls: ToolCall[]; results: Map<string, ToolResult> };
+  /** A run of a door's own call ({@link RunInput.call}): the pending calls run, then the run ends without a model call. */
+  callsOnly?: boolean;
 }
 
 export type LoopResult = Omit<RunResult, 'sessionId' | 'agent'>;
@@ -42,6 +44,8 @@ interface LoopState {
   /** Turns the token budget dropped in an earlier step: they stay out. */
   dropped: number;
   last?: ChatResponse;
+  /** The last committed tool result (what a run of a door's call answers). */
+  lastResult?: ToolResult;
 }
 
 /**
@@ -71,7 +75,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   try {
     if (input.pending) {
       const ended = await runCalls(state, await input.tools(), input.pending.calls, input.pending.results);
-      if (ended) return ended;
+      if (ended) return input.callsOnly ? withResult(state, ended) : ended;
+      if (input.callsOnly) return withResult(state, end(state, 'final', state.lastResult?.content ?? ''));
     }
     for (;;) {
       const stop = input.run.signal.aborted ? undefined : input.budget.check(input.run.iteration);
@@ -176,6 +181,7 @@ async function runCalls(state: LoopState, offered: Tool[], calls: ToolCall[], gi
       } else if (verdict) stop ??= verdict;
     }
     await commit(state, message);
+    state.lastResult = result;
     input.emit({ type: 'tool_result', call, result });
   };
   await runBatch(calls, {
@@ -183,7 +189,9 @@ async function runCalls(state: LoopState, offered: Tool[], calls: ToolCall[], gi
   }, start, finish);
   if (suspended) return end(state, 'suspended', '', { suspended: [suspended], notice: `waiting: ${suspended.reason}` });
   if (run.signal.aborted) return aborted(state);
-  return stop ? stopShort(state, stop) : undefined;
+  if (!stop) return undefined;
+  // A door's call has no model to give the last answer: the run ends at once.
+  return input.callsOnly ? end(state, stop.reason, '', { notice: stop.notice, ...(stop.limit ? { limit: stop.limit } : {}) }) : stopShort(state, stop);
 }
 
 /** An answer without tool calls; a cut-off or withheld one ends with its own stop reason. */
@@ -237,6 +245,11 @@ function failed(state: LoopState, error: unknown): LoopResult {
 function end(state: LoopState, stopReason: RunResult['stopReason'], answer: string, more: Partial<LoopResult> = {}): LoopResult {
   const { run, budget } = state.input;
   return { runId: run.runId, answer, stopReason, iterations: run.iteration, usage: state.usage, budget: budget.used(), ...more };
+}
+
+/** A door's call ended: its result with the run's (a stop rule or the budget ends it without the last model call). */
+function withResult(state: LoopState, result: LoopResult): LoopResult {
+  return state.lastResult ? { ...result, toolResult: state.lastResult } : result;
 }
 
 const errorOf = (e: OryxError) => ({ code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
