@@ -31,7 +31,7 @@ export async function sessionTrace(db: Database, sessionId: string, options: { r
     `SELECT run_id FROM (
        SELECT run_id, created_at FROM llm_calls WHERE session_id = ? AND run_id IS NOT NULL
        UNION ALL SELECT run_id, created_at FROM tool_invocations WHERE session_id = ? AND run_id IS NOT NULL
-     ) AS rows GROUP BY run_id ORDER BY MIN(created_at) DESC LIMIT ?`,
+     ) AS trail GROUP BY run_id ORDER BY MIN(created_at) DESC LIMIT ?`,
     [sessionId, sessionId, wanted + 1],
   );
   const runs = found.slice(0, wanted).map((r) => r.run_id).reverse();
