@@ -53,6 +53,11 @@ const secret: Tool = {
   async execute() { ran.push('secret'); return 'secret'; },
 };
 
+const slow: Tool = {
+  name: 'slow', description: 'Takes a while.', source: 'plugin', inputSchema: { type: 'object', properties: {} },
+  async execute() { await new Promise((resolve) => setTimeout(resolve, 400)); ran.push('slow'); return 'slow done'; },
+};
+
 const step = (req: ChatRequest) => ({ text: `turns: ${req.messages.filter((m) => m.role === 'user').length}` });
 
 let t: TestKernel;
@@ -62,10 +67,10 @@ const clients: Client[] = [];
 test.before(async () => {
   t = await testKernel({
     plugins: [
-      sqlite(), audit(), approvals(), memory(), scripted(Array.from({ length: 20 }, () => step)), toolsPlugin(echoTool(), guarded, fetcher, media, broken, secret), web({ auth: 'none' }),
-      mcpServer({ agents: ['assistant'], http: true, tools: ['echo', 'guarded', 'fetcher', 'media', 'broken'], prompts: ['review'], resources: ['sessions', 'memory'] }),
+      sqlite(), audit(), approvals(), memory(), scripted(Array.from({ length: 20 }, () => step)), toolsPlugin(echoTool(), guarded, fetcher, media, broken, secret, slow), web({ auth: 'none' }),
+      mcpServer({ agents: ['assistant'], http: true, tools: ['echo', 'guarded', 'fetcher', 'media', 'broken', 'slow'], prompts: ['review'], resources: ['sessions', 'memory'] }),
     ],
-    agents: { assistant: { tools: ['echo', 'guarded', 'fetcher', 'media', 'broken', 'secret'] }, other: { tools: [] } },
+    agents: { assistant: { tools: ['echo', 'guarded', 'fetcher', 'media', 'broken', 'secret', 'slow'] }, other: { tools: [] } },
   });
   const skills = path.join(t.dir, '.oryxos', 'agents', 'assistant', 'skills');
   await mkdir(skills, { recursive: true });
@@ -91,7 +96,7 @@ const textOf = (r: { contents: object[] }) => String((r.contents[0] as { text?: 
 test('listed: the agent tool and exactly the exposed tools, each with its own schema; a tool the agent may use but not exposed is not found', async () => {
   const client = await connect();
   const tools = (await client.listTools()).tools;
-  assert.equal(tools.map((x) => x.name), ['ask_assistant', 'echo', 'guarded', 'fetcher', 'media', 'broken']);
+  assert.equal(tools.map((x) => x.name), ['ask_assistant', 'echo', 'guarded', 'fetcher', 'media', 'broken', 'slow']);
   assert.equal(tools.find((x) => x.name === 'echo')!.inputSchema, echoTool().inputSchema);
   const unknown = await client.callTool({ name: 'secret', arguments: {} }).then(() => 'answered', (e: Error) => e.message);
   assert.match(unknown, /Tool secret not found/);
@@ -217,6 +222,50 @@ test('prompts: a skill with its arguments filled, its image, an embedded resourc
   assert.match(bad, /ORYX_E_MCPSERVE_PROMPT|not a resource of this server/);
   const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'focus', value: 'se' } });
   assert.equal(completion.completion.values, ['security']);
+});
+
+/** The SSE events of a response body as they come: `{ id, data }`. */
+async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      yield { ...(id ? { id } : {}), data: block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n') };
+    }
+  }
+}
+
+test('a call whose connection drops goes on, and the client reconnecting with Last-Event-ID gets its result', async () => {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+  const session = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const withSession = { ...headers, 'mcp-session-id': session };
+  assert.is((await fetch(`${url}/mcp`, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status, 202);
+  const drop = new AbortController();
+  const call = await fetch(`${url}/mcp`, { method: 'POST', headers: withSession, signal: drop.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: {} } }) });
+  const first = (await events(call.body!).next()).value!;
+  assert.ok(first.id, 'a priming event with an id');
+  assert.is(first.data, '');
+  drop.abort();
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.ok(ran.includes('slow'), 'the call went on');
+  const resumed = await fetch(`${url}/mcp`, { headers: { ...withSession, accept: 'text/event-stream', 'last-event-id': first.id! } });
+  assert.is(resumed.status, 200);
+  let result: { id?: number; result?: { content: { text: string }[] } } | undefined;
+  for await (const e of events(resumed.body!)) {
+    const message = e.data ? JSON.parse(e.data) : {};
+    if (message.id === 7) { result = message; break; }
+  }
+  assert.is(result?.result?.content[0]?.text, 'slow done');
+  await fetch(`${url}/mcp`, { method: 'DELETE', headers: withSession });
 });
 
 test('doctor: the exposed tools, prompts and resources; a tool outside the allow-list, an unknown skill fail with their codes', async () => {
