@@ -65,7 +65,9 @@ export function httpEndpoint(door: McpDoor, ctx: PluginContext, path: string, id
         onsessioninitialized: (sid) => { sessions.set(sid, { handle: (r) => transport.handleRequest(r), used: Date.now(), busy: 0, close: () => server.close() }); },
         onsessionclosed: (sid) => { sessions.delete(sid); },
       });
+      const previous = server.server.onclose;
       server.server.onclose = () => {
+        previous?.();
         if (transport.sessionId) sessions.delete(transport.sessionId);
         resolveClosed();
       };
