@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult,
+  ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatRequest } from '@oryxos/provider-spec';
 import type { Tool } from '@oryxos/kernel';
@@ -195,12 +195,19 @@ test('resources: the exposed agent\'s sessions (not another agent\'s), its memor
   assert.match(await client.readResource({ uri: 'oryx://memory/other' }).then(() => 'read', (e: Error) => e.message), /not found|No resource/i);
 
   const updates: string[] = [];
+  let listChanged = 0;
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updates.push(n.params.uri); });
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => { listChanged++; });
   assert.match(await client.subscribeResource({ uri: 'oryx://nothing/here' }).then(() => 'subscribed', (e: Error) => e.message), /No resource oryx:\/\/nothing\/here/);
   await client.subscribeResource({ uri: `oryx://sessions/${sessionId}` });
   await client.callTool({ name: 'ask_assistant', arguments: { message: 'again', session: sessionId } });
   for (let i = 0; i < 50 && updates.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(updates, [`oryx://sessions/${sessionId}`]);
+  assert.ok(listChanged >= 1, 'the list changed');
+  const seen = listChanged;
+  await t.kernel.runs.process({ agent: 'other', message: 'not exposed' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.is(listChanged, seen, 'a run of an agent that is not exposed changes nothing listed');
   await client.unsubscribeResource({ uri: `oryx://sessions/${sessionId}` });
   await client.callTool({ name: 'ask_assistant', arguments: { message: 'once more', session: sessionId } });
   await new Promise((resolve) => setTimeout(resolve, 100));

@@ -51,14 +51,14 @@ export class McpDoor {
     });
     ctx.hooks.afterRun.tapPromise(async (result, run) => {
       this.runs.delete(run.runId);
-      for (const listener of this.sessionListeners) listener(result.sessionId);
+      for (const listener of this.sessionListeners) listener(result.sessionId, result.agent);
     });
   }
 
-  private readonly sessionListeners = new Set<(sessionId: string) => void>();
+  private readonly sessionListeners = new Set<(sessionId: string, agent: string) => void>();
 
-  /** Calls `listener` with the session of every run that ends in this process (for resource subscriptions); returns how to stop. */
-  onSessionChange(listener: (sessionId: string) => void): () => void {
+  /** Calls `listener` with the session (and its agent) of every run that ends in this process (for resource notifications); returns how to stop. */
+  onSessionChange(listener: (sessionId: string, agent: string) => void): () => void {
     this.sessionListeners.add(listener);
     return () => { this.sessionListeners.delete(listener); };
   }

@@ -104,10 +104,15 @@ export async function createServer(door: McpDoor, ctx: PluginContext, via: { use
       return {};
     });
     server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => { subscribed.delete(request.params.uri); return {}; });
-    // A session's resource changes with every run on it: subscribers hear of it when one ends.
-    const off = door.onSessionChange((sessionId) => {
+    // A session's resource changes with every run on it: subscribers hear of it when one ends,
+    // and the list (newest first, a new session in it) changes for everyone.
+    const exposed = new Set(o.agents.map((a) => a.agent));
+    const notSent = (error: unknown) => ctx.log.debug(`resource notification not sent: ${errorMessage(error)}`);
+    const off = door.onSessionChange((sessionId, agent) => {
+      if (!o.sessions || !exposed.has(agent)) return;
       const uri = `${SESSION_URI}${sessionId}`;
-      if (subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch((error) => ctx.log.debug(`resource update not sent: ${errorMessage(error)}`));
+      if (subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch(notSent);
+      void server.server.sendResourceListChanged().catch(notSent);
     });
     const closed = server.server.onclose;
     server.server.onclose = () => { off(); closed?.(); };
