@@ -3,7 +3,7 @@
 // skills as prompts, sessions and memory as resources, log messages — through the SDK's own
 // Client over Streamable HTTP served by the web plugin on loopback. SQLite, the audit trail, the
 // approvals store and the memory files are real; the model is the kernel's scripted provider.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,8 +74,11 @@ test.before(async () => {
   });
   const skills = path.join(t.dir, '.oryxos', 'agents', 'assistant', 'skills');
   await mkdir(skills, { recursive: true });
-  await writeFile(path.join(skills, 'review.md'), '---\ndescription: Review a session\narguments:\n  - { name: focus, required: true, values: [security, style] }\n  - { name: session, resource: true }\n---\nReview it for {{focus}}.\n\n![pixel](pixel.png) and ![outside](../../AGENT.md.png)\n');
+  await writeFile(path.join(skills, 'review.md'), '---\ndescription: Review a session\narguments:\n  - { name: focus, required: true, values: [security, style] }\n  - { name: session, resource: true }\n---\nReview it for {{focus}}.\n\n![pixel](pixel.png) and ![outside](../../../../outside.png) and ![linked](escape.png)\n');
   await writeFile(path.join(skills, 'pixel.png'), Buffer.from(RED_PIXEL, 'base64'));
+  // A link in the folder to a file outside it is no way out.
+  await writeFile(path.join(t.dir, 'outside.png'), Buffer.from(RED_PIXEL, 'base64'));
+  await symlink(path.join(t.dir, 'outside.png'), path.join(skills, 'escape.png'));
   url = (await t.kernel.service('web').listen({ port: 0 })).url;
 });
 test.after(async () => {
@@ -83,9 +86,15 @@ test.after(async () => {
   await t.close();
 });
 
+const elicited: string[] = [];
 async function connect(options: { elicit?: 'approve' | 'decline' } = {}): Promise<Client> {
   const client = new Client({ name: 'exposure-client', version: '2.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
-  if (options.elicit) client.setRequestHandler(ElicitRequestSchema, async () => (options.elicit === 'approve' ? { action: 'accept', content: { decision: 'approve' } } : { action: 'decline' }));
+  if (options.elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params.message);
+      return options.elicit === 'approve' ? { action: 'accept', content: { decision: 'approve' } } : { action: 'decline' };
+    });
+  }
   clients.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
   return client;
@@ -142,6 +151,7 @@ test('approvals: through elicitation the call runs; declined it does not; withou
   const yes = await connect({ elicit: 'approve' });
   const approved = await yes.callTool({ name: 'guarded', arguments: { file: 'a' } }) as CallToolResult;
   assert.equal([text(approved), ran.includes('a')], ['created a', true]);
+  assert.match(elicited[0]!, /^You asked to call guarded \(as the OryxOS agent assistant\)\.\n.*"file": "a"/s);
   const no = await connect({ elicit: 'decline' });
   const declined = await no.callTool({ name: 'guarded', arguments: { file: 'b' } }) as CallToolResult;
   assert.is(declined.isError, true);
@@ -221,7 +231,7 @@ test('prompts: a skill with its arguments filled, its image, an embedded resourc
   const asked = await client.callTool({ name: 'ask_assistant', arguments: { message: 'hi' } }) as CallToolResult;
   const uri = `oryx://sessions/${(asked.structuredContent as { sessionId: string }).sessionId}`;
   const got = await client.getPrompt({ name: 'review', arguments: { focus: 'security', session: uri } });
-  assert.equal(got.messages.map((m) => m.content.type), ['text', 'image', 'resource'], 'the link out of the skill folder stays text');
+  assert.equal(got.messages.map((m) => m.content.type), ['text', 'image', 'resource'], 'the links out of the skill folder stay text');
   assert.match((got.messages[0]!.content as { text: string }).text, /^Review it for security\./);
   assert.is((got.messages[1]!.content as { data: string }).data, RED_PIXEL);
   assert.is((got.messages[2]!.content as { resource: { uri: string } }).resource.uri, uri);

@@ -15,7 +15,7 @@
  * Review it for {{focus}}.
  * ```
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -80,12 +80,13 @@ async function promptOf(skill: SkillRef, args: SkillArgument[], given: Record<st
   const known = new Set(args.map((a) => a.name));
   const text = content.trim().replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g, (whole, name: string) => (known.has(name) ? given[name] ?? '' : whole));
   const messages: GetPromptResult['messages'] = [{ role: 'user', content: { type: 'text', text } }];
-  const folder = path.dirname(skill.path);
+  const folder = await realpath(path.dirname(skill.path));
   for (const [, link] of content.matchAll(IMAGE_LINK)) {
-    const file = path.resolve(folder, decodeURIComponent(link!));
-    const type = IMAGE_TYPES[path.extname(file).toLowerCase()];
-    // Only files of the skill's own folder: a link out of it (`../../secret.png`, a URL) stays text.
-    if (!type || /^[a-z]+:/i.test(link!) || path.relative(folder, file).startsWith('..')) continue;
+    const type = IMAGE_TYPES[path.extname(link!).toLowerCase()];
+    if (!type || /^[a-z]+:/i.test(link!)) continue;
+    // Only files of the skill's own folder, symbolic links resolved: a link out of it (`../../secret.png`) stays text.
+    const file = await realpath(path.resolve(folder, decodeURIComponent(link!))).catch(() => undefined);
+    if (!file || path.relative(folder, file).startsWith('..') || path.isAbsolute(path.relative(folder, file))) continue;
     const bytes = await readFile(file).catch(() => undefined);
     if (bytes) messages.push({ role: 'user', content: { type: 'image', mimeType: type, data: bytes.toString('base64') } });
   }

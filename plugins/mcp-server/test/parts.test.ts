@@ -24,6 +24,14 @@ test('event store: replays what came after an event on its stream only, skips pr
   assert.is(await store.replayEventsAfter(priming, { send: async () => { assert.unreachable('replayed a dropped event'); } }), '');
 });
 
+test('event store: past its characters the oldest events go, the newest stays', async () => {
+  const store = new SessionEventStore(100, 60);
+  const first = await store.storeEvent('a', message(1));
+  const big = await store.storeEvent('a', { jsonrpc: '2.0', id: 2, result: { text: 'x'.repeat(100) } });
+  assert.is(await store.getStreamIdForEventId(first), undefined);
+  assert.is(await store.getStreamIdForEventId(big), 'a', 'the newest is kept even alone over the bound');
+});
+
 test('skill arguments: names, required, values, resource; a malformed list is ORYX_E_MCPSERVE_PROMPT naming the file', () => {
   assert.equal(skillArguments({ arguments: [{ name: 'focus', required: true, values: ['a'] }, { name: 'session', resource: true, description: 'd' }] }, 'review.md'), [
     { name: 'focus', required: true, values: ['a'], resource: false },
