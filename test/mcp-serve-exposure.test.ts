@@ -194,6 +194,9 @@ test('resources: the exposed agent\'s sessions (not another agent\'s), its memor
   assert.ok(listed.includes(`oryx://sessions/${sessionId}`), listed.join(', '));
   assert.ok(listed.includes('oryx://memory/assistant'));
   assert.equal((await client.listResourceTemplates()).resourceTemplates.map((r) => r.uriTemplate), ['oryx://sessions/{id}', 'oryx://memory/{agent}']);
+  const completed = await client.complete({ ref: { type: 'ref/resource', uri: 'oryx://sessions/{id}' }, argument: { name: 'id', value: sessionId.slice(0, 6) } });
+  assert.ok(completed.completion.values.includes(sessionId), JSON.stringify(completed));
+  assert.equal((await client.complete({ ref: { type: 'ref/resource', uri: 'oryx://memory/{agent}' }, argument: { name: 'agent', value: 'as' } })).completion.values, ['assistant']);
   const read = JSON.parse(textOf(await client.readResource({ uri: `oryx://sessions/${sessionId}` })));
   assert.equal([read.agent, read.messages.map((m: { role: string }) => m.role)], ['assistant', ['user', 'assistant']]);
 

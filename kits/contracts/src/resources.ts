@@ -28,4 +28,6 @@ export interface ResourceSource {
   readonly templates?: readonly ResourceTemplateInfo[];
   /** The contents at `uri`; undefined when the source has nothing there. */
   read(uri: string): Promise<ResourceContents[] | undefined>;
+  /** Values for a template's variable that start with `value` (a client's completion), best first. */
+  complete?(uriTemplate: string, variable: string, value: string): Promise<string[]>;
 }

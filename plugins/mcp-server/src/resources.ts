@@ -46,6 +46,10 @@ function sessionsSource(ctx: PluginContext, agents: Set<string>): ResourceSource
         description: `Agent ${s.agent}, updated ${s.updatedAt}${s.tags?.length ? `, tags ${s.tags.join(' ')}` : ''}`, mimeType: 'application/json',
       }));
     },
+    async complete(_template, _variable, value) {
+      const sessions = (await store().list({ limit: LISTED_SESSIONS * 4 })).items.filter((s) => agents.has(s.agent));
+      return sessions.map((s) => s.id).filter((id) => id.startsWith(value)).slice(0, 100);
+    },
     async read(uri) {
       if (!uri.startsWith(SESSION_URI)) return undefined;
       const id = decodeURIComponent(uri.slice(SESSION_URI.length));
@@ -65,6 +69,9 @@ function memorySource(ctx: PluginContext, agents: Set<string>): ResourceSource {
     async list() {
       if (!ctx.hasService('memory')) return [];
       return [...agents].map((agent) => ({ uri: `${MEMORY_URI}${agent}`, name: `memory of ${agent}`, mimeType: 'text/markdown' }));
+    },
+    async complete(_template, _variable, value) {
+      return [...agents].filter((a) => a.startsWith(value));
     },
     async read(uri) {
       if (!uri.startsWith(MEMORY_URI) || !ctx.hasService('memory')) return undefined;
@@ -100,8 +107,10 @@ export async function registerResources(server: McpServer, sources: ResourceSour
         async (uri) => toResult(await source.read(uri.href) ?? (() => { throw notFound(uri.href); })()));
     }
     for (const t of source.templates ?? []) {
+      const variables = [...t.uriTemplate.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const template = new ResourceTemplate(t.uriTemplate, {
         list: async () => ({ resources: (await source.list()).filter((r) => matches(t.uriTemplate, r.uri)) }),
+        ...(source.complete ? { complete: Object.fromEntries(variables.map((v) => [v, (value: string) => source.complete!(t.uriTemplate, v, value ?? '')])) } : {}),
       });
       server.registerResource(`${source.name}:${t.name}`, template, { title: t.title ?? t.name, ...(t.description ? { description: t.description } : {}), ...(t.mimeType ? { mimeType: t.mimeType } : {}) },
         async (uri) => toResult(await source.read(uri.href) ?? (() => { throw notFound(uri.href); })()));
