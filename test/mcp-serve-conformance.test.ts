@@ -4,13 +4,14 @@
 // plugins/mcp/test/conformance/suite/, the same install the MCP client's conformance test uses)
 // against this server: every server scenario, run by the suite's own CLI (on the Node 22 its npm
 // ci installs into node_modules/.cache) against Streamable HTTP served by the web plugin on
-// loopback, here on Node 20. The server exposes one agent; the model is the kernel's scripted
-// provider.
+// loopback, here on Node 20. The model is the kernel's scripted provider.
 //
-// Most server scenarios call the suite's reference tools, resources and prompts
-// (`test_image_content`, `test://static-text`, …), which a server of agents does not have. The
-// README's "Conformance" table says, for each scenario, whether it passes and why it cannot;
-// this test holds the results to it, so a scenario that starts failing (or passing) shows.
+// Most server scenarios call the suite's reference tools, resources and prompts by name
+// (`test_image_content`, `test://static-text`, `test_simple_prompt`, …): fixtures/mcp-reference.ts
+// builds them as ordinary OryxOS tools, skill files and a ResourceSource, which the server
+// exposes through its options (tools, prompts, resources) like any others. The README's
+// "Conformance" table says, for each scenario, whether it passes and why it cannot; this test
+// holds the results to it, so a scenario that starts failing (or passing) shows.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
@@ -20,6 +21,7 @@ import * as assert from 'uvu/assert';
 import { echoTool, scripted, testKernel, toolsPlugin } from '@oryxos/kernel/testing';
 import web from '@oryxos/plugin-web';
 import mcpServer from '@oryxos/plugin-mcp-server';
+import { referencePlugin, referencePromptNames, referenceResources, referenceToolNames, writeReferenceSkills } from './fixtures/mcp-reference.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const suiteSource = path.join(repoRoot, 'plugins', 'mcp', 'test', 'conformance', 'suite');
@@ -67,10 +69,14 @@ async function readmeResults(): Promise<Map<string, string>> {
 test('every server scenario of the official conformance suite, as the README says', async () => {
   const { node, cli } = await installSuite();
   const t = await testKernel({
-    plugins: [scripted(Array.from({ length: 200 }, () => ({ text: 'ok' }))), toolsPlugin(echoTool()), web({ auth: 'none' }), mcpServer({ agents: ['assistant'], http: true })],
-    agents: { assistant: { tools: ['echo'] } },
+    plugins: [
+      scripted(Array.from({ length: 200 }, () => ({ text: 'ok' }))), toolsPlugin(echoTool()), referencePlugin(), web({ auth: 'none' }),
+      mcpServer({ agents: ['assistant'], http: true, tools: referenceToolNames, prompts: referencePromptNames, resources: ['sessions', referenceResources] }),
+    ],
+    agents: { assistant: { tools: ['echo', ...referenceToolNames] } },
   });
   try {
+    await writeReferenceSkills(path.join(t.dir, '.oryxos', 'agents', 'assistant'));
     const { url } = await t.kernel.service('web').listen({ port: 0 });
     const listed = await run(node, [cli, 'list', '--server'], { cwd: cache, timeoutMs: 60_000 });
     const scenarios = [...listed.out.matchAll(/^\s+- (\S+) \[/gm)].map((m) => m[1]!);
@@ -82,7 +88,9 @@ test('every server scenario of the official conformance suite, as the README say
     assert.equal([...readme.keys()].sort(), [...scenarios].sort(), 'the README lists every server scenario once');
     const wrong = scenarios.filter((s) => outcomes.get(s) !== readme.get(s)!.startsWith('pass'))
       .map((s) => `${s}: ${outcomes.get(s) ? 'passes' : 'fails'}, the README says "${readme.get(s)}"`);
-    assert.equal(wrong, [], wrong.join('\n'));
+    assert.equal(wrong, [], `${wrong.join('\n')}\n${r.out.slice(-6000)}`);
+    const passed = scenarios.filter((x) => outcomes.get(x));
+    console.log(`conformance: ${passed.length} of ${scenarios.length} server scenarios pass`);
   } finally {
     await t.close();
   }

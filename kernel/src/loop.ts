@@ -30,6 +30,8 @@ export interface LoopInput {
   emit(event: RunEvent): void;
   /** A continued run: the stored response whose calls have no result yet, and results some of them get instead. */
   pending?: { calls: ToolCall[]; results: Map<string, ToolResult> };
+  /** A run of a door's own call ({@link RunInput.call}): the pending calls run, then the run ends without a model call. */
+  callsOnly?: boolean;
 }
 
 export type LoopResult = Omit<RunResult, 'sessionId' | 'agent'>;
@@ -42,6 +44,8 @@ interface LoopState {
   /** Turns the token budget dropped in an earlier step: they stay out. */
   dropped: number;
   last?: ChatResponse;
+  /** The last committed tool result (what a run of a door's call answers). */
+  lastResult?: ToolResult;
 }
 
 /**
@@ -71,6 +75,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
   try {
     if (input.pending) {
       const ended = await runCalls(state, await input.tools(), input.pending.calls, input.pending.results);
+      // A door's own call ends the run with its result, without a model call.
+      if (input.callsOnly) return { ...(ended ?? end(state, 'final', state.lastResult?.content ?? '')), ...(state.lastResult ? { toolResult: state.lastResult } : {}) };
       if (ended) return ended;
     }
     for (;;) {
@@ -176,6 +182,7 @@ async function runCalls(state: LoopState, offered: Tool[], calls: ToolCall[], gi
       } else if (verdict) stop ??= verdict;
     }
     await commit(state, message);
+    state.lastResult = result;
     input.emit({ type: 'tool_result', call, result });
   };
   await runBatch(calls, {
@@ -207,7 +214,8 @@ async function stopShort(state: LoopState, stop: Stop): Promise<LoopResult> {
   const { kernel, run, emit } = state.input;
   emit({ type: 'stopping', reason: stop.reason, notice: stop.notice });
   let final = await kernel.hooks.onLimit.promise({ run, ...stop, ...(state.last ? { last: state.last } : {}) });
-  if (!final && !run.signal.aborted) {
+  // A door's own call has no model to give the last answer.
+  if (!final && !run.signal.aborted && !state.input.callsOnly) {
     final = await step(state, [], finalNote(stop)).catch((error) => {
       kernel.log.warn(`the final answer call after "${stop.notice}" failed: ${errorMessage(error)}`);
       return undefined;

@@ -18,6 +18,12 @@ export class Registry {
 
   freeze(): void { this.frozen = true; }
 
+  /** ORYX_E_REGISTRY_DUPLICATE when another plugin registered the name already. */
+  private unique(map: Map<string, { plugin?: string }>, what: string, name: string, plugin: string | undefined, hint: string): void {
+    const existing = map.get(name);
+    if (existing) throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `${what} "${name}" is registered twice (by ${existing.plugin} and ${plugin})`, { hint });
+  }
+
   private check(what: string, name: string): void {
     if (this.frozen) {
       throw new OryxError('ORYX_E_REGISTRY_FROZEN', `Cannot register ${what} "${name}": the kernel has already started`, {
@@ -28,12 +34,7 @@ export class Registry {
 
   addProvider(provider: Provider, plugin?: string): void {
     this.check('provider', provider.name);
-    const existing = this.providers.get(provider.name);
-    if (existing) {
-      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Provider "${provider.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
-        hint: 'Give one of them another name with its `name` option.',
-      });
-    }
+    this.unique(this.providers, 'Provider', provider.name, plugin, 'Give one of them another name with its `name` option.');
     this.providers.set(provider.name, Object.assign(provider, { plugin }));
   }
 
@@ -44,12 +45,7 @@ export class Registry {
         hint: 'Model APIs accept only letters, digits, _ and - in tool names.',
       });
     }
-    const existing = this.tools.get(tool.name);
-    if (existing) {
-      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Tool "${tool.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
-        hint: 'Rename one of the tools or disable one of the plugins.',
-      });
-    }
+    this.unique(this.tools, 'Tool', tool.name, plugin, 'Rename one of the tools or disable one of the plugins.');
     this.tools.set(tool.name, { ...tool, plugin: tool.plugin ?? plugin });
   }
 
@@ -65,23 +61,13 @@ export class Registry {
 
   addDoor(door: Door, plugin?: string): void {
     this.check('door', door.name);
-    const existing = this.doors.get(door.name);
-    if (existing) {
-      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Door "${door.name}" is registered twice (by ${existing.plugin} and ${plugin})`, {
-        hint: 'Enable only one plugin that serves it.',
-      });
-    }
+    this.unique(this.doors, 'Door', door.name, plugin, 'Enable only one plugin that serves it.');
     this.doors.set(door.name, Object.assign(door, { plugin }));
   }
 
   addService<K extends keyof Services>(name: K, value: Services[K], plugin?: string): void {
     this.check('service', name);
-    const existing = this.services.get(name);
-    if (existing) {
-      throw new OryxError('ORYX_E_REGISTRY_DUPLICATE', `Service "${name}" is provided twice (by ${existing.plugin} and ${plugin})`, {
-        hint: 'Enable only one plugin that provides it.',
-      });
-    }
+    this.unique(this.services, 'Service', name, plugin, 'Enable only one plugin that provides it.');
     this.services.set(name, { value, plugin });
   }
 }

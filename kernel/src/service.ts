@@ -105,6 +105,7 @@ export class AgentService {
       runId: crypto.randomUUID(), agent, sessionId: session.id, provider: provider.name, model, startedAt: new Date().toISOString(),
       user: input.user ?? parent?.run.user, door: input.door ?? parent?.run.door, parentRunId: parent?.run.runId,
       callers: parent ? [...(parent.run.callers ?? []), parent.run.agent] : undefined, continued: continuing?.continuation, origin: input.origin,
+      direct: input.call !== undefined || continuing?.continuation.direct === true || undefined,
     }, [input.signal, budget.signal]);
     this.active.set(run.runId, { run, budget });
     try {
@@ -128,6 +129,7 @@ export class AgentService {
         seqOf: (m) => seqs.get(m),
         stream: input.stream ?? false,
         emit: (event: RunEvent) => input.onEvent?.(event),
+        callsOnly: run.direct === true,
       });
       return await this.ended(run, budget, result);
     } catch (error) {
@@ -218,6 +220,14 @@ export class AgentService {
       const user: Message = { role: 'user', content: input.message, ...(input.parts?.length ? { parts: input.parts } : {}) };
       await this.store.append(session.id, [this.kernel.secrets.message(user)]);
       kept.push(user);
+    }
+    if (input.call && !continuing) {
+      // The door's own call, committed as the step it stands for, so the session and a continued run read it like a model's.
+      const call: ToolCall = { id: `call_${crypto.randomUUID()}`, name: input.call.name, args: input.call.args };
+      const step: Message = { role: 'assistant', content: '', toolCalls: [call] };
+      await this.store.append(session.id, [this.kernel.secrets.message(step)]);
+      kept.push(step);
+      pending = { calls: [call], results: new Map() };
     }
     return { history: kept, seqs: new Map(stored.map((s) => [s.message, s.seq])), pending };
   }

@@ -329,6 +329,14 @@ export interface RunInput {
   tags?: string[];
   /** What started the run, as the door describes it (a REST request, a scheduler slot): see {@link RunOrigin}. */
   origin?: RunOrigin;
+  /**
+   * A tool call the door makes itself instead of asking the model (an MCP client calling an
+   * exposed tool): the run commits `message` and this call, runs it like a model's call of the
+   * agent (its allow-list, the sandbox, `beforeTool` / `afterTool`, the budget), and ends after
+   * it without calling the model. `RunResult.toolResult` is its result; a call a guard suspends
+   * ends the run `suspended`, and continuing it runs the call and ends again.
+   */
+  call?: { name: string; args: Record<string, unknown> };
 }
 
 /**
@@ -372,6 +380,8 @@ export interface RunResult {
   error?: { code: string; message: string; hint?: string };
   /** Set when stopReason is `suspended`: the calls the run waits at. */
   suspended?: SuspendedCall[];
+  /** The result of the call a run of {@link RunInput.call} made (or a continued one). */
+  toolResult?: ToolResult;
 }
 
 /** Per-run state handed to hooks, tools and plugins. */
@@ -400,6 +410,8 @@ export interface RunContext {
   readonly callers?: readonly AgentDefinition[];
   /** Set when the run continues a suspended one. */
   readonly continued?: RunContinuation;
+  /** True for a run of one call a door made ({@link RunInput.call}): it calls no model. */
+  readonly direct?: boolean;
   /** What started the run ({@link RunInput.origin}). */
   readonly origin?: RunOrigin;
 }

@@ -15,4 +15,5 @@ export type * from './database.ts';
 export type * from './runs.ts';
 export type * from './approvals.ts';
 export type * from './memory.ts';
+export type * from './resources.ts';
 export type * from './services.ts';

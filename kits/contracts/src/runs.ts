@@ -31,6 +31,8 @@ export interface RunContinuation {
   /** The door the run came from (`cli`, `web`, `telegram`), so the door is told when it needs a person again. */
   door?: string;
   suspended: SuspendedCall[];
+  /** The run was one call a door made (no model): continuing it runs the call and ends. */
+  direct?: boolean;
 }
 
 /** One run, as stored when it started and again when it ended. */

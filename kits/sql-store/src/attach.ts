@@ -86,7 +86,7 @@ export function recordOf(result: RunResult, run: RunContext): RunRecord {
     retries: result.budget.retries, durationMs: result.budget.ms, ...(result.error?.code ? { errorCode: result.error.code } : {}),
     // What `runs.continue` needs to pick a suspended run up again, in this process or another.
     ...(result.stopReason === 'suspended' && result.suspended ? {
-      continuation: { provider: run.provider, model: run.model, ...(run.user ? { user: run.user } : {}), ...(run.door ? { door: run.door } : {}), suspended: result.suspended },
+      continuation: { provider: run.provider, model: run.model, ...(run.user ? { user: run.user } : {}), ...(run.door ? { door: run.door } : {}), suspended: result.suspended, ...(run.direct ? { direct: true } : {}) },
     } : {}),
   };
 }

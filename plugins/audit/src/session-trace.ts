@@ -16,8 +16,8 @@ export interface SessionTraceRows {
 
 /**
  * The audit rows of a session's last `runs` runs (default 20, at most 100), each table oldest
- * first: what the web console draws as a timeline. A run is found by its first model call, so
- * a run that was aborted before calling the model has no rows and is not listed. Each tool call
+ * first: what the web console draws as a timeline. A run is found by its first model call or
+ * tool call, so a run that was aborted before either has no rows and is not listed. Each tool call
  * carries who approved or denied it when it waited for a person (three statements in all,
  * however many calls).
  *
@@ -26,10 +26,13 @@ export interface SessionTraceRows {
  */
 export async function sessionTrace(db: Database, sessionId: string, options: { runs?: number } = {}): Promise<SessionTraceRows> {
   const wanted = Math.max(1, Math.min(100, Math.floor(options.runs ?? 20)));
+  // A run of a door's own call (an MCP client calling an exposed tool) calls no model: its tool row finds it.
   const found = await db.query<{ run_id: string }>(
-    `SELECT run_id FROM llm_calls WHERE session_id = ? AND run_id IS NOT NULL
-     GROUP BY run_id ORDER BY MIN(id) DESC LIMIT ?`,
-    [sessionId, wanted + 1],
+    `SELECT run_id FROM (
+       SELECT run_id, created_at FROM llm_calls WHERE session_id = ? AND run_id IS NOT NULL
+       UNION ALL SELECT run_id, created_at FROM tool_invocations WHERE session_id = ? AND run_id IS NOT NULL
+     ) AS trail GROUP BY run_id ORDER BY MIN(created_at) DESC LIMIT ?`,
+    [sessionId, sessionId, wanted + 1],
   );
   const runs = found.slice(0, wanted).map((r) => r.run_id).reverse();
   if (runs.length === 0) return { runs, llmCalls: [], toolInvocations: [], moreRuns: false };

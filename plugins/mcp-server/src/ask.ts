@@ -28,7 +28,9 @@ export async function askClient(
       return r.action === 'accept' ? { action: 'accept', content: (r.content ?? {}) as Record<string, unknown> } : { action: r.action };
     }
     const args = JSON.stringify(question.call.args, null, 2);
-    const message = `The OryxOS agent ${run.agent.name} wants to call ${question.tool.name}.\n`
+    // A door's own call (an exposed tool) is the client's request, made as the agent would make it.
+    const who = run.direct ? `You asked to call ${question.tool.name} (as the OryxOS agent ${run.agent.name}).` : `The OryxOS agent ${run.agent.name} wants to call ${question.tool.name}.`;
+    const message = `${who}\n`
       + question.asks.map((a) => `- ${a.action ? `${describeAction(a.action)}: ` : ''}${a.reason}`).join('\n')
       + `\nArguments:\n${args.length > MAX_ARGS ? `${args.slice(0, MAX_ARGS)}\n… (${args.length - MAX_ARGS} more characters)` : args}`;
     const r = await server.server.elicitInput({

@@ -4,6 +4,7 @@
  * client's elicitation), where progress goes (the call's progress token). The transports
  * (stdio under `oryx mcp serve`) attach to it; started by `oryx serve` alone it serves nothing.
  */
+import { matchesToolPattern } from '@oryxos/schema-kit';
 import type { Answer, Door, DoorCheck, PluginContext, Question, RunContext, StopReport } from '@oryxos/kernel';
 import { ERROR_CODES } from './errors.ts';
 import type { ResolvedMcpServerOptions } from './options.ts';
@@ -49,7 +50,18 @@ export class McpDoor {
       const key = callOf(run) ?? (run.parentRunId ? this.runs.get(run.parentRunId) : undefined);
       if (key && this.calls.has(key)) this.runs.set(run.runId, key);
     });
-    ctx.hooks.afterRun.tapPromise(async (_result, run) => { this.runs.delete(run.runId); });
+    ctx.hooks.afterRun.tapPromise(async (result, run) => {
+      this.runs.delete(run.runId);
+      for (const listener of this.sessionListeners) listener(result.sessionId, result.agent);
+    });
+  }
+
+  private readonly sessionListeners = new Set<(sessionId: string, agent: string) => void>();
+
+  /** Calls `listener` with the session (and its agent) of every run that ends in this process (for resource notifications); returns how to stop. */
+  onSessionChange(listener: (sessionId: string, agent: string) => void): () => void {
+    this.sessionListeners.add(listener);
+    return () => { this.sessionListeners.delete(listener); };
   }
 
   /** The door the kernel knows. */
@@ -87,6 +99,26 @@ export class McpDoor {
       // Its allow-list, not the tools found: listing those would start MCP servers from doctor.
       lines.push({ check: `mcp ${tool}`, status: 'ok', detail: `agent ${agent} (${definition.tools.length ? `tools: ${definition.tools.join(', ')}` : 'no tools'})` });
     }
+    if (this.options.tools.length) {
+      // Against the allow-list, as above: the tools themselves are found when the server starts.
+      const agent = names.includes(this.options.toolAgent) ? await this.ctx.agents.load(this.options.toolAgent) : undefined;
+      const outside = this.options.tools.filter((t) => !agent?.tools.some((p) => matchesToolPattern(t, p)));
+      lines.push(outside.length
+        ? { check: 'mcp tools', status: 'fail', detail: `${outside.join(', ')} not in agent ${this.options.toolAgent}'s tools: allow-list`, code: 'ORYX_E_MCPSERVE_UNKNOWN_TOOL', fix: ERROR_CODES.ORYX_E_MCPSERVE_UNKNOWN_TOOL }
+        : { check: 'mcp tools', status: 'ok', detail: `${this.options.tools.join(', ')} (each call a run of ${this.options.toolAgent}: its sandbox, approvals and audit)` });
+    }
+    if (this.options.prompts.length) {
+      const skills = new Set<string>();
+      for (const { agent } of this.options.agents) if (names.includes(agent)) for (const skill of (await this.ctx.agents.load(agent)).skills) skills.add(skill.name);
+      const unknown = this.options.prompts.filter((p) => !skills.has(p));
+      lines.push(unknown.length
+        ? { check: 'mcp prompts', status: 'fail', detail: `no skill ${unknown.join(', ')} in the exposed agents (skills: ${[...skills].join(', ') || 'none'})`, code: 'ORYX_E_MCPSERVE_UNKNOWN_PROMPT', fix: ERROR_CODES.ORYX_E_MCPSERVE_UNKNOWN_PROMPT }
+        : { check: 'mcp prompts', status: 'ok', detail: `skills ${this.options.prompts.join(', ')}` });
+    }
+    const resources = [...(this.options.sessions ? ['sessions (oryx://sessions/{id})'] : []),
+      ...(this.options.memory ? [`memory (oryx://memory/{agent}${this.ctx.hasService('memory') ? '' : ': no memory plugin enabled, so none'})`] : []),
+      ...this.options.sources.map((s) => s.name)];
+    if (resources.length) lines.push({ check: 'mcp resources', status: 'ok', detail: `read-only: ${resources.join(', ')}` });
     const where = ['stdio: oryx mcp serve', ...(this.options.httpPath ? [`Streamable HTTP: ${this.options.httpPath} in oryx web (behind its token)`] : [])];
     lines.push({ check: 'mcp serve', status: 'ok', detail: `${where.join('; ')}; approvals through the client's elicitation, else paused for oryx approvals` });
     return lines;

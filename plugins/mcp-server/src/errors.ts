@@ -12,6 +12,9 @@ export const ERROR_CODES = {
   ORYX_E_MCPSERVE_NO_AGENTS: 'List at least one agent to expose: mcpServer({ agents: [\'assistant\'] }) (names from `oryx agents`).',
   ORYX_E_MCPSERVE_TOOL_NAME: 'Give each exposed agent a tool name of 1 to 128 letters, digits, _ - or ., different from the others: agents: { assistant: { name: \'ask_helper\' } }.',
   ORYX_E_MCPSERVE_UNKNOWN_AGENT: 'Create .oryxos/agents/<name>/AGENT.md, or list only agents `oryx agents` shows in mcpServer({ agents }).',
+  ORYX_E_MCPSERVE_UNKNOWN_TOOL: 'List in mcpServer({ tools }) only tools the toolAgent\'s tools: allow-list lets it use (see `oryx tools`), or add the tool to that agent\'s tools:.',
+  ORYX_E_MCPSERVE_UNKNOWN_PROMPT: 'List in mcpServer({ prompts }) only skills of the exposed agents (their skills/*.md), by name.',
+  ORYX_E_MCPSERVE_PROMPT: 'Fix the skill\'s arguments: a list of { name, description?, required?, values?, resource? }; a resource: true argument takes the URI of one of this server\'s resources.',
   ORYX_E_MCPSERVE_NOT_ENABLED: 'Add mcpServer({ agents: [\'assistant\'] }) from @oryxos/plugin-mcp-server to `plugins` in oryx.config.ts.',
 } as const;
 

@@ -8,6 +8,9 @@ import type { McpHttpEndpoint } from '@oryxos/contracts';
 import type { PluginContext } from '@oryxos/kernel';
 import type { McpDoor } from './door.ts';
 
+/** How long a client waits before it reconnects to a stream that ended (the SSE `retry` field). */
+const RETRY_MS = 1000;
+
 /** A JSON-RPC error answer without an id (the request was refused before it was read). */
 function refusal(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
@@ -42,8 +45,8 @@ export function httpEndpoint(door: McpDoor, ctx: PluginContext, path: string, id
       }
       if (!door.accepting) return refusal(503, -32000, 'The OryxOS MCP server is stopping');
       await sweep();
-      const [{ WebStandardStreamableHTTPServerTransport }, { createServer }] = await Promise.all([
-        import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./server.ts'),
+      const [{ WebStandardStreamableHTTPServerTransport }, { createServer }, { SessionEventStore }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./server.ts'), import('./event-store.ts'),
       ]);
       // A tool call answers on a stream after its request has returned: it keeps the session busy until it ends.
       const server = await createServer(door, ctx, {
@@ -57,10 +60,14 @@ export function httpEndpoint(door: McpDoor, ctx: PluginContext, path: string, id
       const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        // A client whose connection dropped mid-call reconnects with Last-Event-ID and gets the rest.
+        eventStore: new SessionEventStore(), retryInterval: RETRY_MS,
         onsessioninitialized: (sid) => { sessions.set(sid, { handle: (r) => transport.handleRequest(r), used: Date.now(), busy: 0, close: () => server.close() }); },
         onsessionclosed: (sid) => { sessions.delete(sid); },
       });
+      const previous = server.server.onclose;
       server.server.onclose = () => {
+        previous?.();
         if (transport.sessionId) sessions.delete(transport.sessionId);
         resolveClosed();
       };

@@ -1,5 +1,6 @@
 import type { RunResult } from '@oryxos/kernel';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toMcpContent } from './content.ts';
 import type { ExposedAgent } from './options.ts';
 
 /**
@@ -49,4 +50,35 @@ export function toolResult(result: RunResult, exposed: ExposedAgent, root: strin
     default:
       return { content: [{ type: 'text', text: result.notice && result.stopReason !== 'final' ? `${result.answer}\n\n(${result.notice})` : result.answer }], structuredContent: structured };
   }
+}
+
+/**
+ * The result of a call of an exposed OryxOS tool: the tool's result as MCP content (its
+ * `isError` kept); a call waiting for a person's approval says how to decide it and where its
+ * result will be (the run's session, `oryx://sessions/<id>`); a run that failed or was aborted
+ * is an error result saying so.
+ *
+ * @example
+ * directResult(await ctx.runs.process({ agent, message, call: { name: 'read_file', args } }), 'read_file', root)
+ */
+export function directResult(result: RunResult, tool: string, root: string): CallToolResult {
+  if (result.stopReason === 'suspended') {
+    const waiting = result.suspended?.[0];
+    const id = typeof waiting?.data?.approvalId === 'string' ? waiting.data.approvalId : undefined;
+    const where = `its result is then in the session ${result.sessionId} (\`oryx sessions show ${result.sessionId.slice(0, 8)}\`, or the resource oryx://sessions/${result.sessionId} when sessions are exposed)`;
+    const how = id
+      ? `A person approves it with \`oryx approvals approve ${id.slice(0, 8)}\` (or denies it with \`oryx approvals deny ${id.slice(0, 8)}\`) in ${root}, which runs the call there; ${where}.`
+      : `Once that is done, ${where}.`;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${tool} waits for a person's approval: ${waiting?.reason ?? 'something outside the call'}. Nothing was approved and the call has not run. ${how}` }],
+      _meta: { 'oryxos/sessionId': result.sessionId, 'oryxos/runId': result.runId, ...(id ? { 'oryxos/approvalId': id } : {}) },
+    };
+  }
+  if (result.toolResult) {
+    return { ...(result.toolResult.isError ? { isError: true } : {}), content: toMcpContent(result.toolResult, tool) };
+  }
+  const error = result.error;
+  const why = error ? `${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}` : `the run stopped (${result.notice ?? result.stopReason}) before ${tool} gave a result`;
+  return { isError: true, content: [{ type: 'text', text: why }] };
 }

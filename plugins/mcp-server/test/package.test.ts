@@ -25,9 +25,10 @@ test('options: names, or names with their tool name and description; each tool n
   ]);
   assert.equal(resolveOptions({ agents: { coder: { name: 'code', description: 'Writes code.' } } }), {
     agents: [{ agent: 'coder', tool: 'code', description: 'Writes code.' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000, httpIdleMs: 1_800_000,
+    tools: [], toolAgent: 'coder', prompts: [], sessions: false, memory: false, sources: [],
   });
   assert.equal([resolveOptions({ agents: ['a'], http: true }).httpPath, resolveOptions({ agents: ['a'], http: { path: '/x/mcp', idleMs: 5000 } })], [
-    '/mcp', { agents: [{ agent: 'a', tool: 'ask_a' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000, httpPath: '/x/mcp', httpIdleMs: 5000 },
+    '/mcp', { agents: [{ agent: 'a', tool: 'ask_a' }], serverName: 'oryxos', askTimeoutMs: 300_000, graceMs: 10_000, httpPath: '/x/mcp', httpIdleMs: 5000, tools: [], toolAgent: 'a', prompts: [], sessions: false, memory: false, sources: [] },
   ]);
   assert.match(code(() => mcpServer({ agents: ['a'], http: { path: 'mcp' } }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*http/);
   assert.match(code(() => mcpServer({} as never))!, /^ORYX_E_MCPSERVE_OPTIONS: .*agents/);
@@ -38,6 +39,20 @@ test('options: names, or names with their tool name and description; each tool n
   assert.match(code(() => mcpServer({ agents: { a: { name: 'has space' } } }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"has space"/);
   assert.match(code(() => mcpServer({ agents: ['a', 'a'] }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"a" is listed twice/);
   assert.match(code(() => mcpServer({ agents: { a: {}, b: { name: 'ask_a' } } }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"a" and "b" would both be the tool "ask_a"/);
+});
+
+test('options: exposed tools, prompts and resources, each by name and off by default', () => {
+  const source = { name: 'docs', list: async () => [], read: async () => undefined };
+  const o = resolveOptions({ agents: ['a', 'b'], tools: ['read_file'], toolAgent: 'b', prompts: ['review'], resources: ['sessions', source] });
+  assert.equal([o.tools, o.toolAgent, o.prompts, o.sessions, o.memory, o.sources], [['read_file'], 'b', ['review'], true, false, [source]]);
+  assert.is(resolveOptions({ agents: ['a', 'b'], tools: ['x'] }).toolAgent, 'a', 'the first agent by default');
+  assert.match(code(() => mcpServer({ agents: ['a'], tools: ['ask_a'] }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"ask_a", which is already the tool of agent "a"/);
+  assert.match(code(() => mcpServer({ agents: ['a'], tools: ['x', 'x'] }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"x" twice/);
+  assert.match(code(() => mcpServer({ agents: ['a'], tools: ['bad name'] }))!, /^ORYX_E_MCPSERVE_TOOL_NAME: .*"bad name"/);
+  assert.match(code(() => mcpServer({ agents: ['a'], tools: ['x'], toolAgent: 'z' }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*toolAgent "z" is not one of agents/);
+  assert.match(code(() => mcpServer({ agents: ['a'], prompts: ['p', 'p'] }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*"p" twice/);
+  assert.match(code(() => mcpServer({ agents: ['a'], resources: ['files' as never] }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*resources/);
+  assert.match(code(() => mcpServer({ agents: ['a'], resources: [{ name: 'x' } as never] }))!, /^ORYX_E_MCPSERVE_OPTIONS: .*resources/);
 });
 
 test('no module loaded by the entry point imports the MCP SDK or zod at the top level', async () => {

@@ -33,7 +33,7 @@ test.before(() => {
  * minute (honouring the abort); a tool result is answered `model got: …`; anything else is
  * answered with the number of user turns the session holds, so a continued session shows.
  */
-async function project(expose = "{ assistant: { description: 'The test assistant.' } }"): Promise<string> {
+async function project(expose = "{ assistant: { description: 'The test assistant.' } }", more = ''): Promise<string> {
   const dir = await tempProject('oryx-mcpserve-');
   dirs.push(dir);
   await writeFile(path.join(dir, 'oryx.config.ts'), `import { writeFileSync } from 'node:fs';
@@ -77,7 +77,7 @@ export default defineConfig({
     allowAll(), sqlite(), audit(), approvals(),
     scripted(Array.from({ length: 100 }, () => step)),
     toolsPlugin(echoTool(), guarded, askName),
-    mcpServer({ agents: ${expose} }),
+    mcpServer({ agents: ${expose}${more} }),
   ],
 });
 `);
@@ -258,6 +258,25 @@ test('oryx doctor shows each exposed agent as its tool, and a missing one fails 
   assert.match(serve.stderr, /ORYX_E_MCPSERVE_UNKNOWN_AGENT/);
   assert.match(serve.stderr, /no agent "ghost"/);
   assert.is(serve.stdout, '', 'nothing but the protocol goes to stdout');
+});
+
+test('an exposed tool over stdio: listed, called as the agent would; needing approval it waits, and `oryx approvals approve` runs it; doctor shows it', async () => {
+  const dir = await project(undefined, ", tools: ['echo', 'guarded']");
+  const { client } = await connect(dir);
+  assert.equal((await client.listTools()).tools.map((t) => t.name), ['ask_assistant', 'echo', 'guarded']);
+  assert.is(text(await client.callTool({ name: 'echo', arguments: { text: 'plain' } }) as CallToolResult), 'echo: plain');
+  const waiting = await client.callTool({ name: 'guarded', arguments: { file: 'direct.txt' } }) as CallToolResult;
+  assert.is(waiting.isError, true);
+  const approve = /`(oryx approvals approve [0-9a-f]{8})`/.exec(text(waiting))?.[1];
+  assert.ok(approve, text(waiting));
+  assert.not.ok(existsSync(path.join(dir, 'direct.txt')), 'never approved by itself');
+  const r = await runOryx(approve!.split(' ').slice(1), { cwd: dir });
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(existsSync(path.join(dir, 'direct.txt')), 'approved from the CLI, the call ran there');
+  const sessions = await json(dir, ['sessions', '--tag', 'mcp-tool:guarded']);
+  assert.is(sessions.items.length, 1, JSON.stringify(sessions));
+  const doctor = JSON.parse((await runOryx(['doctor', '--json'], { cwd: dir })).stdout).items as { check: string; status: string; detail: string }[];
+  assert.equal(doctor.filter((i) => i.check === 'mcp tools').map((i) => [i.status, i.detail]), [['ok', 'echo, guarded (each call a run of assistant: its sandbox, approvals and audit)']]);
 });
 
 test('oryx mcp serve without the plugin says how to enable it', async () => {
