@@ -6,6 +6,7 @@
 import type {
   ExecLaunch, ExecRequest, RunContinuation, SandboxAction, Services, StopReason, SuspendedCall, ApprovalAsk,
 } from '@oryxos/contracts';
+import type { AgentFile, SkillFile } from '@oryxos/agent-files';
 import type { AssistantMessage, JsonSchema, MediaPart, Message, ToolCall, ToolSpec, Usage } from '@oryxos/provider-spec';
 import type { BudgetLimit, BudgetUsed, Stop as KitStop, StopRule as KitStopRule } from '@oryxos/stop-rules';
 
@@ -161,29 +162,10 @@ export interface AgentSettings {
   [plugin: string]: unknown;
 }
 
-/** An agent loaded from `.oryxos/agents/<name>/AGENT.md`. */
-export interface AgentDefinition {
-  name: string;
-  description: string;
-  provider?: string;
-  model?: string;
-  /** Allow-list of tool names; `*` globs (`filesystem__*`). Empty = no tools. */
-  tools: string[];
-  skills: SkillRef[];
-  settings: AgentSettings;
-  /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
-  sandbox?: unknown;
-  /** The body of AGENT.md: the system prompt. */
-  instructions: string;
-  /** Project instructions found (the project's AGENTS.md or CLAUDE.md, the workspace's AGENTS.md, SOUL.md, USER.md), in order. */
-  bootstrap: { name: string; path: string; content: string }[];
-  dir: string;
-  file: string;
-  /** Frontmatter keys plugins read (their `agentKeys`: `approve`, `agents`, `memory`). */
-  extra: Record<string, unknown>;
-}
+/** An agent loaded from `.oryxos/agents/<name>/AGENT.md` (its fields: `AgentFile` of `@oryxos/agent-files`), with its settings resolved. */
+export type AgentDefinition = AgentFile<AgentSettings>;
 
-export interface SkillRef { name: string; description: string; path: string }
+export type SkillRef = SkillFile;
 
 // ---------------------------------------------------------------------------------------
 // Prompt

@@ -13,17 +13,19 @@ export interface AgentFile<Settings> {
   description: string;
   provider?: string;
   model?: string;
+  /** Allow-list of tool names; `*` globs (`filesystem__*`). Empty = no tools. */
   tools: string[];
   skills: SkillFile[];
   settings: Settings;
+  /** The raw `sandbox:` frontmatter, interpreted by the sandbox plugin. */
   sandbox?: unknown;
-  /** The body of AGENT.md. */
+  /** The body of AGENT.md: the system prompt. */
   instructions: string;
-  /** Project instructions, most stable first (see {@link AgentFiles}). */
+  /** Project instructions found (the project's AGENTS.md or CLAUDE.md, the workspace's AGENTS.md, SOUL.md, USER.md), in order. */
   bootstrap: { name: string; path: string; content: string }[];
   dir: string;
   file: string;
-  /** Frontmatter keys enabled plugins read. */
+  /** Frontmatter keys plugins read (their `agentKeys`: `approve`, `agents`, `memory`). */
   extra: Record<string, unknown>;
 }
 
