@@ -56,7 +56,8 @@ const frontmatterShape = s.object({
 }, { unknownKeys: 'ignore' });
 const KNOWN = new Set(['description', 'provider', 'model', 'tools', 'skills', 'settings', 'sandbox', 'name']);
 
-type Read = (file: string) => Promise<string | undefined>;
+/** How a build reads: through the cache, each path and what it held kept, so the next load can check them all at once. */
+interface Reads { text(file: string): Promise<string | undefined>; entries(dir: string): Promise<{ name: string; dir: boolean }[] | undefined> }
 
 /**
  * Agents from `<workspace>/agents/<name>/AGENT.md`. Files go through a cache that reads again
@@ -71,7 +72,7 @@ type Read = (file: string) => Promise<string | undefined>;
 export class AgentFiles<Settings> {
   private readonly files = new FileCache();
   /** Each agent as last built, with the texts it was built from. */
-  private readonly built = new Map<string, { agent: AgentFile<Settings>; from: Map<string, string | undefined> }>();
+  private readonly built = new Map<string, { agent: AgentFile<Settings>; from: Map<string, unknown> }>();
 
   constructor(readonly workspaceDir: string, private readonly options: AgentFilesOptions<Settings>) {}
 
@@ -92,29 +93,27 @@ export class AgentFiles<Settings> {
   /** One agent; `ORYX_E_AGENT_NOT_FOUND` listing the known ones, `ORYX_E_AGENT_INVALID` naming the file and field. */
   async load(name: string): Promise<AgentFile<Settings>> {
     const kept = this.built.get(name);
-    if (kept && await this.unchanged(kept.from)) return kept.agent;
-    const from = new Map<string, string | undefined>();
-    const agent = await this.build(name, async (file) => {
-      const text = await this.files.text(file);
-      from.set(file, text);
-      return text;
+    if (kept && this.unchanged(kept.from)) return kept.agent;
+    const from = new Map<string, unknown>();
+    const seen = <T>(key: string, value: T): T => { from.set(key, value); return value; };
+    const agent = await this.build(name, {
+      text: async (file) => seen(file, await this.files.text(file)),
+      entries: async (dir) => seen(dir, await this.files.entries(dir)),
     });
     this.built.set(name, { agent, from });
     return agent;
   }
 
   /**
-   * Whether every file an agent was built from still has its text. The `stat`s go out together:
-   * one after the other, an agent with its project files (some ten paths, most of them absent)
-   * waited for ten thread-pool round trips on every run (the peer loop benchmark: ~40 % of a
-   * run's wall time idle before this).
+   * Whether every path an agent was built from (files, absent files, skill folders) still holds
+   * what it did: the cache checks each witness once, and a path another agent's load read again
+   * since must hold the same value.
    */
-  private async unchanged(from: Map<string, string | undefined>): Promise<boolean> {
-    const same = await Promise.all([...from].map(async ([file, text]) => (await this.files.text(file)) === text));
-    return same.every(Boolean);
+  private unchanged(from: Map<string, unknown>): boolean {
+    return this.files.fresh(from.keys()) && [...from].every(([key, value]) => this.files.last(key) === value);
   }
 
-  private async build(name: string, read: Read): Promise<AgentFile<Settings>> {
+  private async build(name: string, read: Reads): Promise<AgentFile<Settings>> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `"${name}" is not a valid agent name`, {
         hint: 'Agent names are folder names: letters, digits, _ . and -.',
@@ -122,7 +121,7 @@ export class AgentFiles<Settings> {
     }
     const dir = path.join(this.agentsDir, name);
     const file = path.join(dir, 'AGENT.md');
-    const text = await read(file);
+    const text = await read.text(file);
     if (text === undefined) {
       const known = await this.names();
       throw new OryxError('ORYX_E_AGENT_NOT_FOUND', `No agent "${name}": ${path.relative(process.cwd(), file)} does not exist${didYouMean(name, known)}`, {
@@ -159,13 +158,13 @@ export class AgentFiles<Settings> {
    * copy of each, else the workspace's. A file found twice (a workspace at the project root) is
    * read once.
    */
-  private async bootstrap(dir: string, read: Read): Promise<AgentFile<Settings>['bootstrap']> {
+  private async bootstrap(dir: string, read: Reads): Promise<AgentFile<Settings>['bootstrap']> {
     const found: AgentFile<Settings>['bootstrap'] = [];
     const project = this.options.projectDir;
     const add = async (name: string, candidates: string[]): Promise<void> => {
       for (const candidate of candidates) {
         if (found.some((f) => f.path === candidate)) return;
-        const text = await read(candidate);
+        const text = await read.text(candidate);
         if (text === undefined) continue;
         assertMarkdownData(text, candidate);
         if (text.trim()) found.push({ name, path: candidate, content: text.trim() });
@@ -182,7 +181,7 @@ export class AgentFiles<Settings> {
    * `<workspace>/skills/*.md` (only those `skills:` lists). Only name, description and path
    * are kept: the model reads the body on demand with read_file.
    */
-  private async skills(dir: string, allow: string[] | undefined, read: Read): Promise<SkillFile[]> {
+  private async skills(dir: string, allow: string[] | undefined, read: Reads): Promise<SkillFile[]> {
     const own = await this.readSkills(path.join(dir, 'skills'), read);
     const shared = allow ? await this.readSkills(path.join(this.workspaceDir, 'skills'), read) : [];
     const matches = (skill: SkillFile) => !allow || allow.some((p) => matchesToolPattern(skill.name, p));
@@ -190,12 +189,12 @@ export class AgentFiles<Settings> {
     return [...own, ...shared].filter((skill) => matches(skill) && !seen.has(skill.name) && seen.add(skill.name));
   }
 
-  private async readSkills(dir: string, read: Read): Promise<SkillFile[]> {
-    const files = ((await this.files.entries(dir)) ?? []).filter((e) => !e.dir && e.name.endsWith('.md')).map((e) => e.name).sort();
+  private async readSkills(dir: string, read: Reads): Promise<SkillFile[]> {
+    const files = ((await read.entries(dir)) ?? []).filter((e) => !e.dir && e.name.endsWith('.md')).map((e) => e.name).sort();
     const skills: SkillFile[] = [];
     for (const f of files) {
       const file = path.join(dir, f);
-      const text = await read(file);
+      const text = await read.text(file);
       if (text === undefined) continue;
       const { data, content } = await parseFrontmatter(text, file);
       const description = typeof data.description === 'string' ? data.description

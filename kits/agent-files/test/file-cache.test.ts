@@ -36,6 +36,54 @@ test('a change of size or mtime is read again; same mtime and size is not', () =
   assert.equal(await cache.entries(dir), [{ name: 'x.md', dir: false }], 'a folder\'s entries follow its mtime');
 }));
 
+test('an absent file is vouched for by its folder: creating, removing or renaming one in it is seen', () => withDir(async (dir) => {
+  const cache = new FileCache();
+  const soul = path.join(dir, 'SOUL.md');
+  const user = path.join(dir, 'USER.md');
+  assert.is(await cache.text(soul), undefined);
+  assert.is(await cache.text(user), undefined);
+  assert.ok(cache.fresh([soul, user]), 'nothing changed in the folder');
+  await writeFile(path.join(dir, 'unrelated.txt'), 'x');
+  assert.not.ok(cache.fresh([soul, user]), 'the folder changed: both are looked at again');
+  assert.is(await cache.text(soul), undefined);
+  assert.ok(cache.fresh([soul]));
+  await writeFile(path.join(dir, 'tmp'), 'calm');
+  const { rename } = await import('node:fs/promises');
+  await rename(path.join(dir, 'tmp'), soul);
+  assert.not.ok(cache.fresh([soul]), 'created by a rename');
+  assert.is(await cache.text(soul), 'calm');
+  assert.is(cache.last(soul), 'calm');
+  assert.not.ok(cache.fresh([path.join(dir, 'never-read.md')]), 'a path never read is not fresh');
+  const gone = path.join(dir, 'no-such-folder', 'AGENTS.md');
+  assert.is(await cache.text(gone), undefined, 'an absent file in an absent folder');
+  assert.ok(cache.fresh([gone]));
+  await mkdir(path.dirname(gone));
+  await writeFile(gone, 'rules');
+  assert.not.ok(cache.fresh([gone]), 'its folder appeared');
+  assert.is(await cache.text(gone), 'rules');
+}));
+
+test('hot reload: a new skill alone, and a project file created, reach the next run', async () => {
+  const llm = scripted([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+  const t = await testKernel({ plugins: [llm], agents: { assistant: { tools: [], body: 'Same.' } } });
+  try {
+    await t.service.process({ agent: 'assistant', message: 'hi' });
+    const agentDir = path.join(t.kernel.agents.agentsDir, 'assistant');
+    await mkdir(path.join(agentDir, 'skills'), { recursive: true });
+    await writeFile(path.join(agentDir, 'skills', 'deploy.md'), '---\ndescription: How to deploy\n---\nSteps.');
+    await t.service.process({ agent: 'assistant', message: 'hi' });
+    assert.match(llm.requests[1]!.messages[0]!.content, 'How to deploy', 'the skill folder was created');
+    await writeFile(path.join(agentDir, 'skills', 'rollback.md'), '---\ndescription: How to roll back\n---\nSteps.');
+    await writeFile(path.join(agentDir, 'USER.md'), 'The user is Ada.');
+    await t.service.process({ agent: 'assistant', message: 'hi' });
+    const system = llm.requests[2]!.messages[0]!.content;
+    assert.match(system, 'How to roll back', 'a second skill in the existing folder');
+    assert.match(system, 'The user is Ada.', 'the agent\'s own USER.md');
+  } finally {
+    await t.close();
+  }
+});
+
 test('hot reload: an edit of AGENT.md, a new skill and a new bootstrap file reach the next run', async () => {
   const llm = scripted([{ text: 'a' }, { text: 'b' }]);
   const t = await testKernel({ plugins: [llm], agents: { assistant: { tools: [], body: 'Version one.' } } });

@@ -25,4 +25,21 @@ test('appended messages are stored as copies: a later change by the caller does 
   assert.is(info?.updatedAt, stored[1]!.createdAt);
 });
 
+test('what is read is a copy too; a call without a result is the one left started', async () => {
+  const store = new InMemorySessionStore();
+  const { id } = await store.create({ agent: 'a', tags: ['x'] });
+  await store.append(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'echo', args: {} }, { id: 'c2', name: 'echo', args: {} }] }]);
+  await store.markStarted({ runId: 'r1', sessionId: id, toolCallId: 'c1', tool: 'echo', argsHash: 'h', startedAt: new Date().toISOString() });
+  await store.markStarted({ runId: 'r1', sessionId: id, toolCallId: 'c2', tool: 'echo', argsHash: 'h', startedAt: new Date().toISOString() });
+  await store.append(id, [{ role: 'tool', toolCallId: 'c1', name: 'echo', content: 'ok' }]);
+  assert.equal((await store.startedWithoutResult(id)).map((m) => m.toolCallId), ['c2']);
+  const [read] = await store.history(id, 1);
+  (read!.message as { content: string }).content = 'changed';
+  const info = (await store.get(id))!;
+  info.tags!.push('y');
+  assert.is((await store.messages(id))[0]!.message.content, 'hi');
+  assert.equal((await store.get(id))!.tags, ['x']);
+  assert.equal((await store.messages(id, { limit: 1 })).map((m) => m.seq), [3]);
+});
+
 test.run();
