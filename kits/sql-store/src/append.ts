@@ -28,9 +28,6 @@ const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_
 const INSERT_AT = `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** A tool result answers its call's start mark; the mark goes (a statement that finds none writes no page). */
-const ANSWER_MARK = 'DELETE FROM call_marks WHERE session_id = ? AND tool_call_id = ?';
-
 type Encoded = ReturnType<typeof encodeMessage>;
 type Step = [string, SqlValue[]];
 
@@ -47,7 +44,6 @@ function* appendSqlite(id: string, encoded: readonly Encoded[], title: string, t
   if (!touched && (yield [UPDATE_SESSION, [now, encoded.length, turns, title, id]]).rowsAffected === 0) throw notFound(id);
   for (const m of encoded) {
     yield [APPEND_NEXT, [id, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now, id]];
-    if (m.role === 'tool' && m.toolCallId !== null) yield [ANSWER_MARK, [id, m.toolCallId]];
   }
 }
 
@@ -63,7 +59,6 @@ async function appendPostgres(tx: DatabaseTx, id: string, encoded: readonly Enco
   let seq = Number(top?.seq ?? 0);
   for (const m of encoded) {
     await tx.execute(INSERT_AT, [id, ++seq, m.role, m.content, m.toolCalls, m.toolCallId, m.name, m.isError, m.extra, now]);
-    if (m.role === 'tool' && m.toolCallId !== null) await tx.execute(ANSWER_MARK, [id, m.toolCallId]);
   }
 }
 

@@ -25,7 +25,8 @@ export interface AttachOptions {
  * Provides the `sessions` and `runRecords` services of a store plugin (sqlite, postgres) and
  * taps what keeps them: at `init`, the `runs` table's migrations and — unless the process only
  * reads — every run a dead process left `running` marked `crashed`; a `running` row when each
- * run starts; its figures when it ends (whatever its end). A record that cannot be written costs
+ * run starts; its figures when it ends (whatever its end), with the session's answered call
+ * marks cleared (`settleMarks`). A record that cannot be written costs
  * a warning, never the run. The plugin's own `close` tap releases this process's leases
  * (`sessions.close()`) before it closes the database: close taps run last-registered first.
  *
@@ -34,7 +35,7 @@ export interface AttachOptions {
  */
 export function attachStore(ctx: PluginContext, options: AttachOptions): { sessions: SqlSessionStore; runs: SqlRunRecordStore } {
   const sessions = new SqlSessionStore(options.db, {
-    leaseMs: options.leaseMs, lockTimeoutMs: options.lockTimeoutMs, appendRetries: options.appendRetries, log: ctx.log, name: ctx.name,
+    leaseMs: options.leaseMs, lockTimeoutMs: options.lockTimeoutMs, appendRetries: options.appendRetries, log: ctx.log, name: ctx.name, writeLater: options.writeLater,
     onCancelRequested(sessionId, by) {
       ctx.log.warn(`${by} is deleting session ${sessionId}; aborting its run in this process`);
       void ctx.runs.abortSession(sessionId, 'session-deleted');
@@ -68,6 +69,7 @@ export function attachStore(ctx: PluginContext, options: AttachOptions): { sessi
   ctx.hooks.afterRun.tapPromise({ stage: STAGE.OBSERVE }, async (result: RunResult, run: RunContext) => {
     if (ctx.readOnly) return;
     await ending.end(recordOf(result, run)).catch((error) => ctx.log.warn(`the record of run ${run.runId} was not written: ${errorMessage(error)}`));
+    await sessions.settleMarks(run.sessionId);
   });
   return { sessions, runs };
 }

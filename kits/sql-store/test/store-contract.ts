@@ -556,10 +556,16 @@ export function storeContract(engine: StoreEngine): void {
     assert.ok(again[0]!.startedAt, 'with its start time');
     await s.store.append(id, [{ role: 'tool', toolCallId: 'call_0', name: 'http_request', content: 'ok' }]);
     assert.equal(await s.store.startedWithoutResult(id), [], 'answered');
+    const marks = async () => (await s.db.query<{ n: number }>('SELECT COUNT(*) AS n FROM call_marks WHERE session_id = ?', [id]))[0]!.n;
+    assert.is(Number(await marks()), 1, 'an answered mark stays until the run ends');
+    await s.store.settleMarks(id);
+    assert.is(Number(await marks()), 0, 'the end of the run clears it');
     // The next run reuses the id: the result above (before this mark) does not answer it.
     await s.store.append(id, [{ role: 'user', content: 'again' }, call(2)]);
     await s.store.markStarted(mark({ sessionId: id, runId: 'r2', argsHash: 'hash-2' }));
     assert.equal((await s.store.startedWithoutResult(id)).map((m) => [m.runId, m.argsHash]), [['r2', 'hash-2']]);
+    await s.store.settleMarks(id);
+    assert.is(Number(await marks()), 1, 'an unanswered mark is kept');
     // Durable: another connection sees it.
     assert.equal((await s.store.startedWithoutResult()).map((m) => m.runId), ['r2'], 'store-wide: a run without a record (its process died before writing one)');
     await s.runs.begin({ runId: 'r2', sessionId: id, agent: 'a', startedAt: new Date().toISOString() });

@@ -37,6 +37,23 @@ test('runs: final, limit, error and aborted runs each get a row with their stop 
   }
 });
 
+test('a run that ends leaves none of its answered call marks behind (the store contract: an unanswered one stays)', async () => {
+  const llm = scripted([
+    { toolCalls: [{ name: 'echo', args: { text: 'a' } }, { name: 'echo', args: { text: 'b' } }] }, { text: 'done' },
+  ]);
+  const t = await testKernel({ plugins: [llm, toolsPlugin(echoTool()), sqlite()], agents: { assistant: { tools: ['*'] } } });
+  try {
+    const db = t.kernel.service('database');
+    const marks = async (session: string) => Number((await db.query<{ n: number }>('SELECT COUNT(*) AS n FROM call_marks WHERE session_id = ?', [session]))[0]!.n);
+    const run = await t.service.process({ agent: 'assistant', message: 'echo twice' });
+    assert.is(run.stopReason, 'final');
+    assert.is(run.budget.toolCalls, 2);
+    assert.is(await marks(run.sessionId), 0, 'both calls were marked, answered, and cleared at the end');
+  } finally {
+    await t.close();
+  }
+});
+
 test('runs that started in the same millisecond are listed newest first by the order they were written', async () => {
   const t = await testKernel({ plugins: [scripted([]), sqlite()] });
   try {
