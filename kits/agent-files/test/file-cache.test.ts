@@ -61,6 +61,9 @@ test('an absent file is vouched for by its folder: creating, removing or renamin
   await writeFile(gone, 'rules');
   assert.not.ok(cache.fresh([gone]), 'its folder appeared');
   assert.is(await cache.text(gone), 'rules');
+  const tooLong = path.join(dir, 'x'.repeat(300), 'AGENT.md');
+  assert.is(await cache.text(tooLong), undefined, 'a name too long for the file system is absent, not an error');
+  assert.is(await cache.text(path.join(dir, 'SOUL.md', 'AGENT.md')), undefined, 'under a file (ENOTDIR): absent');
 }));
 
 test('hot reload: a new skill alone, and a project file created, reach the next run', async () => {

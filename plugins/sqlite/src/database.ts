@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseTx, SqlParams } from '@oryxos/contracts';
 import { isOryxError } from '@oryxos/provider-spec';
@@ -76,8 +76,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions)
   if (target.kind !== 'file') return connect(target, options);
   // One connection per file and driver in a process: a second connection would wait for the
   // first one's write lock inside a synchronous call, blocking the event loop the first one
-  // needs to commit (two kernels on one file, as tests and benchmarks do).
-  const key = `${options.driver}:${target.path}`;
+  // needs to commit (two kernels on one file, as tests and benchmarks do). The file is known by
+  // its real path: two names of it (an eval case's project links the project's database) are one.
+  const key = `${options.driver}:${await realFile(target.path)}`;
   let entry = shared.get(key);
   if (!entry) {
     entry = { connection: connect(target, options), refs: 0 };
@@ -101,6 +102,15 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions)
 }
 
 const shared = new Map<string, { connection: Promise<OpenDatabase>; refs: number }>();
+
+/** The path of the file itself, links resolved (its folder's, for a file not made yet); `:memory:` as it is. */
+async function realFile(file: string): Promise<string> {
+  if (file === ':memory:') return file;
+  const real = await realpath(file).catch(() => undefined);
+  if (real) return real;
+  const folder = await realpath(path.dirname(file)).catch(() => path.dirname(path.resolve(file)));
+  return path.join(folder, path.basename(file));
+}
 
 /** One user's handle on a shared connection; closing it closes the connection with the last user. */
 class SharedHandle implements OpenDatabase {
