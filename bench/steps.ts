@@ -91,10 +91,13 @@ const cpu = process.cpuUsage(cpu0);
 if (counters.model !== R * K || counters.tool !== R * (K - 1)) throw new Error(`counted ${counters.model} model / ${counters.tool} tool calls, expected ${R * K} / ${R * (K - 1)}`);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
 const walRuns = mode === 'sqlite' ? Number(process.env.BENCH_WAL_RUNS ?? 0) : 0;
-if (walRuns > 0) await walPages(t.kernel.service('database') as Database, walRuns);
+const wal = walRuns > 0 ? await walPages(t.kernel.service('database') as Database, walRuns) : undefined;
 await t.close();
 await rm(dir, { recursive: true, force: true });
-console.log(`RESULT ${JSON.stringify({ mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), cpuUsPerStep: (cpu.user + cpu.system) / (R * K), peakRssMb: peakRss / 2 ** 20 })}`);
+console.log(`RESULT ${JSON.stringify({
+  mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), cpuUsPerStep: (cpu.user + cpu.system) / (R * K), peakRssMb: peakRss / 2 ** 20,
+  ...(wal ? { walPagesPerStep: wal.frames / (walRuns * K), commitsPerStep: wal.commits / (walRuns * K) } : {}),
+})}`);
 
 /**
  * `runs` finished runs in bulk: per run a session, 1 user + K assistant + K-1 tool messages,
@@ -132,7 +135,7 @@ async function fillDatabase(db: Database, runs: number): Promise<void> {
 }
 
 /** Runs `runs` more runs on an emptied WAL and prints, per kind of commit, the b-trees it wrote (dbstat names them). */
-async function walPages(db: Database, runs: number): Promise<void> {
+async function walPages(db: Database, runs: number): Promise<{ commits: number; frames: number }> {
   await db.query('PRAGMA wal_checkpoint(TRUNCATE)');
   for (let i = 0; i < runs; i++) await runOnce();
   const file = (await db.query<{ file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'"))[0]!.file;
@@ -162,4 +165,5 @@ async function walPages(db: Database, runs: number): Promise<void> {
   }
   console.log(`WAL ${runs} runs: ${commits} commits, ${frames} frames (${(frames / (runs * K)).toFixed(1)} per step)`);
   for (const [kind, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(5)}  ${kind}`);
+  return { commits, frames };
 }

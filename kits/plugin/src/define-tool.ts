@@ -1,13 +1,12 @@
-import type { Type } from 'arktype';
 import { OryxError, type JsonSchema } from '@oryxos/provider-spec';
 import { isShape, issueText, shape as s, type Infer, type Shape } from '@oryxos/schema-kit';
 import type { SandboxAction } from '@oryxos/contracts';
 import type { Tool, ToolContext, ToolResult, ToolSource } from '@oryxos/kernel';
 
-/** A tool's arguments: a shape of `@oryxos/kernel` (`shape.object({...})`), or an arktype type. */
-export type ToolArgs = Shape<object> | Type<object>;
+/** A tool's arguments: a shape (`shape.object({...})`), the one validation dialect of options, frontmatter and tool arguments. */
+export type ToolArgs = Shape<object>;
 /** The arguments' type of {@link ToolArgs}. */
-export type ArgsOf<A extends ToolArgs> = A extends Shape<object> ? Infer<A> : A extends Type<object> ? A['infer'] : never;
+export type ArgsOf<A extends ToolArgs> = Infer<A>;
 
 /** A tool typed by its argument shape. */
 export interface ToolDefinition<A extends ToolArgs> {
@@ -29,9 +28,10 @@ export interface ToolDefinition<A extends ToolArgs> {
 /**
  * Turns a definition into a kernel `Tool`: the JSON Schema is generated from the argument
  * shape and `validate` runs the same shape, so what the model is told and what is checked never
- * drift. A `shape` of `@oryxos/kernel` costs nothing to load; an arktype type works too (its
- * `toJsonSchema()`; a predicate JSON Schema cannot express is refused). A `describe` key that
- * names no argument, or an arktype predicate, is `ORYX_E_PLUGIN_INVALID` naming the tool.
+ * drift; a shape costs nothing to load. Arguments that are not a shape (a zod or arktype
+ * schema), or a `describe` key that names no argument, are `ORYX_E_PLUGIN_INVALID` naming the
+ * tool: a tool validated another way is a plain kernel `Tool` with its own `inputSchema` and
+ * `validate`.
  *
  * @example
  * import { shape as s } from '@oryxos/schema-kit';
@@ -42,8 +42,13 @@ export interface ToolDefinition<A extends ToolArgs> {
  * });
  */
 export function defineTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
-  const args = def.args as ToolArgs;
-  const schema = (isShape(args) ? args.json() : arkSchema(def.name, args)) as JsonSchema & { properties?: Record<string, JsonSchema> };
+  const args: unknown = def.args;
+  if (!isShape(args)) {
+    throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: args is not a shape`, {
+      hint: "Describe the arguments with the shapes of @oryxos/plugin-kit: args: s.object({ path: s.string() }) (import { shape as s } from '@oryxos/plugin-kit'). A tool validated with another library is a plain Tool with its own inputSchema and validate.",
+    });
+  }
+  const schema = args.json() as JsonSchema & { properties?: Record<string, JsonSchema> };
   for (const [key, text] of Object.entries(def.describe)) {
     const prop = schema.properties?.[key];
     if (!prop) throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${def.name}: describe.${key} names no argument`);
@@ -56,28 +61,10 @@ export function defineTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
     inputSchema: schema,
     timeoutMs: def.timeoutMs,
     ...(def.parallel === false ? { parallel: false } : {}),
-    validate: isShape(args)
-      ? (value) => { const found = s.check(args, value); return found && issueText(found); }
-      : (value) => {
-        const out: unknown = args(value);
-        // arktype's errors (an ArkErrors array), recognised without importing arktype.
-        return Array.isArray(out) && (out as unknown as Record<string, unknown>)[' arkKind'] === 'errors' ? String((out as unknown as { summary: string }).summary).split('\n').join('; ') : undefined;
-      },
+    validate: (value) => { const found = s.check(args, value); return found && issueText(found); },
     actions: def.actions ? (a, ctx) => def.actions!(a as ArgsOf<A>, ctx) : undefined,
     execute: (a, ctx) => def.execute(a as ArgsOf<A>, ctx),
   };
-}
-
-/** The JSON Schema of an arktype type; a predicate (which JSON Schema cannot carry) would drift, so it throws. */
-function arkSchema(name: string, args: Type<object>): JsonSchema {
-  const schema = args.toJsonSchema({
-    fallback: {
-      predicate: () => { throw new OryxError('ORYX_E_PLUGIN_INVALID', `tool ${name}: an argument has a predicate that JSON Schema cannot express`); },
-    },
-  }) as JsonSchema;
-  // Some model APIs reject the $schema keyword; the draft is implied.
-  delete schema.$schema;
-  return schema;
 }
 
 /**

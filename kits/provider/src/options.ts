@@ -48,20 +48,6 @@ export const PROVIDER_CALL_SHAPE: Record<keyof ProviderCallOptions, OptionalShap
 };
 
 /**
- * The same as arktype definitions, for a plugin that validates its options with arktype.
- *
- * @example
- * const schema = type({ 'baseURL?': 'string.url', ...PROVIDER_CALL_SCHEMA, '+': 'reject' });
- */
-export const PROVIDER_CALL_SCHEMA = {
-  'timeoutMs?': 'number.integer > 0',
-  'callTimeoutMs?': 'number.integer > 0',
-  'maxRetries?': '0 <= number.integer <= 10',
-  'retryBaseDelayMs?': 'number.integer >= 0',
-  'retryMaxDelayMs?': 'number.integer >= 0',
-} as const;
-
-/**
  * The kernel's {@link RetryPolicy} from the retry options, defaults filled in.
  *
  * @example
