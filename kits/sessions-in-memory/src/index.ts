@@ -7,7 +7,8 @@ import type { CallStart, ExternalRef, Page, SessionInfo, SessionStore, StoredMes
 import type { Message } from '@oryxos/provider-spec';
 
 /** A message as a durable store keeps it: its JSON text, so what is read back is a copy and what a caller changes later is not stored. */
-interface Row { seq: number; json: string; createdAt: string; role: Message['role']; toolCallId?: string }
+interface Row { seq: number; json: string; createdAt: string; role: Message['role'] }
+/** `marks`: the calls marked started whose result has not come yet. */
 interface Stored { info: SessionInfo; messages: Row[]; marks: CallStart[] }
 
 const copyInfo = (i: SessionInfo): SessionInfo => ({
@@ -80,7 +81,9 @@ export class InMemorySessionStore implements SessionStore {
     if (!s) throw new Error(`unknown session ${id}`);
     const now = new Date().toISOString();
     for (const message of messages) {
-      s.messages.push({ seq: s.messages.length + 1, json: JSON.stringify(message), createdAt: now, role: message.role, ...(message.role === 'tool' ? { toolCallId: message.toolCallId } : {}) });
+      s.messages.push({ seq: s.messages.length + 1, json: JSON.stringify(message), createdAt: now, role: message.role });
+      // A result answers the marks of its call taken before it (a reused id's later mark stays open).
+      if (message.role === 'tool' && s.marks.length) s.marks = s.marks.filter((m) => m.toolCallId !== message.toolCallId);
       if (message.role === 'user') {
         s.info.turns++;
         if (!s.info.title) s.info.title = message.content.slice(0, 80);
@@ -99,9 +102,6 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async startedWithoutResult(sessionId: string): Promise<CallStart[]> {
-    const s = this.sessions.get(sessionId);
-    if (!s) return [];
-    const answered = new Set(s.messages.flatMap((m) => (m.toolCallId ? [m.toolCallId] : [])));
-    return s.marks.filter((m) => !answered.has(m.toolCallId)).map((m) => ({ ...m }));
+    return (this.sessions.get(sessionId)?.marks ?? []).map((m) => ({ ...m }));
   }
 }

@@ -33,13 +33,18 @@ test('what is read is a copy too; a call without a result is the one left starte
   await store.markStarted({ runId: 'r1', sessionId: id, toolCallId: 'c2', tool: 'echo', argsHash: 'h', startedAt: new Date().toISOString() });
   await store.append(id, [{ role: 'tool', toolCallId: 'c1', name: 'echo', content: 'ok' }]);
   assert.equal((await store.startedWithoutResult(id)).map((m) => m.toolCallId), ['c2']);
+  // A later run reuses the id c1: the earlier result does not answer the new mark.
+  await store.markStarted({ runId: 'r2', sessionId: id, toolCallId: 'c1', tool: 'echo', argsHash: 'h', startedAt: new Date().toISOString() });
+  assert.equal((await store.startedWithoutResult(id)).map((m) => [m.runId, m.toolCallId]), [['r1', 'c2'], ['r2', 'c1']]);
+  await store.append(id, [{ role: 'tool', toolCallId: 'c1', name: 'echo', content: 'again' }, { role: 'tool', toolCallId: 'c2', name: 'echo', content: 'ok' }]);
+  assert.equal(await store.startedWithoutResult(id), [], 'both answered');
   const [read] = await store.history(id, 1);
   (read!.message as { content: string }).content = 'changed';
   const info = (await store.get(id))!;
   info.tags!.push('y');
   assert.is((await store.messages(id))[0]!.message.content, 'hi');
   assert.equal((await store.get(id))!.tags, ['x']);
-  assert.equal((await store.messages(id, { limit: 1 })).map((m) => m.seq), [3]);
+  assert.equal((await store.messages(id, { limit: 1 })).map((m) => m.seq), [5]);
 });
 
 test.run();
