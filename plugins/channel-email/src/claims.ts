@@ -60,11 +60,16 @@ export class MailClaims {
     return this.takeOver(row, m.owner, m.isLive);
   }
 
-  /** Takes over an open claim whose owner is gone; `taken: false` when it is done or still someone's. */
+  /**
+   * Takes over an open claim whose owner is gone; `taken: false` when it is done or still
+   * someone's. Compare-and-set on the owner and the heartbeat that were judged stale: an owner
+   * that renewed its claim in between keeps it (the mail is not answered twice).
+   */
   async takeOver(row: MailRow, owner: string, isLive: (row: MailRow) => boolean): Promise<Claim> {
     if ((row.status !== 'claimed' && row.status !== 'replying') || isLive(row)) return { taken: false, row };
     const r = await this.db().execute(`UPDATE email_messages SET owner = ?, heartbeat_at = ?, attempts = attempts + 1
-      WHERE account = ? AND message_id = ? AND status IN ('claimed', 'replying') AND owner = ?`, [owner, iso(), this.account, row.message_id, row.owner]);
+      WHERE account = ? AND message_id = ? AND status IN ('claimed', 'replying') AND owner = ? AND COALESCE(heartbeat_at, '') = ?`,
+    [owner, iso(), this.account, row.message_id, row.owner, row.heartbeat_at ?? '']);
     if (r.rowsAffected !== 1) return { taken: false, row };
     return { taken: true, row: (await this.get(row.message_id))! };
   }

@@ -48,10 +48,14 @@ export class TelegramStore {
     return { taken: r.rowsAffected === 1, row: (await this.get(u.updateId))! };
   }
 
-  /** Takes over an open claim whose owner is gone (compare-and-set on the old owner), counting an attempt. */
+  /**
+   * Takes over an open claim whose owner is gone, counting an attempt: compare-and-set on the old
+   * owner and the heartbeat that was judged stale, so an owner that renewed it in between keeps it.
+   */
   async takeOver(row: UpdateRow, owner: string): Promise<UpdateRow | undefined> {
     const r = await this.db().execute(`UPDATE telegram_updates SET owner = ?, heartbeat_at = ?, attempts = attempts + 1
-      WHERE bot = ? AND update_id = ? AND status = 'claimed' AND owner = ?`, [owner, iso(), this.bot, row.update_id, row.owner]);
+      WHERE bot = ? AND update_id = ? AND status = 'claimed' AND owner = ? AND COALESCE(heartbeat_at, '') = ?`,
+    [owner, iso(), this.bot, row.update_id, row.owner, row.heartbeat_at ?? '']);
     return r.rowsAffected === 1 ? this.get(row.update_id) : undefined;
   }
 
