@@ -34,6 +34,8 @@ export class Checkpoints {
   private dirty = false;
   private closed = false;
   private running: Promise<void> | undefined;
+  /** A checkpoint already waits for the next turn of the event loop. */
+  private checkpointSoon = false;
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly checkpoint: () => Promise<unknown>, private readonly warn: (message: string) => void = () => {}) {}
@@ -45,8 +47,13 @@ export class Checkpoints {
     // One timer for the connection's life, pushed back by every commit (a fired one re-arms).
     if (this.idle) this.idle.refresh();
     else (this.idle = setTimeout(() => { void this.run(); }, IDLE_CHECKPOINT_MS)).unref();
+    // One checkpoint waits for the next turn at most: commits that come without one (a run whose
+    // every step resolves at once) queued one each, all held until it came (~190 bytes a commit).
     const now = Date.now();
-    if (now - this.lastCheckpoint >= MAX_CHECKPOINT_MS) setImmediate(() => { void this.run(); });
+    if (now - this.lastCheckpoint >= MAX_CHECKPOINT_MS && !this.checkpointSoon) {
+      this.checkpointSoon = true;
+      setImmediate(() => { this.checkpointSoon = false; void this.run(); });
+    }
     if (now - this.lastNotify >= BUSY_NOTIFY_MS) {
       this.lastNotify = now;
       setImmediate(() => this.notify());
