@@ -4,7 +4,7 @@
 // checks them with arktype, as they did before) on steps 1..K-1 and answers on step K, each run
 // on a new session. Warms up, then times R sequential runs; prints one `RESULT {json}` line.
 //
-// Run (after npm run build): node --import tsx bench/steps.ts memory|sqlite [runs] [fill]
+// Run (after npm run build): node --expose-gc --import tsx bench/steps.ts memory|sqlite [runs] [fill]
 //   memory  the kernel's in-memory store, allow-all sandbox
 //   sqlite  @oryxos/plugin-sqlite (a fresh file) + @oryxos/plugin-audit
 //   fill    sqlite only: first fill the database with this many finished runs (sessions,
@@ -79,6 +79,12 @@ for (let i = 0; i < 20 || performance.now() - w0 < WARMUP_MS; i++) await runOnce
 
 counters.model = 0;
 counters.tool = 0;
+// The heap after a full GC before and after the timed runs (with --expose-gc): what a run leaves
+// behind. A durable store keeps a run's messages in its file, so ~0 is right for sqlite; the
+// in-memory store keeps each session (~6.5 KB a run of this shape).
+const gc = (globalThis as { gc?: () => void }).gc;
+const heapAfterGc = () => { gc!(); gc!(); return process.memoryUsage().heapUsed / 1024; };
+const heap0 = gc ? heapAfterGc() : undefined;
 let peakRss = process.memoryUsage.rss();
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -90,12 +96,14 @@ const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 if (counters.model !== R * K || counters.tool !== R * (K - 1)) throw new Error(`counted ${counters.model} model / ${counters.tool} tool calls, expected ${R * K} / ${R * (K - 1)}`);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
+const retainedKbPerRun = heap0 === undefined ? undefined : (heapAfterGc() - heap0) / R;
 const walRuns = mode === 'sqlite' ? Number(process.env.BENCH_WAL_RUNS ?? 0) : 0;
 const wal = walRuns > 0 ? await walPages(t.kernel.service('database') as Database, walRuns) : undefined;
 await t.close();
 await rm(dir, { recursive: true, force: true });
 console.log(`RESULT ${JSON.stringify({
   mode, fill, runs: R, usPerStep: (ms * 1000) / (R * K), cpuUsPerStep: (cpu.user + cpu.system) / (R * K), peakRssMb: peakRss / 2 ** 20,
+  ...(retainedKbPerRun === undefined ? {} : { retainedKbPerRun }),
   ...(wal ? { walPagesPerStep: wal.frames / (walRuns * K), commitsPerStep: wal.commits / (walRuns * K) } : {}),
 })}`);
 

@@ -42,14 +42,14 @@ for (const r of rows) console.log(line([r.figure, r.value, r.reference, r.ratio,
 
 /** Runs a bench script in a fresh process and returns its `RESULT {json}` line. */
 function result<T>(script: string, args: string[], env: Record<string, string> = {}): T {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', script), ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(root, 'bench', script), ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...env } });
   const found = /^RESULT (.*)$/m.exec(r.stdout ?? '');
   if (r.status !== 0 || !found) throw new Error(`bench/${script} ${args.join(' ')} failed (exit ${r.status}):\n${r.stderr || r.stdout}`);
   return JSON.parse(found[1]!) as T;
 }
 
 function loop(): void {
-  type Steps = { usPerStep: number; peakRssMb: number; walPagesPerStep?: number; commitsPerStep?: number };
+  type Steps = { usPerStep: number; peakRssMb: number; retainedKbPerRun?: number; walPagesPerStep?: number; commitsPerStep?: number };
   const runs = String(env('BENCH_STEPS_RUNS', 400));
   const fill = env('BENCH_FILL', 50_000);
   process.stderr.write('loop: in-memory store … ');
@@ -64,6 +64,7 @@ function loop(): void {
     { figure: 'loop, sqlite + audit: µs per step', value: fmt(sqlite.usPerStep, 1), reference: `in-memory ${fmt(memory.usPerStep, 1)}`, ratio: `${fmt(sqlite.usPerStep / memory.usPerStep, 1)}×`, goal: 'peers: ≤ 0.7× ai-sdk-v7-sqlite-msg' },
     { figure: 'loop, sqlite + audit: WAL pages per step', value: fmt(sqlite.walPagesPerStep ?? NaN, 1), reference: `${fmt(sqlite.commitsPerStep ?? NaN, 1)} commits per step`, ratio: '', goal: '≤ 8' },
     { figure: 'loop, sqlite + audit: peak RSS MB', value: fmt(sqlite.peakRssMb), reference: '', ratio: '', goal: '≤ 90' },
+    { figure: 'loop, sqlite + audit: heap KB left per run (after GC)', value: fmt(sqlite.retainedKbPerRun ?? NaN, 2), reference: `in-memory store ${fmt(memory.retainedKbPerRun ?? NaN, 2)}`, ratio: '', goal: '≤ 1' },
     { figure: `loop, sqlite + audit after ${fmt(fill)} runs: µs per step`, value: fmt(grown.usPerStep, 1), reference: `fresh ${fmt(sqlite.usPerStep, 1)}`, ratio: `${fmt(grown.usPerStep / sqlite.usPerStep, 2)}×`, goal: '≤ 1.2×' },
   );
 }
