@@ -21,6 +21,11 @@ export interface ToolDefinition<A extends ToolArgs> {
   timeoutMs?: number;
   /** `false` for a tool that must run alone (it writes or runs something): never at the same time as another call. */
   parallel?: boolean;
+  /**
+   * `true` for a tool that only reads (or may run twice without harm): it takes no start mark, and
+   * a call of it cut off by a crash can run again instead of being reported as interrupted.
+   */
+  idempotent?: boolean;
   actions?(args: ArgsOf<A>, ctx: ToolContext): SandboxAction[] | Promise<SandboxAction[]>;
   execute(args: ArgsOf<A>, ctx: ToolContext): Promise<ToolResult | string>;
 }
@@ -61,6 +66,7 @@ export function defineTool<A extends ToolArgs>(def: ToolDefinition<A>): Tool {
     inputSchema: schema,
     timeoutMs: def.timeoutMs,
     ...(def.parallel === false ? { parallel: false } : {}),
+    ...(def.idempotent ? { idempotent: true } : {}),
     validate: (value) => { const found = s.check(args, value); return found && issueText(found); },
     actions: def.actions ? (a, ctx) => def.actions!(a as ArgsOf<A>, ctx) : undefined,
     execute: (a, ctx) => def.execute(a as ArgsOf<A>, ctx),

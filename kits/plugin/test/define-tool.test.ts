@@ -26,6 +26,14 @@ test('one shape gives the JSON Schema the model sees and the check of the argume
   assert.is(defineTool({ name: 'b', description: 'b', source: 'builtin', args: s.object({}), describe: {}, async execute() { return ''; } }).source, 'builtin');
 });
 
+test('idempotent and parallel: false reach the kernel tool; a tool is neither unless it says so', () => {
+  assert.is(greet.idempotent, undefined);
+  assert.is(greet.parallel, undefined);
+  const read = defineTool({ name: 'peek', description: 'Reads', idempotent: true, parallel: false, args: s.object({}), describe: {}, async execute() { return ''; } });
+  assert.is(read.idempotent, true);
+  assert.is(read.parallel, false);
+});
+
 test('a describe key that names no argument, or arguments that are not a shape (another library\'s schema), are ORYX_E_PLUGIN_INVALID naming the tool', () => {
   // What a zod or arktype schema looks like to defineTool: a function or object that is no shape.
   const foreign = Object.assign((v: unknown) => v, { toJsonSchema: () => ({ type: 'object' }) });

@@ -102,6 +102,7 @@ export function recallMemoryTool(store: MemoryToolStore, memoryOf: RunMemoryOf):
   return {
     name: 'recall_memory',
     source: 'plugin',
+    idempotent: true, // it only reads the archive: a call cut off by a crash may simply run again
     description: 'Search the archive of long-term memory (MEMORY.md and its older archive files) for entries about a topic: '
       + 'keyword ranking (BM25), works for any language including Chinese. Returns the best matching entries with their dates '
       + 'and whose memory they come from ([agent], [user] or [session]).',

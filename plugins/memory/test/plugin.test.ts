@@ -71,6 +71,9 @@ test('provides the memory service and two tools whose schemas come from their ar
   assert.match(save.validate!({ text: 'x', zone: 'attic' })!, 'zone');
   assert.match(recall.validate!({ query: 'x', limit: 0 })!, 'limit');
   assert.is(save.validate!({ text: 'ok', zone: 'core' }), undefined);
+  // recall only reads: after a crash it may run again; a save is marked before it runs.
+  assert.is(recall.idempotent, true);
+  assert.is(save.idempotent, undefined);
 });
 
 test('Core and Archive are injected as a memory section and the report records it', async () => {

@@ -9,6 +9,7 @@ export type CurrentTimeArgs = Infer<typeof args>;
 export function currentTimeTool(env: ToolEnv): Tool {
   return builtinTool({
     name: 'current_time',
+    idempotent: true, // it only reads the clock
     description: 'The current date and time: ISO 8601 in UTC, and the local date, time, weekday and UTC offset in a time zone.',
     args,
     describe: { timezone: 'IANA time zone, e.g. Europe/Paris or America/New_York. Default: the zone of the machine running OryxOS.' },

@@ -11,6 +11,7 @@ export function listDirTool(env: ToolEnv): Tool {
   const { maxListEntries } = env.options;
   return builtinTool({
     name: 'list_dir',
+    idempotent: true, // it only reads
     description: `List a folder: one entry per line, paths relative to the project folder, folders ending in "/", file sizes in bytes, symbolic links as "name -> target" (not followed). Goes depth levels down (default 1, at most ${MAX_DEPTH}); at most ${maxListEntries} entries.`,
     args,
     describe: {

@@ -10,6 +10,7 @@ export function readFileTool(env: ToolEnv): Tool {
   const max = env.options.maxOutputChars;
   return builtinTool({
     name: 'read_file',
+    idempotent: true, // it only reads: a call cut off by a crash may simply run again
     description: `Read a text file. Returns lines exactly as stored, from line offset+1, at most limit lines (default ${env.options.maxReadLines}) and ${max} characters; a note at the end says when more follows and which offset to continue from.`,
     args,
     describe: {
