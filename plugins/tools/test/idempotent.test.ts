@@ -1,8 +1,9 @@
 // Which built-in tools run again after a crash: those that only read (read_file, list_dir,
 // current_time) take no start mark, so a call of one cut off by a SIGKILL is run again or simply
 // not run, never reported as "may have run"; those that write or run something (write_file,
-// edit_file, shell, http_request) are marked before they start. Real kernel, sandbox and files;
-// the mark is read from the session store while each call's result is on its way.
+// edit_file, shell here; http_request is not idempotent either, since it may POST) are marked
+// before they start. Real kernel, sandbox and files; the mark is read from the session store
+// while each call's result is on its way.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
