@@ -117,8 +117,8 @@ async function fillDatabase(db: Database, runs: number): Promise<void> {
     await tx.execute('CREATE TEMP TABLE fill_runs (n INTEGER PRIMARY KEY, id TEXT NOT NULL)');
     await tx.execute(`WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ?)
       INSERT INTO fill_runs (n, id) SELECT n, lower(hex(randomblob(16))) FROM r`, [runs]);
-    await tx.execute(`INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count)
-      SELECT id, 'assistant', 'say hi via echo', ?, ?, ? FROM fill_runs`, [now, now, 2 * K]);
+    await tx.execute(`INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, counted_seq, turns)
+      SELECT id, 'assistant', 'say hi via echo', ?, ?, ?, ?, 1 FROM fill_runs`, [now, now, 2 * K, 2 * K]);
     await tx.execute(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
       INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, created_at)
       SELECT f.id, s.i,

@@ -39,8 +39,8 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
   const database = await freshDatabase();
   try {
     const engines = [
-      { store: "sqlite({ url: 'file:data/oryx.db' })", own: 'sqlite:0/7', env: {}, newer: 'ORYX_E_SQLITE_SCHEMA_NEWER' },
-      { store: "postgres({ url: env('ORYX_DATABASE_URL') })", own: 'postgres:0/3', env: { ORYX_DATABASE_URL: database.url }, newer: 'ORYX_E_PG_SCHEMA_NEWER' },
+      { store: "sqlite({ url: 'file:data/oryx.db' })", own: 'sqlite:0/8', env: {}, newer: 'ORYX_E_SQLITE_SCHEMA_NEWER' },
+      { store: "postgres({ url: env('ORYX_DATABASE_URL') })", own: 'postgres:0/4', env: { ORYX_DATABASE_URL: database.url }, newer: 'ORYX_E_PG_SCHEMA_NEWER' },
     ];
     for (const e of engines) {
       const dir = await project(e.store);
@@ -48,7 +48,7 @@ test('oryx db status and migrate on SQLite and on PostgreSQL; a database newer t
       let status = await runOryx(['db', 'status', '--json'], { cwd: dir, env: e.env });
       assert.is(status.code, 0, status.stderr);
       assert.equal(states(json(status)), { [owner]: `${versions} pending`, audit: '0/6 pending', scheduler: '0/1 pending', runs: '0/2 pending', approvals: '0/2 pending' }, e.store);
-      assert.is(json(status).pending, owner === 'sqlite' ? 18 : 14);
+      assert.is(json(status).pending, owner === 'sqlite' ? 19 : 15);
       if (owner === 'sqlite') assert.not.ok(existsSync(path.join(dir, 'data', 'oryx.db')), 'status created nothing');
 
       const migrated = await runOryx(['db', 'migrate'], { cwd: dir, env: e.env });

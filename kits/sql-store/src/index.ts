@@ -11,7 +11,7 @@
  * const { sessions } = attachStore(ctx, { db: () => current(), migrate: service.migrate, leaseMs: 30_000, lockTimeoutMs: 120_000, appendRetries: 5 });
  */
 export { SqlSessionStore, type SqlSessionStoreOptions, type StoreLog } from './session-store.ts';
-export { appendMessages } from './append.ts';
+export { MESSAGE_COUNT, appendMessages } from './append.ts';
 export { SqlRunRecordStore, RUN_MIGRATIONS, RUNS_OWNER, type RunWrite } from './run-records.ts';
 export { attachStore, recordOf, type AttachOptions } from './attach.ts';
 export { SessionLeases, type AcquireMode } from './leases.ts';

@@ -158,11 +158,21 @@ export const SQLITE_STORE_MIGRATIONS: readonly Migration[] = Object.freeze([
       "CREATE INDEX messages_user_turns ON messages (session_id, seq) WHERE role = 'user'",
     ],
   },
+  {
+    version: 8,
+    name: 'session-counted-seq',
+    statements: [
+      // The session's messages are message_count + (its last seq - counted_seq): an append that
+      // adds no user message to the newest session writes no session row at all (see append.ts).
+      'ALTER TABLE sessions ADD COLUMN counted_seq INTEGER NOT NULL DEFAULT 0',
+      'UPDATE sessions SET counted_seq = COALESCE((SELECT MAX(seq) FROM messages WHERE messages.session_id = sessions.id), 0)',
+    ],
+  },
 ]);
 
 /**
  * The session store's tables on PostgreSQL: the same tables and columns as
- * the SQLite schema's version 7 ({@link SQLITE_STORE_MIGRATIONS}), so `oryx db copy` moves rows between the two.
+ * the SQLite schema's version 8 ({@link SQLITE_STORE_MIGRATIONS}), so `oryx db copy` moves rows between the two.
  * Keys, timestamps and ids compare byte by byte (`COLLATE "C"`) whatever the database's
  * collation, as on SQLite: keyset paging and id-prefix lookups rely on that order.
  */
@@ -266,6 +276,16 @@ export const POSTGRES_STORE_MIGRATIONS: readonly Migration[] = Object.freeze([
         'ALTER TABLE messages ADD CONSTRAINT messages_session_seq PRIMARY KEY (session_id, seq)',
       ],
     },
+  },
+  {
+    version: 4,
+    name: 'session-counted-seq',
+    statements: [
+      // As on SQLite (its version 8), so `oryx db copy` carries the column both ways; PostgreSQL's
+      // append moves message_count and counted_seq together, which keeps the sum right.
+      'ALTER TABLE sessions ADD COLUMN counted_seq INTEGER NOT NULL DEFAULT 0',
+      'UPDATE sessions SET counted_seq = COALESCE((SELECT MAX(seq) FROM messages WHERE messages.session_id = sessions.id), 0)',
+    ],
   },
 ]);
 

@@ -2,7 +2,7 @@ import type {
   CallStart, DamagedMessage, DatabaseTx, ExternalRef, Page, SessionInfo, SessionRepair, SessionStore, SqlValue, StoredMessage,
 } from '@oryxos/contracts';
 import { errorMessage, isOryxError, type Message } from '@oryxos/provider-spec';
-import { appendMessages } from './append.ts';
+import { MESSAGE_COUNT, appendMessages } from './append.ts';
 import { MESSAGE_COLUMNS, decodeMessage, tryDecodeMessage, type MessageRow } from './codec.ts';
 import { storeError } from './errors.ts';
 import { SessionLeases } from './leases.ts';
@@ -30,7 +30,7 @@ interface SessionRow {
   tags: unknown;
 }
 
-const SESSION_COLUMNS = 'id, agent, title, created_at, updated_at, message_count, turns, parent_session_id, external_door, external_id, tags';
+const SESSION_COLUMNS = `id, agent, title, created_at, updated_at, ${MESSAGE_COUNT} AS message_count, turns, parent_session_id, external_door, external_id, tags`;
 
 const INSERT_SESSION = `INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count, turns, parent_session_id, external_door, external_id, tags)
   VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?)`;
@@ -262,7 +262,8 @@ export class SqlSessionStore implements SessionStore {
         }
         if (quarantined.length) {
           await tx.execute(`UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?),
-            turns = (SELECT COUNT(*) FROM messages WHERE session_id = ? AND role = 'user') WHERE id = ?`, [id, id, id]);
+            counted_seq = COALESCE((SELECT MAX(seq) FROM messages WHERE session_id = ?), 0),
+            turns = (SELECT COUNT(*) FROM messages WHERE session_id = ? AND role = 'user') WHERE id = ?`, [id, id, id, id]);
         }
         return { quarantined, kept: rows.length - quarantined.length };
       });

@@ -546,6 +546,33 @@ export function storeContract(engine: StoreEngine): void {
     assert.equal([(await s.store.get(tagged.id))?.turns, (await s.store.get(tagged.id))?.messageCount], [1, 4], 'repair recounts both');
   });
 
+  withStore('message counts: messages of the model and tools to the newest session leave its row unwritten; every list, get and repair counts them', async (s) => {
+    const raw = async (id: string) => (await s.db.query<{ message_count: number; counted_seq: number; updated_at: string }>(
+      'SELECT message_count, counted_seq, updated_at FROM sessions WHERE id = ?', [id]))[0]!;
+    const a = await s.store.create({ agent: 'a' });
+    await s.store.append(a.id, [{ role: 'user', content: 'q' }]);
+    const written = await raw(a.id);
+    await s.store.append(a.id, [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 't', args: {} }] }]);
+    await s.store.append(a.id, [{ role: 'tool', toolCallId: 'c', name: 't', content: 'r' }, { role: 'assistant', content: 'done' }]);
+    assert.is((await s.store.get(a.id))?.messageCount, 4);
+    if (engine.name.startsWith('sqlite')) assert.equal(await raw(a.id), written, 'the newest session, updated a moment ago: its row untouched');
+    else assert.equal([(await raw(a.id)).message_count, (await raw(a.id)).counted_seq], [4, 4], 'PostgreSQL writes the row with every append (its lock)');
+    // Another session becomes the newest: appends to the first move its row (and its order) again.
+    const b = await s.store.create({ agent: 'a' });
+    await s.store.append(b.id, [{ role: 'user', content: 'other' }]);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // times are kept to the millisecond
+    await s.store.append(a.id, [{ role: 'assistant', content: 'again' }]);
+    assert.equal((await s.store.list()).items.map((i) => [i.id, i.messageCount]), [[a.id, 5], [b.id, 1]], 'moved first, counted');
+    assert.ok((await raw(a.id)).updated_at > written.updated_at);
+    assert.equal((await s.store.withPrefix!(a.id.slice(0, 8), 5)).find((i) => i.id === a.id)?.messageCount, 5);
+    await s.store.append(a.id, [{ role: 'assistant', content: 'more' }]);
+    await s.db.execute("UPDATE messages SET role = 'nobody' WHERE session_id = ? AND seq = 6", [a.id]);
+    await s.store.repair(a.id);
+    assert.is((await s.store.get(a.id))?.messageCount, 5, 'repair counts what is left');
+    await s.store.append(a.id, [{ role: 'assistant', content: 'after' }]);
+    assert.equal([(await s.store.get(a.id))?.messageCount, (await s.store.messages(a.id)).length], [6, 6]);
+  });
+
   withStore('call marks: a started call is listed until its result is stored; an earlier result of a reused id does not answer it; store-wide, runs still going on are left out', async (s) => {
     const { id } = await s.store.create({ agent: 'a' });
     const call = (n: number): Message => ({ role: 'assistant', content: '', toolCalls: [{ id: 'call_0', name: 'http_request', args: { n } }] });

@@ -23,7 +23,7 @@ const MIGRATION_LOCK = 0x6f72_7978; // "oryx"
  * The versions recorded per owner (empty before the first migration). Reads only.
  *
  * @example
- * const found = await recordedVersions(db); // { postgres: 3, audit: 5, runs: 2 }
+ * const found = await recordedVersions(db); // { postgres: 4, audit: 5, runs: 2 }
  */
 export async function recordedVersions(db: Pick<OpenPostgres, 'query'>): Promise<Record<string, number>> {
   const [exists] = await db.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");

@@ -62,7 +62,7 @@ test('three kernels starting at once on an empty database: each migration applie
     const kernels = await Promise.all([1, 2, 3].map(() => testKernel({ plugins: plugins(), dir })));
     const db = kernels[0]!.kernel.service('database');
     const recorded = await db.query<{ owner: string; version: number }>('SELECT owner, version FROM schema_migrations ORDER BY owner, version');
-    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['notes:1', 'postgres:1', 'postgres:2', 'postgres:3', 'runs:1', 'runs:2']);
+    assert.equal(recorded.map((r) => `${r.owner}:${r.version}`), ['notes:1', 'postgres:1', 'postgres:2', 'postgres:3', 'postgres:4', 'runs:1', 'runs:2']);
     await db.execute("INSERT INTO schema_migrations (owner, version, name, applied_at) VALUES ('notes', 6, 'from the future', 'now')");
     for (const k of kernels) await k.close({ keep: true });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import type { DatabaseTx } from '@oryxos/contracts';
+import { MESSAGE_COUNT } from '@oryxos/sql-store';
 import { sqliteError } from './errors.ts';
 import { recordedVersions } from './migrations.ts';
 
@@ -99,7 +100,7 @@ export class HighWater {
  * it runs at start and about once a second while commits come.
  *
  * @example
- * const now = await observe(db); // { versions: { sqlite: 7, runs: 2 }, newest: { id, messages: 12 }, sessions: 40, runs: 55, at }
+ * const now = await observe(db); // { versions: { sqlite: 8, runs: 2 }, newest: { id, messages: 12 }, sessions: 40, runs: 55, at }
  */
 export async function observe(db: Pick<DatabaseTx, 'query'>, sessions: string[] = []): Promise<Seen> {
   const versions = await recordedVersions(db);
@@ -109,10 +110,12 @@ export async function observe(db: Pick<DatabaseTx, 'query'>, sessions: string[] 
     throw error;
   });
   const max = async (table: string) => Number((await read<{ n: number | null }>(`SELECT MAX(rowid) AS n FROM ${table}`))[0]?.n ?? 0);
-  const [newest] = await read<{ id: string; message_count: number }>('SELECT id, message_count FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1');
+  // Before the store's migration 8 (a file not yet opened by this version), the column held the count.
+  const count = (versions.sqlite ?? 0) >= 8 ? MESSAGE_COUNT : 'message_count';
+  const [newest] = await read<{ id: string; message_count: number }>(`SELECT id, ${count} AS message_count FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1`);
   const counts: Record<string, number | null> = {};
   for (const id of sessions) {
-    const [row] = await read<{ message_count: number }>('SELECT message_count FROM sessions WHERE id = ?', [id]);
+    const [row] = await read<{ message_count: number }>(`SELECT ${count} AS message_count FROM sessions WHERE id = ?`, [id]);
     counts[id] = row ? Number(row.message_count) : null;
   }
   return {

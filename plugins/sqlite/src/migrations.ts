@@ -41,7 +41,7 @@ export async function schemaVersion(db: Pick<DatabaseTx, 'query'>, owner = OWNER
  * The versions recorded per owner (a table from before owners existed holds this plugin's). Reads only.
  *
  * @example
- * await recordedVersions(db); // { sqlite: 7, audit: 5, runs: 2 }
+ * await recordedVersions(db); // { sqlite: 8, audit: 5, runs: 2 }
  */
 export async function recordedVersions(db: Pick<DatabaseTx, 'query'>): Promise<Record<string, number>> {
   const columns = await db.query<{ name: string }>("SELECT name FROM pragma_table_info('schema_migrations')");

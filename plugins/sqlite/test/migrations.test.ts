@@ -54,7 +54,7 @@ test('an older schema is upgraded step by step and keeps its data; a second star
 
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     const db = k.kernel.service('database');
-    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5, 6, 7]);
+    assert.equal((await db.query<{ version: number }>("SELECT version FROM schema_migrations WHERE owner = 'sqlite' ORDER BY version")).map((r) => r.version), [1, 2, 3, 4, 5, 6, 7, 8]);
     assert.is((await k.kernel.service('sessions').get('old'))?.title, 'kept');
     await k.close({ keep: true });
     const again = await openDatabase({ kind: 'file', path: file }, { driver: 'client', busyTimeoutMs: 1000 });
@@ -169,7 +169,7 @@ test('version 7 (messages keyed by (session_id, seq), turns, call marks, tags; r
     const k = await testKernel({ plugins: [scripted([]), sqlite()], dir });
     try {
       const db = k.kernel.service('database');
-      assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'sqlite'"))[0]!.v, 7);
+      assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'sqlite'"))[0]!.v, 8);
       assert.equal((await db.query<{ v: number }>("SELECT MAX(version) AS v FROM schema_migrations WHERE owner = 'runs'"))[0]!.v, 2);
       // The contracts' store (the kernel's own SessionInfo has no `turns` yet).
       const store = k.kernel.service('sessions') as unknown as ContractStore;
@@ -194,7 +194,7 @@ test('version 7 (messages keyed by (session_id, seq), turns, call marks, tags; r
       assert.equal(dump(after, 'messages_quarantine', 'id'), before.quarantine);
       assert.equal(dump(after, 'session_leases', 'session_id'), before.leases);
       assert.equal(dump(after, 'runs', 'rowid').map((r) => { const { cache_read_tokens: _a, cache_write_tokens: _b, cost_usd: _c, continuation: _d, host: _e, pid: _f, ...v1 } = r as Record<string, unknown>; return v1; }), before.runs);
-      assert.equal(dump(after, 'sessions', 'id').map((r) => { const { turns: _t, external_door: _d, external_id: _i, tags: _g, ...v6 } = r as Record<string, unknown>; return v6; }), before.sessions);
+      assert.equal(dump(after, 'sessions', 'id').map((r) => { const { turns: _t, external_door: _d, external_id: _i, tags: _g, counted_seq: _c, ...v6 } = r as Record<string, unknown>; return v6; }), before.sessions);
       assert.equal(after.prepare('PRAGMA integrity_check').all(), [{ integrity_check: 'ok' }]);
       assert.equal(after.prepare('PRAGMA foreign_key_check').all(), []);
     } finally {
