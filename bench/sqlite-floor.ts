@@ -4,7 +4,9 @@
 // in the peer harness (19 message commits a run: the assistant's call before its tool runs, the
 // tool's result before the next model call, the last answer), a new session per run:
 //
-//   today    each commit: BEGIN IMMEDIATE, the audit row, the session row, the message, COMMIT
+//   today    each commit: BEGIN IMMEDIATE, the audit row, the message, COMMIT (since SQLite
+//            schema 8 a message to the newest session writes no session row: its count is
+//            derived from counted_seq), and the session row once at the run's end
 //   floor    each commit: one row (the message's columns) appended to a table without indexes,
 //            nothing else: the least any design writes while each message is durable on its own
 //   journal  floor's commits, then at the run's end one
@@ -46,7 +48,8 @@ const message = (i: number) => (i % 2 === 0
 
 function variant(db: Db, kind: 'today' | 'floor' | 'journal'): () => void {
   const createSession = db.prepare("INSERT INTO sessions (id, agent, title, created_at, updated_at, message_count) VALUES (?, 'bench', '', ?, ?, 0)");
-  const touch = db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?');
+  const touch = db.prepare(`UPDATE sessions SET message_count = message_count + (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?1) - counted_seq,
+    counted_seq = (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?1), updated_at = ?2 WHERE id = ?1`);
   const append = db.prepare(`INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, name, is_error, extra, created_at)
     SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, NULL, NULL, ? FROM messages WHERE session_id = ?`);
   const llm = db.prepare(`INSERT INTO llm_calls (session_id, run_id, agent, iteration, attempt, provider, model, input_tokens, output_tokens,
@@ -86,13 +89,13 @@ function variant(db: Db, kind: 'today' | 'floor' | 'journal'): () => void {
       if (kind === 'today') {
         tx(() => {
           auditRow(id, i, m, now);
-          touch.run(id);
           append.run(id, m.role, m.content, m.toolCalls ?? null, m.toolCallId ?? null, m.name ?? null, now, id);
         });
       } else {
         journal.run(id, i, m.role, m.content, m.toolCalls ?? null, m.toolCallId ?? null, m.name ?? null, now);
       }
     }
+    if (kind === 'today') tx(() => touch.run(id, at()));
     if (kind !== 'journal') return;
     tx(() => { for (const [i, statement] of fold.entries()) statement.run(...(i === 3 ? [id, at()] : [id])); });
   };

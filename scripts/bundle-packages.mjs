@@ -75,16 +75,20 @@ const metaUrl = (dir) => ({
 // code) are copied into its bundle with everything they import, so Node does not load them file
 // by file nor scan their CommonJS for ESM named exports: semver's functions (~20 files) and
 // tapable's hooks (15) for the kernel and the CLI, secretlint (~28 files, the audit redactor's
-// scanner, in the chunk loaded with the first audit row). Anything else stays an import by name.
+// scanner, in the chunk loaded with the first audit row). `yaml` (~80 files) goes into one
+// package only, schema-kit's `yaml` module, which every other package imports it from, so a
+// process holds one copy. Anything else stays an import by name.
 const INLINE = /^(semver|tapable|@secretlint\/[^/]+)(\/|$)/;
-const externals = {
+const INLINE_IN = { 'kits/schema': /^yaml(\/|$)/ };
+const externals = (folder) => ({
   name: 'externals',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`)
+    const inline = (p) => INLINE.test(p) || INLINE_IN[folder]?.test(p);
+    b.onResolve({ filter: /^[^./]/ }, (args) => (inline(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`)
       ? undefined
       : { path: args.path, external: true }));
   },
-};
+});
 // Inlined CommonJS that requires Node's own modules (tapable: `util`) goes through esbuild's
 // `__require`, which needs a `require` in scope: an ES module has none, so one is made (on the
 // first line, so the source map's lines stay right).
@@ -113,7 +117,7 @@ for (const folder of packages) {
     metafile: true,
     write: true,
     logLevel: 'error',
-    plugins: [externals, metaUrl(dir)],
+    plugins: [externals(folder), metaUrl(dir)],
   });
   const outputs = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
   for (const out of outputs) {

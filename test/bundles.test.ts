@@ -52,4 +52,21 @@ test("Node's modules are taken with process.getBuiltinModule, not imported (no E
   assert.ok(files > 40, `${files} files checked`);
 });
 
+test('one copy of yaml: schema-kit/yaml is built with it inside and parses as yaml does; no other built package imports it', async () => {
+  const built = await import('@oryxos/schema-kit/yaml');
+  const yaml = await import('../kits/schema/src/yaml.ts');
+  const text = 'name: a\nlist: [1, 2.5, "x"]\nblock: |\n  two\n  lines\nanchor: &a { k: v }\nref: *a\n';
+  assert.equal(built.parse(text), yaml.parse(text));
+  assert.is(built.parseDocument('a: 1\na: 2', { uniqueKeys: true }).errors[0]?.code, 'DUPLICATE_KEY');
+  const kit = readFileSync(path.resolve('kits/schema/dist/yaml.js'), 'utf8');
+  assert.not.match(kit, /from\s*"yaml"|import\("yaml"\)|require\("yaml"\)/, 'schema-kit/yaml holds the library, it does not import it');
+  const dists = ['kernel/dist', ...['kits', 'plugins'].flatMap((d) => readdirSync(d).map((p) => `${d}/${p}/dist`))];
+  for (const dist of dists) {
+    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.js') || file.startsWith('console')) continue;
+      assert.not.match(readFileSync(path.join(dist, file), 'utf8'), /from\s*"yaml(\/[^"]*)?"|import\("yaml"\)/, `${dist}/${file} imports yaml: take it from @oryxos/schema-kit/yaml`);
+    }
+  }
+});
+
 test.run();

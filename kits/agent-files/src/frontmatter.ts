@@ -72,7 +72,7 @@ export async function parseFrontmatter(raw: string, file: string): Promise<Front
   }
   const source = rest.slice(0, close.index);
   const content = rest.slice(close.index + close[0].length).replace(/^\r?\n/, '');
-  const { parseDocument } = await import('yaml');
+  const { parseDocument } = await import('@oryxos/schema-kit/yaml');
   let doc;
   try {
     doc = parseDocument(source, { schema: 'core', resolveKnownTags: false, customTags: [], merge: false, uniqueKeys: true });

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isSeq, parseDocument, type Document, type Node } from '@oryxos/schema-kit/yaml';
 import { didYouMean, shape as s } from '@oryxos/schema-kit';
 import { compileSchema, SchemaError } from '@oryxos/schema-kit';
 import { caseShape } from './case-shape.ts';

@@ -133,7 +133,7 @@ async function readSource(file: string, c: SourceContext): Promise<ServerEntry[]
   let raw: unknown;
   const json = file.endsWith('.json');
   try {
-    raw = json ? parseJsonc(text) : (await import('yaml')).parse(text);
+    raw = json ? parseJsonc(text) : (await import('@oryxos/schema-kit/yaml')).parse(text);
   } catch (error) {
     return problem(`not valid ${json ? 'JSON' : 'YAML'}: ${errorMessage(error)}`, `Fix the ${json ? 'JSON' : 'YAML'} syntax at the place the message names; the other servers are used meanwhile.`, error);
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OryxError, errorMessage } from '@oryxos/provider-spec';
-import type { Document, YAMLMap } from 'yaml';
+import type { Document, YAMLMap } from '@oryxos/schema-kit/yaml';
 import { foreignName, normalizeEntry, serversKey } from './config-dialects.ts';
 import { shownPath } from './config-file.ts';
 import { envName } from './env.ts';
@@ -61,7 +61,7 @@ export async function readForeignServers(file: string): Promise<Imported[]> {
   let raw: unknown;
   try {
     const text = await readFile(file, 'utf8');
-    raw = file.endsWith('.json') ? parseJsonc(text) : (await import('yaml')).parse(text);
+    raw = file.endsWith('.json') ? parseJsonc(text) : (await import('@oryxos/schema-kit/yaml')).parse(text);
   } catch (error) {
     throw new OryxError('ORYX_E_MCP_CONFIG_INVALID', `${shownPath(file)}: cannot be read as a servers file: ${errorMessage(error)}`, {
       hint: 'Give a claude_desktop_config.json, .mcp.json, .vscode/mcp.json or .cursor/mcp.json.', cause: error,
@@ -111,7 +111,7 @@ function rewriteReferences(server: McpServerConfig, notes: string[]): McpServerC
 }
 
 async function open(file: string): Promise<{ doc: Document; servers: YAMLMap }> {
-  const YAML = await import('yaml');
+  const YAML = await import('@oryxos/schema-kit/yaml');
   let text = '';
   try {
     text = await readFile(file, 'utf8');
