@@ -77,9 +77,19 @@ export function openCalls(messages: readonly Message[]): { response: Message & {
   return undefined;
 }
 
+/**
+ * The size of an assistant message's tool calls as JSON, once a message: every step of a run
+ * measures the whole history again, and writing the calls out each time made the measure
+ * quadratic in the run's length (5 % of an in-memory loop step at 10 steps, bench/README.md).
+ */
+const callChars = new WeakMap<readonly ToolCall[], number>();
+
 /** A message's size in the prompt: its text, and an assistant message's tool calls as JSON. */
 export function messageChars(m: Message): number {
-  return m.content.length + (m.role === 'assistant' && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0);
+  if (m.role !== 'assistant' || !m.toolCalls) return m.content.length;
+  let calls = callChars.get(m.toolCalls);
+  if (calls === undefined) callChars.set(m.toolCalls, (calls = JSON.stringify(m.toolCalls).length));
+  return m.content.length + calls;
 }
 
 /** Cuts a text to `max` characters, keeping head and tail and saying how much was cut and why. */

@@ -63,6 +63,11 @@ test('fitHistory: a tool result over a quarter of the budget is cut the same way
   assert.is(next.history[0]!.content, fitted.history[0]!.content);
   assert.is(fitHistory(turns, 1_000_000, 0).dropped.length, 0, 'nothing leaves under the budget');
   assert.is(messageChars(a('hi', ['x'])), 2 + JSON.stringify([{ id: 'x', name: 't', args: {} }]).length);
+  // Measured once a message (the calls' JSON is remembered), and each message by its own calls.
+  const called = a('hi', ['x']);
+  assert.is(messageChars(called), messageChars(called));
+  assert.is(messageChars({ ...called, content: 'hello' }), messageChars(called) + 3, 'a copy with the same calls: its own text');
+  assert.is(messageChars(a('hi', ['a-much-longer-call-id'])), 2 + JSON.stringify([{ id: 'a-much-longer-call-id', name: 't', args: {} }]).length);
 });
 
 test('TokenEstimator: four characters a token until the provider says, then its ratio within 1 to 8', () => {
