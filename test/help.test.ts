@@ -57,6 +57,23 @@ export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), 
   }
 });
 
+test('a command reads YAML with the one built copy of yaml: the frontmatter and the MCP servers file, nothing from the yaml package itself', async () => {
+  const dir = await traceProject('yaml-trace-', `import { defineConfig } from '@oryxos/kernel';
+import { allowAll, scripted } from '@oryxos/kernel/testing';
+import mcp from '@oryxos/plugin-mcp';
+export default defineConfig({ plugins: [allowAll(), scripted([{ text: 'hi' }]), mcp()] });
+`, { assistant: { description: 'reads YAML' } }, { '.oryxos/mcp_servers.yaml': '# none yet\nservers: {}\n' });
+  try {
+    const r = oryxTrace(dir, ['agents']);
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^assistant\s.*reads YAML/m, 'the frontmatter was read');
+    assert.ok(r.loaded.some((u) => /kits\/schema\/dist\/yaml\.js$/.test(u)), 'schema-kit/yaml was loaded');
+    assert.equal(r.loaded.filter((u) => /node_modules\/yaml\//.test(u)), [], 'no file of the yaml package');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a read command loads no provider SDK (openai, ollama, @anthropic-ai/sdk) with all three providers on', async () => {
   const dir = await traceProject('read-sdk-', `import { defineConfig } from '@oryxos/kernel';
 import openai from '@oryxos/plugin-openai';
