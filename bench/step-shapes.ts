@@ -15,7 +15,7 @@
 //   mark       (a) the start mark in the assistant's commit, not a commit of its own
 //   indexes    (b) no by-session index on llm_calls and tool_invocations
 //   ordered    (c) time-ordered session ids (the first 12 hex digits a millisecond clock, as UUIDv7)
-//   a+b, a+b+c those together
+//   a+b, b+c, a+b+c  those together
 //
 // Not modelled (the same in every variant): the run record's two commits, the checkpoints.
 // Run: npm run build && node --import tsx bench/step-shapes.ts [runs] [fill]   (default 300, 1000)
@@ -37,6 +37,7 @@ const shapes: Shape[] = [
   { name: 'indexes (b)', markInAssistant: false, noAuditIndexes: true, orderedIds: false },
   { name: 'ordered (c)', markInAssistant: false, noAuditIndexes: false, orderedIds: true },
   { name: 'a+b', markInAssistant: true, noAuditIndexes: true, orderedIds: false },
+  { name: 'b+c', markInAssistant: false, noAuditIndexes: true, orderedIds: true },
   { name: 'a+b+c', markInAssistant: true, noAuditIndexes: true, orderedIds: true },
 ];
 
