@@ -18,24 +18,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Libsql from 'libsql';
-import { enableWal, migrate, openDatabase } from '@oryxos/plugin-sqlite';
-import { MIGRATIONS as AUDIT_MIGRATIONS, OWNER as AUDIT_OWNER } from '@oryxos/plugin-audit';
+import { rawDatabase, type RawDb as Db } from './raw-libsql.ts';
 
 const RUNS = Number(process.argv[2] ?? 400);
 const K = 10;
-type Db = InstanceType<typeof Libsql>;
 
 /** A file with the plugins' tables, opened raw with the pragmas the sqlite plugin sets. */
 async function fresh(dir: string, name: string): Promise<Db> {
-  const file = path.join(dir, `${name}.db`);
-  const db = await openDatabase({ kind: 'file', path: file }, { driver: 'libsql', busyTimeoutMs: 5000 });
-  await enableWal(db);
-  await migrate(db);
-  await migrate(db, AUDIT_MIGRATIONS, AUDIT_OWNER);
-  await db.close();
-  const raw = new Libsql(file);
-  raw.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000; PRAGMA foreign_keys = ON');
+  const raw = await rawDatabase(path.join(dir, `${name}.db`), 10000);
   raw.exec(`CREATE TABLE journal (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, iteration INTEGER, role TEXT NOT NULL,
     content TEXT NOT NULL, tool_calls TEXT, tool_call_id TEXT, name TEXT, created_at TEXT NOT NULL)`);
   return raw;

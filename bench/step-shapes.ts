@@ -22,14 +22,11 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Libsql from 'libsql';
-import { enableWal, migrate, openDatabase } from '@oryxos/plugin-sqlite';
-import { MIGRATIONS as AUDIT_MIGRATIONS, OWNER as AUDIT_OWNER } from '@oryxos/plugin-audit';
+import { rawDatabase, type RawDb as Db } from './raw-libsql.ts';
 
 const RUNS = Number(process.argv[2] ?? 300);
 const FILL = Number(process.argv[3] ?? 1000);
 const K = 10;
-type Db = InstanceType<typeof Libsql>;
 interface Shape { name: string; markInAssistant: boolean; noAuditIndexes: boolean; orderedIds: boolean }
 const shapes: Shape[] = [
   { name: 'today', markInAssistant: false, noAuditIndexes: false, orderedIds: false },
@@ -43,13 +40,7 @@ const shapes: Shape[] = [
 
 async function open(dir: string, shape: Shape): Promise<{ db: Db; file: string }> {
   const file = path.join(dir, `${shape.name.replace(/\W+/g, '-')}.db`);
-  const setup = await openDatabase({ kind: 'file', path: file }, { driver: 'libsql', busyTimeoutMs: 5000 });
-  await enableWal(setup);
-  await migrate(setup);
-  await migrate(setup, AUDIT_MIGRATIONS, AUDIT_OWNER);
-  await setup.close();
-  const db = new Libsql(file);
-  db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 100000; PRAGMA foreign_keys = ON');
+  const db = await rawDatabase(file, 100000);
   if (shape.noAuditIndexes) db.exec('DROP INDEX llm_calls_by_session; DROP INDEX tool_invocations_by_session');
   return { db, file };
 }
