@@ -36,7 +36,10 @@ const APPEND_NEXT = `INSERT INTO messages (session_id, seq, role, content, tool_
  * {@link APPEND_NEXT} only when the session is the newest and was updated less than
  * {@link KEEP_UPDATED_MS} ago (no row otherwise): then an append of no user message leaves the
  * session row as it is (its title and turns come from user messages, its count from the last seq),
- * one page less to commit per message (WAL pages per loop step 13.2 → 11.3, `bench/steps.ts`).
+ * one page less to commit per message (WAL pages per loop step 13.2 → 11.3, `bench/steps.ts`,
+ * whose model answers at once). With a model slower than a second the assistant's message comes
+ * more than a second after the last write and writes the row (so `updatedAt` stays within a second);
+ * the tool result right after it still skips it: one page a step, not two.
  */
 const APPEND_NEXT_IF_NEWEST = `${APPEND_NEXT} HAVING ${IS_NEWEST}`;
 
