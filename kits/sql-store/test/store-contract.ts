@@ -558,6 +558,8 @@ export function storeContract(engine: StoreEngine): void {
     if (engine.name.startsWith('sqlite')) assert.equal(await raw(a.id), written, 'the newest session, updated a moment ago: its row untouched');
     else assert.equal([(await raw(a.id)).message_count, (await raw(a.id)).counted_seq], [4, 4], 'PostgreSQL writes the row with every append (its lock)');
     // Another session becomes the newest: appends to the first move its row (and its order) again.
+    // (A millisecond apart: at the same time, the first would still be listed first, by its id.)
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const b = await s.store.create({ agent: 'a' });
     await s.store.append(b.id, [{ role: 'user', content: 'other' }]);
     await new Promise((resolve) => setTimeout(resolve, 5)); // times are kept to the millisecond
