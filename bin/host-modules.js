@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const anchor = pathToFileURL(path.join(root, 'package.json')).href;
+const ONE_OCLIF = '@oryxos/command-kit/oclif';
 const PROVIDED = /^(@oclif\/core|@oryxos\/(kernel|plugin-cli|command-kit|plugin-kit|provider-kit|provider-spec|contracts|schema-kit|stop-rules))(\/|$)/;
 
 const inside = (url) => {
@@ -17,6 +18,9 @@ const inside = (url) => {
 };
 
 export async function resolve(specifier, context, next) {
+  // @oclif/core itself is the one-file copy OryxOS's own packages import (scripts/bundle-oclif.mjs),
+  // for a module inside the installation too (a plugin linked from a folder in it, oclif's own plugins).
+  if (specifier === '@oclif/core') return next(ONE_OCLIF, { ...context, parentURL: anchor });
   if (PROVIDED.test(specifier) && context.parentURL && !inside(context.parentURL)) {
     return next(specifier, { ...context, parentURL: anchor });
   }

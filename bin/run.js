@@ -8,12 +8,12 @@
 // Node's modules without ES module facades (see scripts/bundle-builtins.mjs).
 const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
 const Module = process.getBuiltinModule('node:module');
-const { createRequire } = Module;
 const { homedir } = process.getBuiltinModule('node:os');
 const path = process.getBuiltinModule('node:path');
 
-primeOclifCore();
-const { Config, execute, settings } = await import('@oclif/core');
+// @oclif/core from its one-file copy, the module every OryxOS package imports it from
+// (scripts/bundle-oclif.mjs): Node reads one file instead of ~250.
+const { Config, execute, settings } = await import('@oryxos/command-kit/oclif');
 
 const args = process.argv.slice(2);
 if (args[0] === '--version' || args[0] === '-v') args[0] = 'version';
@@ -37,38 +37,3 @@ if (existsSync(plugins) && JSON.parse(readFileSync(plugins, 'utf8')).oclif?.plug
   for (const plugin of loadOptions.plugins.values()) if (plugin.type === 'user' || plugin.type === 'link') plugin.hooks = {};
 }
 await execute({ args, dir: import.meta.url, loadOptions });
-
-/**
- * @oclif/core from one file: plugins/cli/dist/oclif-core.cjs (scripts/bundle-oclif.mjs) holds the
- * installed @oclif/core with its dependencies. Each file the package exports goes into Node's
- * require cache under its own name, so `import '@oclif/core'` (or `/ux`, …) from anywhere in the
- * process gets these modules, and Node does not resolve and read some 250 files one by one: the
- * one start-up trick of the CLI, worth ~110 ms of CPU of a read command on Node 20 (`oryx agents`
- * 480 against 595 ms, bench/README.md). The code is oclif's, unchanged (a plain esbuild bundle).
- * Skipped (plain loading) when the file is missing, was built from another version than the one
- * installed, or ORYX_OCLIF_BUNDLE=0.
- */
-function primeOclifCore() {
-  if (process.env.ORYX_OCLIF_BUNDLE === '0') return;
-  const require = createRequire(import.meta.url);
-  let core, bundle;
-  try {
-    core = path.dirname(require.resolve('@oclif/core/package.json'));
-    bundle = path.join(path.dirname(require.resolve('@oryxos/plugin-cli/package.json')), 'dist', 'oclif-core.cjs');
-  } catch {
-    return;
-  }
-  if (!existsSync(bundle)) return;
-  const { version, modules } = require(bundle);
-  if (version !== JSON.parse(readFileSync(path.join(core, 'package.json'), 'utf8')).version) return;
-  for (const [file, load] of Object.entries(modules)) {
-    const filename = path.join(core, file);
-    if (require.cache[filename]) continue;
-    const module = new Module(filename);
-    module.filename = filename;
-    module.paths = Module._nodeModulePaths(path.dirname(filename));
-    module.exports = load();
-    module.loaded = true;
-    require.cache[filename] = module;
-  }
-}

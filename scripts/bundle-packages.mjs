@@ -79,6 +79,9 @@ const metaUrl = (dir) => ({
 // package only, schema-kit's `yaml` module, which every other package imports it from, so a
 // process holds one copy. Anything else stays an import by name.
 const INLINE = /^(semver|tapable|@secretlint\/[^/]+)(\/|$)/;
+// `@oclif/core` is imported from its one-file copy (scripts/bundle-oclif.mjs): one module for
+// every package of the process, instead of ~250 files (the sources import the package itself).
+const OCLIF = '@oryxos/command-kit/oclif';
 const INLINE_IN = { 'kits/schema': /^yaml(\/|$)/ };
 const externals = (folder) => ({
   name: 'externals',
@@ -86,7 +89,7 @@ const externals = (folder) => ({
     const inline = (p) => INLINE.test(p) || INLINE_IN[folder]?.test(p);
     b.onResolve({ filter: /^[^./]/ }, (args) => (inline(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`)
       ? undefined
-      : { path: args.path, external: true }));
+      : { path: args.path === '@oclif/core' ? OCLIF : args.path, external: true }));
   },
 });
 // Inlined CommonJS that requires Node's own modules (tapable: `util`) goes through esbuild's

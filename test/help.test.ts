@@ -21,7 +21,8 @@ test('oryx --help lists commands from every plugin without importing plugin code
       assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\s`, 'm'), `${cmd} is listed`);
     }
     const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    const offenders = loaded.filter((u) => /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
+    // @oclif/core's one-file copy is oclif's code, not a plugin's (kits/command/dist/oclif.js, see below).
+    const offenders = loaded.filter((u) => !u.endsWith('/kits/command/dist/oclif.js') && /\/(kernel|kits\/[^/]+|plugins\/[^/]+)\/(dist|src)\//.test(u)
       || /node_modules\/(openai|ollama|@anthropic-ai|libsql|@libsql|hono|@hono|@modelcontextprotocol|execa|arktype|tapable|gray-matter|cosmiconfig|bree|croner|nodemailer|@opentelemetry)\//.test(u));
     assert.equal(offenders, []);
   } finally {
@@ -154,42 +155,59 @@ export default defineConfig({ plugins: [
   }
 });
 
-test('@oclif/core loads from the CLI\'s one-file copy (a plain bundle, required once), and oryx says the same as with the package loaded file by file', () => {
+test('@oclif/core loads from its one-file copy, required once, with nothing put in require\'s cache by hand; oryx says the same as with the package loaded file by file', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'oryx-cjs-'));
   try {
     const run = (args: string[], mode: 'bundle' | 'files') => {
       const file = path.join(dir, `${mode}-${args.join('_')}.txt`);
       writeFileSync(file, '');
-      const r = spawnSync(process.execPath, ['--require', './test/fixtures/trace-compiled.cjs', 'bin/run.js', ...args], {
-        encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file, ORYX_OCLIF_BUNDLE: mode === 'files' ? '0' : '1' },
+      const hook = mode === 'files' ? ['--import', './test/fixtures/oclif-files.mjs'] : [];
+      const r = spawnSync(process.execPath, [...hook, '--require', './test/fixtures/trace-compiled.cjs', 'bin/run.js', ...args], {
+        encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORYX_TRACE_FILE: file },
       });
-      const compiled = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-      return { out: [r.status, r.stdout, r.stderr], core: compiled.filter((f) => /node_modules\/@oclif\/core\//.test(f)), bundle: compiled.filter((f) => f.endsWith('oclif-core.cjs')) };
+      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+      const compiled = lines.filter((l) => !l.startsWith('cached '));
+      const cached = lines.filter((l) => l.startsWith('cached ')).map((l) => l.slice('cached '.length));
+      return {
+        out: [r.status, r.stdout, r.stderr], cached, compiled,
+        core: compiled.filter((f) => /node_modules\/@oclif\/core\//.test(f)), bundle: compiled.filter((f) => f.endsWith(path.join('kits', 'command', 'dist', 'oclif.cjs'))),
+      };
     };
-    // Help, a usage error from oclif's parser, a command that is not there (oclif's hook and errors).
-    for (const args of [['--help'], ['agents', '--help'], ['agents', '--no-such-flag'], ['no-such-command']]) {
+    // Help, a read command, a usage error from oclif's parser, a command that is not there (oclif's hook and errors).
+    for (const args of [['--help'], ['agents'], ['agents', '--help'], ['agents', '--no-such-flag'], ['no-such-command']]) {
       const bundled = run(args, 'bundle');
       const files = run(args, 'files');
       assert.equal(bundled.out, files.out, `oryx ${args.join(' ')}`);
       assert.equal(bundled.core, [], 'no file of the @oclif/core package compiled on its own');
       assert.is(bundled.bundle.length, 1, 'the one file is required once');
       assert.ok(files.core.length > 50, 'without it, @oclif/core loads file by file');
+      // Every script in require's cache was compiled from its own file (JSON and native addons are not scripts).
+      const scripts = bundled.cached.filter((f) => /\.c?js$/.test(f) && !f.endsWith('trace-compiled.cjs'));
+      assert.ok(scripts.length > 0, 'the trace saw the cache');
+      assert.equal(scripts.filter((f) => !bundled.compiled.includes(f)), [], 'no module in require\'s cache that was not loaded from its file');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('the oclif bundle is the package\'s code as esbuild writes it: no rewrite of its source, no hand-made code cache', () => {
+test('the oclif copy is the package\'s code as esbuild writes it (no rewrite of its source, no code cache), and every package imports it', () => {
   // oclif's own dynamic import of a command, as the package has it, is in the bundle (esbuild
   // re-indents, renames and drops parentheses, but leaves an expression like this one alone).
   const source = readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json')), 'lib', 'module-loader.js'), 'utf8');
   const original = /await import\((?:[^;]*?)\.href\)/.exec(source)?.[0];
   assert.ok(original, 'oclif loads modules with import()');
-  assert.ok(readFileSync('plugins/cli/dist/oclif-core.cjs', 'utf8').includes(original), `the bundle holds ${original} unchanged`);
-  assert.not.ok(existsSync('plugins/cli/dist/oclif-core.cjs.cache'), 'no cache file beside the bundle');
+  assert.ok(readFileSync('kits/command/dist/oclif.cjs', 'utf8').includes(original), `the bundle holds ${original} unchanged`);
+  assert.not.ok(existsSync('kits/command/dist/oclif.cjs.cache'), 'no cache file beside the bundle');
   const run = readFileSync('bin/run.js', 'utf8');
-  assert.not.match(run, /vm\.Script|Symbol\.for\('oryxos\.import'\)|oclifCoreRoot/, 'bin/run.js compiles nothing itself and routes no import');
+  assert.not.match(run, /vm\.Script|Symbol\.for\('oryxos\.import'\)|oclifCoreRoot|require\.cache/, 'bin/run.js compiles nothing itself, routes no import and fills no cache');
+  // The built packages import the copy, never the package (their sources import `@oclif/core`).
+  const built = ['plugins/cli/dist/commands/chat.js', 'plugins/audit/dist/commands/audit/llm.js', 'kits/command/dist/index.js'];
+  for (const file of built) {
+    const text = readFileSync(file, 'utf8');
+    assert.ok(text.includes('"@oryxos/command-kit/oclif"'), `${file} imports the one-file copy`);
+    assert.not.ok(/from ["']@oclif\/core["']/.test(text), `${file} does not import @oclif/core itself`);
+  }
 });
 
 test.run();

@@ -196,7 +196,7 @@ test('a third-party plugin: installed (not enabled), enabled in the config, its 
   assert.is((await pluginRow('oryx-plugin-shout')).enabled, true);
 
   const shouted = await json(['shout', 'hello']);
-  assert.equal(shouted, { shout: 'HELLO!', kernel: (await json(['version'])).kernel, toolRegistered: true });
+  assert.equal(shouted, { shout: 'HELLO!', kernel: (await json(['version'])).kernel, toolRegistered: true, oneOclif: true });
   const run = await json(['run', 'Shout hi there']);
   assert.is(run.answer, 'The tool said HI THERE!');
   const audited = await json(['audit', 'tools', '--session', run.sessionId]);

@@ -112,7 +112,7 @@ test('oryx plugins lists bundled plugins with kernel range, enabled or not, and 
   await writeFile(configFile, `import shout from 'oryx-plugin-shout';\n${(await readFile(configFile, 'utf8')).replace('plugins: [', 'plugins: [\n    shout(),')}`);
   assert.is((await row('oryx-plugin-shout')).enabled, true, 'the config imports it from the linked folder');
   const shouted = await oryx(['shout', 'hi', '--json']);
-  assert.equal(JSON.parse(shouted.stdout), { shout: 'HI!', kernel: kernelVersion(), toolRegistered: true });
+  assert.equal(JSON.parse(shouted.stdout), { shout: 'HI!', kernel: kernelVersion(), toolRegistered: true, oneOclif: true });
   assert.is(shouted.stderr, '', 'no oclif warning about transpiling a linked plugin');
 
   const removed = await oryx(['plugins:uninstall', 'oryx-plugin-shout']);
