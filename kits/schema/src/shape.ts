@@ -165,18 +165,20 @@ class BooleanShape extends Shape<boolean> {
 }
 
 class ArrayShape<T> extends Shape<T[]> {
-  readonly expected = 'an array';
-  constructor(private readonly item: Shape<T>) { super(); }
+  constructor(private readonly item: Shape<T>, private readonly o: { min?: number } = {}) { super(); }
+  get expected(): string { return this.o.min ? `an array of at least ${this.o.min} item${this.o.min === 1 ? '' : 's'}` : 'an array'; }
   accepts(value: unknown): boolean { return Array.isArray(value); }
   issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
     if (!Array.isArray(value)) return issue(path, `must be an array (was ${kindOf(value)})`);
+    const { min } = this.o;
+    if (min !== undefined && value.length < min) return issue(path, min === 1 ? 'must be non-empty (was an empty array)' : `must have at least ${min} items (was ${value.length})`);
     for (let i = 0; i < value.length; i++) {
       const found = this.item.issue(value[i], [...path, i]);
       if (found) return found;
     }
     return undefined;
   }
-  protected schema(): JsonSchema { return { type: 'array', items: this.item.json() }; }
+  protected schema(): JsonSchema { return { type: 'array', items: this.item.json(), ...(this.o.min ? { minItems: this.o.min } : {}) }; }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -292,7 +294,8 @@ export const shape = {
   boolean: (): Shape<boolean> => new BooleanShape(),
   /** One of the values given: `literal('refuse', 'deny')`. */
   literal: <const T extends Literal>(...values: T[]): Shape<T> => new LiteralShape<T>(values),
-  array: <T>(item: Shape<T>): Shape<T[]> => new ArrayShape(item),
+  /** An array of `item`s, at least `min` of them. */
+  array: <T>(item: Shape<T>, o?: { min?: number }): Shape<T[]> => new ArrayShape(item, o),
   /** An object of these keys; `keys` lists them (required ones first, each group sorted), `props` gives each one's shape. */
   object: <P extends Props>(props: P, o: { unknownKeys?: 'reject' | 'ignore' } = {}): Shape<ObjectOf<P>> & { readonly keys: string[]; readonly props: P } =>
     new ObjectShape(props, o.unknownKeys ?? 'reject'),

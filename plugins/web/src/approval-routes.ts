@@ -1,43 +1,36 @@
 import type { PluginContext } from '@oryxos/kernel';
 import type { Approval as StoredApproval, ApprovalStatus, ApprovalStore } from '@oryxos/contracts';
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/schema-kit';
 import { answerOf, sseEvents, sseUsage } from './api-routes.ts';
 import type { WebContext } from './context.ts';
 import { asOryxError, errorBody, webError } from './errors.ts';
 import { requestIdOf } from './request-log.ts';
 import { abortedError, runError } from './run-result.ts';
 import { sseResponse } from './sse.ts';
-import { lazyType } from './lazy-type.ts';
 import { identityOf } from './principal.ts';
 import type { RouteTable } from './routes.ts';
-import { ErrorResponse, RunResponse, SESSION_ID, limit } from './schemas.ts';
+import { ErrorResponse, RunResponse, SESSION_ID, anyObject, closed, limit, open } from './schemas.ts';
 import { listJson } from '@oryxos/command-kit';
 import { clientSignalOf, headerOf } from './incoming.ts';
 import { originOf } from './origin.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
-/** The types of these routes, built on the first request or document (see {@link lazyType}). */
-function build() {
-  const status = "'pending' | 'approved' | 'used' | 'denied' | 'expired'";
-  const Approval = type({
-    id: 'string', runId: 'string', sessionId: 'string', agent: 'string', tool: 'string', toolCallId: 'string', args: 'object',
-    asks: type({ 'action?': 'object', reason: 'string' }).array(), status, requestedAt: 'string', 'decidedBy?': 'string',
-    argsHash: 'string', 'decidedAt?': 'string', 'reason?': 'string', 'expiresAt?': 'string', 'usedAt?': 'string', 'diff?': 'string',
-  });
-  const ApprovalsQuery = type({ 'status?': `${status} | 'all'`, 'session?': type(SESSION_ID), 'limit?': limit(1000), 'diff?': "'true' | 'false'", '+': 'reject' });
-  const DecisionBody = type({ decision: "'approve' | 'deny'", 'reason?': 'string <= 2000', '+': 'reject' });
-  return { Approval, ApprovalList: type({ items: Approval.array() }), ApprovalsQuery, DecisionBody, Decided: Approval.and({ 'run?': RunResponse }) };
-}
-
-let built: ReturnType<typeof build> | undefined;
-const all = () => (built ??= build());
-
-export const Approval = lazyType(() => all().Approval);
-export const ApprovalList = lazyType(() => all().ApprovalList);
-export const ApprovalsQuery = lazyType(() => all().ApprovalsQuery);
-export const DecisionBody = lazyType(() => all().DecisionBody);
-export const Decided = lazyType(() => all().Decided);
+const status = s.literal('pending', 'approved', 'used', 'denied', 'expired');
+const approvalProps = {
+  id: s.string(), runId: s.string(), sessionId: s.string(), agent: s.string(), tool: s.string(), toolCallId: s.string(), args: anyObject,
+  asks: s.array(open({ action: anyObject.optional(), reason: s.string() })), status, requestedAt: s.string(), decidedBy: s.string().optional(),
+  argsHash: s.string(), decidedAt: s.string().optional(), reason: s.string().optional(), expiresAt: s.string().optional(), usedAt: s.string().optional(),
+  diff: s.string().optional(),
+};
+export const Approval = open(approvalProps);
+export const ApprovalList = open({ items: s.array(Approval) });
+export const ApprovalsQuery = closed({
+  status: s.literal('pending', 'approved', 'used', 'denied', 'expired', 'all').optional(), session: s.string({ pattern: SESSION_ID }).optional(),
+  limit: limit(1000).optional(), diff: s.literal('true', 'false').optional(),
+});
+export const DecisionBody = closed({ decision: s.literal('approve', 'deny'), reason: s.string({ max: 2000 }).optional() });
+export const Decided = open({ ...approvalProps, run: RunResponse.optional() });
 
 /** The `approvals` service, or a 404 naming the plugin to enable. */
 export function approvalsOf(kernel: Pick<PluginContext, 'service' | 'hasService'>): ApprovalStore {

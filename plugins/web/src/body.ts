@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { isShape, issueText, type Shape } from '@oryxos/schema-kit';
-import { type } from 'arktype';
+import { OptionalShape, issueText, type Shape } from '@oryxos/schema-kit';
+import { QueryInteger } from './schemas.ts';
 import { webError } from './errors.ts';
 
 /**
@@ -72,8 +72,8 @@ function tooLarge(size: number, limit: number, streamed = false) {
   return webError('ORYX_E_WEB_TOO_LARGE', `The request body is ${what}; the limit is ${limit} bytes`);
 }
 
-/** Parses JSON text (400 ORYX_E_WEB_BAD_JSON) and validates it against an arktype type or a shape. */
-export function parseJson<T>(text: string, schema: type.Any<T> | Shape<T>): T {
+/** Parses JSON text (400 ORYX_E_WEB_BAD_JSON) and validates it against a shape. */
+export function parseJson<T>(text: string, schema: Shape<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -83,21 +83,25 @@ export function parseJson<T>(text: string, schema: type.Any<T> | Shape<T>): T {
   return check(schema, value, 'body');
 }
 
-/** Validates a value (a parsed body or the query string); 400 naming the first bad field. */
-export function check<T>(schema: type.Any<T> | Shape<T>, value: unknown, where: 'body' | 'query'): T {
-  if (isShape(schema)) {
-    const found = schema.issue(value, []);
-    if (!found) return value as T;
+/**
+ * Validates a value (a parsed body or the query string); 400 naming the first bad field. A query
+ * parameter whose shape reads a number from its text (a page size) reaches the route as that number.
+ */
+export function check<T>(schema: Shape<T>, value: unknown, where: 'body' | 'query'): T {
+  const found = schema.issue(value, []);
+  if (found) {
     // A key the object does not take is named with those it does: `text must be removed (the body takes: message)`.
     const takes = found.known ? ` (the ${where} takes: ${found.known.join(', ')})` : '';
     throw badRequest(found.path.join('.'), `${found.path.length ? issueText(found) : found.problem}${takes}`, where);
   }
-  const out = schema(value);
-  if (out instanceof type.errors) {
-    const first = out[0]!;
-    throw badRequest(first.path.join('.'), first.message, where);
+  if (where !== 'query') return value as T;
+  const props = (schema as { props?: Record<string, Shape<unknown>> }).props ?? {};
+  const query = { ...(value as Record<string, string>) } as Record<string, unknown>;
+  for (const [key, prop] of Object.entries(props)) {
+    const inner = prop instanceof OptionalShape ? prop.inner : prop;
+    if (inner instanceof QueryInteger && typeof query[key] === 'string') query[key] = Number(query[key]);
   }
-  return out as T;
+  return query as T;
 }
 
 /** 400 ORYX_E_WEB_BAD_REQUEST naming the field (`message` begins with it when there is one). */

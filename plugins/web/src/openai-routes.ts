@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@oryxos/provider-spec';
+import type { Infer } from '@oryxos/schema-kit';
 import type { RunResult } from '@oryxos/kernel';
 import { assertAgentExists } from './agent-check.ts';
 import { byteLength } from './body.ts';
@@ -15,7 +16,7 @@ import { clientSignalOf, headerOf } from './incoming.ts';
 import { replyJson } from './reply.ts';
 import { originOf } from './origin.ts';
 
-type ChatBody = typeof ChatCompletionBody.infer;
+type ChatBody = Infer<typeof ChatCompletionBody>;
 type ChatMessage = ChatBody['messages'][number];
 
 const err = (description: string) => ({ description, schema: ErrorResponse });

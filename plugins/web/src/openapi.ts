@@ -1,17 +1,11 @@
-import { isShape } from '@oryxos/schema-kit';
-import type { type } from 'arktype';
 import type { RequestType, RouteSpec } from './routes.ts';
 import { ErrorResponse } from './schemas.ts';
 
 export type OpenApiDocument = Record<string, any>;
 
-/** JSON Schema of an arktype type or a shape, without the `$schema` key (OpenAPI 3.1 schemas are 2020-12). */
-export function jsonSchemaOf(t: RequestType, side: 'in' | 'out' = 'out'): Record<string, unknown> {
-  if (isShape(t)) return t.json();
-  const source = side === 'in' ? (t as unknown as { in: type.Any }).in : t as type.Any;
-  // A predicate (message text has no NUL) has no JSON Schema form: the document keeps its base.
-  const { $schema: _drop, ...schema } = source.toJsonSchema({ fallback: { predicate: (ctx) => ctx.base } }) as Record<string, unknown>;
-  return schema;
+/** JSON Schema of a shape (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
+export function jsonSchemaOf(t: RequestType): Record<string, unknown> {
+  return t.json();
 }
 
 /**
@@ -28,7 +22,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { title: string; version
       parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string' } });
     }
     if (route.query) {
-      const q = jsonSchemaOf(route.query, 'in') as { properties?: Record<string, unknown>; required?: string[] };
+      const q = jsonSchemaOf(route.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
         parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
       }
@@ -54,7 +48,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { title: string; version
       ...(route.auth === false ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? {
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'in') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } },
       } : {}),
       responses,
     };

@@ -1,20 +1,16 @@
 import type { Shape } from '@oryxos/schema-kit';
-import type { type } from 'arktype';
 import type { Context, Hono } from 'hono';
 import { check, parseJson, readBody } from './body.ts';
 import { incomingOf } from './incoming.ts';
 import type { WebEnv } from './request-log.ts';
 
-/**
- * What a body or query is validated with: an arktype type, or a shape (the kernel's small
- * validator, for the bodies of the hot routes: it checks a message in a fraction of arktype's time).
- */
-export type RequestType = type.Any | Shape<any>;
+/** What a body or query is validated with, and what the document says of it: a shape (`@oryxos/schema-kit`). */
+export type RequestType = Shape<any>;
 
 /** What the document says about one response of a route. */
 export interface ResponseSpec {
   description: string;
-  schema?: type.Any;
+  schema?: Shape<any>;
   /** Default application/json; `text/event-stream` and `text/html` for streams and pages. */
   contentType?: string;
 }
@@ -42,7 +38,7 @@ export interface RouteSpec<B extends RequestType = RequestType, Q extends Reques
   responses: Record<number, ResponseSpec>;
 }
 
-type Out<T extends RequestType, Else> = [T] extends [never] ? Else : T extends Shape<infer U> ? U : T extends type.Any ? T['infer'] : never;
+type Out<T extends RequestType, Else> = [T] extends [never] ? Else : T extends Shape<infer U> ? U : never;
 
 /** What a handler gets: the validated body and query. */
 export interface RouteInput<B extends RequestType, Q extends RequestType> { body: Out<B, undefined>; query: Out<Q, Record<string, string>> }

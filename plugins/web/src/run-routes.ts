@@ -1,48 +1,38 @@
-import { type } from 'arktype';
+import { shape as s } from '@oryxos/schema-kit';
 import { mustGetSession } from './api-routes.ts';
 import type { WebContext } from './context.ts';
 import type { RouteTable } from './routes.ts';
-import { lazyType } from './lazy-type.ts';
-import { ErrorResponse, limit } from './schemas.ts';
+import { ErrorResponse, limit, open, orNull } from './schemas.ts';
 import { shapeTrace, traceSource } from './trace.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
-/** The types of these routes, built on the first request or document (see {@link lazyType}). */
-function build() {
-  const TraceQuery = type({ 'runs?': limit(100) });
+const num = s.number;
+const str = s.string;
+export const TraceQuery = open({ runs: limit(100).optional() });
 
-  const totals = type({
-    llmCalls: 'number', llmErrors: 'number', retries: 'number', inputTokens: 'number', outputTokens: 'number', llmMs: 'number', 'cacheReadTokens?': 'number',
-    toolCalls: 'number', toolErrors: 'number', denied: 'number', toolMs: 'number',
-  });
-  const llmEntry = type({
-    kind: "'llm'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', attempt: 'number',
-    'provider?': 'string', 'model?': 'string', 'inputTokens?': 'number', 'outputTokens?': 'number', 'cacheReadTokens?': 'number', 'finishReason?': 'string',
-    status: "'ok' | 'error'", 'errorCode?': 'string', 'error?': 'string', retried: 'boolean',
-  });
-  const toolEntry = type({
-    kind: "'tool'", startedAt: 'string', offsetMs: 'number', durationMs: 'number', iteration: 'number', 'toolCallId?': 'string', tool: 'string',
-    'source?': 'string', status: "'ok' | 'error' | 'denied'", 'deniedReason?': 'string', 'inputChars?': 'number', 'outputChars?': 'number',
-    approval: type({ decision: "'approved' | 'denied'", by: 'string', 'reason?': 'string' }).or('null'),
-  });
-  const TraceResponse = type({
-    sessionId: 'string', agent: 'string', moreRuns: 'boolean', totals,
-    runs: type({
-      runId: 'string', 'agent?': 'string', startedAt: 'string', endedAt: 'string', durationMs: 'number', totals,
-      entries: llmEntry.or(toolEntry).array(),
-    }).array(),
-  });
-  const StopResponse = type({ sessionId: 'string', stopped: 'number' });
-  return { TraceQuery, TraceResponse, StopResponse };
-}
-
-let built: ReturnType<typeof build> | undefined;
-const all = () => (built ??= build());
-
-export const TraceQuery = lazyType(() => all().TraceQuery);
-export const TraceResponse = lazyType(() => all().TraceResponse);
-export const StopResponse = lazyType(() => all().StopResponse);
+const totals = open({
+  llmCalls: num(), llmErrors: num(), retries: num(), inputTokens: num(), outputTokens: num(), llmMs: num(), cacheReadTokens: num().optional(),
+  toolCalls: num(), toolErrors: num(), denied: num(), toolMs: num(),
+});
+const llmEntry = open({
+  kind: s.literal('llm'), startedAt: str(), offsetMs: num(), durationMs: num(), iteration: num(), attempt: num(),
+  provider: str().optional(), model: str().optional(), inputTokens: num().optional(), outputTokens: num().optional(), cacheReadTokens: num().optional(),
+  finishReason: str().optional(), status: s.literal('ok', 'error'), errorCode: str().optional(), error: str().optional(), retried: s.boolean(),
+});
+const toolEntry = open({
+  kind: s.literal('tool'), startedAt: str(), offsetMs: num(), durationMs: num(), iteration: num(), toolCallId: str().optional(), tool: str(),
+  source: str().optional(), status: s.literal('ok', 'error', 'denied'), deniedReason: str().optional(), inputChars: num().optional(), outputChars: num().optional(),
+  approval: orNull(open({ decision: s.literal('approved', 'denied'), by: str(), reason: str().optional() })),
+});
+export const TraceResponse = open({
+  sessionId: str(), agent: str(), moreRuns: s.boolean(), totals,
+  runs: s.array(open({
+    runId: str(), agent: str().optional(), startedAt: str(), endedAt: str(), durationMs: num(), totals,
+    entries: s.array(s.union(llmEntry, toolEntry)),
+  })),
+});
+export const StopResponse = open({ sessionId: str(), stopped: num() });
 
 /**
  * Routes about a session's runs, for the console and any other client: the run timeline from

@@ -1,6 +1,4 @@
-import { Shape, shape as s, type ShapeIssue } from '@oryxos/schema-kit';
-import { type } from 'arktype';
-import { lazyType } from './lazy-type.ts';
+import { Shape, shape as s, type Props, type ShapeIssue } from '@oryxos/schema-kit';
 import { textProblem } from './text.ts';
 
 /**
@@ -22,17 +20,43 @@ class MessageText extends Shape<string> {
   protected schema(): Record<string, unknown> { return this.base.json(); }
 }
 
+/** Text of any length without a NUL or a lone surrogate (a chat message's content). */
+class Text extends Shape<string> {
+  readonly expected = 'a string';
+  accepts(value: unknown): boolean { return typeof value === 'string'; }
+  issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
+    if (typeof value !== 'string') return s.string().issue(value, path);
+    const problem = textProblem(value);
+    return problem ? { path, problem: `must be text without NUL characters or lone surrogates (was ${problem})` } : undefined;
+  }
+  protected schema(): Record<string, unknown> { return { type: 'string' }; }
+}
+
 /**
- * The body of `POST /api/sessions/:id/messages`, the route every run of the REST API takes: a
- * shape rather than an arktype type, for its cost per request (a few hundred ns against ~9 µs).
+ * A query parameter holding a whole number from 1 to `max` (a page size): the query string's
+ * text is checked here and handed to the route as a number (see `check` in body.ts).
+ */
+export class QueryInteger extends Shape<number> {
+  readonly expected: string;
+  constructor(readonly max: number) { super(); this.expected = `a whole number from 1 to ${max}`; }
+  accepts(value: unknown): boolean { return typeof value === 'string'; }
+  issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
+    const n = typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : NaN;
+    return n >= 1 && n <= this.max ? undefined : { path, problem: `must be ${this.expected} (was ${typeof value === 'string' ? JSON.stringify(value) : 'missing'})` };
+  }
+  protected schema(): Record<string, unknown> { return { type: 'integer', minimum: 1, maximum: this.max }; }
+}
+
+/**
+ * The body of `POST /api/sessions/:id/messages`, the route every run of the REST API takes.
  */
 export const PostMessageBody = s.object({ message: new MessageText() });
 
 /**
- * Every other request shape, as arktype types. The same objects validate requests (the error names
- * the field) and generate `GET /openapi.json` through `toJsonSchema()`, so the two never drift.
- * Response shapes are declared here too, for the document only. They are built on the first
- * request (or document), not at import: most `oryx` commands never serve one.
+ * Every request and response shape of the REST API, as shapes (`@oryxos/schema-kit`): the same
+ * objects validate requests (the error names the field) and generate `GET /openapi.json` through
+ * `json()`, so the two never drift. Response shapes are for the document only. Objects take
+ * keys they do not declare unless a request's shape says it refuses them (`closed`).
  */
 
 /** Session ids the API accepts from clients (path, `user`, `x-session-id`). */
@@ -40,201 +64,173 @@ export const SESSION_ID = /^[A-Za-z0-9._:@+-]{1,128}$/;
 /** User names the API accepts (the `/v1` `user` field, `x-oryx-user`, `?user=`): the same characters. */
 export const USER_NAME = SESSION_ID;
 
-/** A query integer from 1 to `max` (a page size). */
-export const limit = (max: number) => type('string.integer.parse').pipe(type(`1 <= number.integer <= ${max}`));
+/** An object that takes keys it does not declare (a response, an OpenAI request). */
+export const open = <P extends Props>(props: P) => s.object(props, { unknownKeys: 'ignore' });
+/** An object that refuses keys it does not declare, naming those it takes. */
+export const closed = <P extends Props>(props: P) => s.object(props);
+/** A query parameter: a whole number from 1 to `max`. */
+export const limit = (max: number) => new QueryInteger(max);
+/** `shape` or null. */
+export const orNull = <T>(shape: Shape<T>) => s.union(shape, s.literal(null));
 
-/** Every type, built together on first use (see {@link lazyType}). */
-function build() {
-  const sessionId = type(SESSION_ID);
-  const agentName = type(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/);
+const str = s.string;
+const num = s.number;
+const bool = s.boolean;
+/** A JSON object of any keys (the document says `object`). */
+export const anyObject = s.record(s.unknown());
+const strings = s.array(str());
 
-  const CreateSessionBody = type({
-    'agent?': agentName,
-    'title?': 'string <= 200',
-    '+': 'reject',
-  });
+const sessionId = str({ pattern: SESSION_ID });
+const agentName = str({ pattern: /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/ });
 
-  /** Message text: no NUL, no lone surrogate (see text.ts); the error names the position. */
-  const messageText = type('string').narrow((text, ctx) => {
-    const problem = textProblem(text);
-    return problem === undefined || ctx.reject({ expected: 'text without NUL characters or lone surrogates', actual: problem });
-  });
+export const CreateSessionBody = closed({ agent: agentName.optional(), title: str({ max: 200 }).optional() });
 
+export const ListSessionsQuery = open({
+  agent: str({ min: 1 }).optional(), limit: limit(100).optional(), cursor: str({ min: 1 }).optional(), q: str({ min: 1, max: 200 }).optional(),
+});
 
-  const ListSessionsQuery = type({
-    'agent?': 'string > 0',
-    'limit?': limit(100),
-    'cursor?': 'string > 0',
-    'q?': '0 < string <= 200',
-  });
+export const SessionQuery = open({ limit: limit(100).optional() });
 
-  const SessionQuery = type({ 'limit?': limit(100) });
+export const DeleteSessionQuery = open({ force: s.literal('true', 'false').optional() });
 
-  const DeleteSessionQuery = type({ 'force?': "'true' | 'false'" });
+export const ToolsQuery = open({ agent: str({ min: 1 }).optional() });
 
-  const ToolsQuery = type({ 'agent?': 'string > 0' });
+export const MemoryQuery = open({ user: str({ pattern: USER_NAME }).optional() });
 
-  const MemoryQuery = type({ 'user?': type(USER_NAME) });
+const contentPart = open({ type: str({ min: 1 }), text: new Text().optional() });
 
-  const contentPart = type({ type: 'string > 0', 'text?': messageText, '+': 'ignore' });
+export const ChatMessage = open({
+  role: s.literal('system', 'developer', 'user', 'assistant', 'tool', 'function'),
+  content: s.union(new Text(), s.literal(null), s.array(contentPart)).optional(),
+});
 
-  const ChatMessage = type({
-    role: "'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function'",
-    'content?': messageText.or('null').or(contentPart.array()),
-    '+': 'ignore',
-  });
+/** The OpenAI chat completion request, the fields OryxOS reads; others are accepted and ignored. */
+export const ChatCompletionBody = open({
+  model: str({ min: 1 }),
+  messages: s.array(ChatMessage, { min: 1 }),
+  stream: orNull(bool()).optional(),
+  stream_options: orNull(open({ include_usage: orNull(bool()).optional() })).optional(),
+  user: sessionId.optional(),
+});
 
-  /** The OpenAI chat completion request, the fields OryxOS reads; others are accepted and ignored. */
-  const ChatCompletionBody = type({
-    model: 'string > 0',
-    messages: ChatMessage.array().atLeastLength(1),
-    'stream?': 'boolean | null',
-    'stream_options?': type({ 'include_usage?': 'boolean | null', '+': 'ignore' }).or('null'),
-    'user?': sessionId,
-    '+': 'ignore',
-  });
+// ---- responses (documentation only) ------------------------------------------------------
 
-  // ---- responses (documentation only) ------------------------------------------------------
+export const ErrorResponse = open({
+  error: open({ code: str(), message: str(), hint: str(), type: str().optional(), param: orNull(str()).optional() }),
+});
 
-  const ErrorResponse = type({
-    error: { code: 'string', message: 'string', hint: 'string', 'type?': 'string', 'param?': 'string | null' },
-  });
+const usage = open({
+  inputTokens: num(), outputTokens: num(), cacheReadTokens: num().optional(), cacheWriteTokens: num().optional(), reasoningTokens: num().optional(),
+});
 
-  const usage = type({ inputTokens: 'number', outputTokens: 'number', 'cacheReadTokens?': 'number', 'cacheWriteTokens?': 'number', 'reasoningTokens?': 'number' });
+const sessionProps = {
+  id: str(), agent: str(), title: str(), createdAt: str(), updatedAt: str(), messageCount: num(), turns: num(), parentSessionId: str().optional(),
+};
+export const Session = open(sessionProps);
 
-  const Session = type({
-    id: 'string', agent: 'string', title: 'string', createdAt: 'string', updatedAt: 'string', messageCount: 'number', turns: 'number',
-    'parentSessionId?': 'string',
-  });
+const toolCall = open({ id: str(), name: str(), args: anyObject, argsError: str().optional() });
+const message = open({
+  role: s.literal('system', 'user', 'assistant', 'tool'),
+  content: str(),
+  toolCalls: s.array(toolCall).optional(),
+  toolCallId: str().optional(),
+  name: str().optional(),
+  isError: bool().optional(),
+});
 
-  const toolCall = type({ id: 'string', name: 'string', args: 'Record<string, unknown>', 'argsError?': 'string' });
-  const message = type({
-    role: "'system' | 'user' | 'assistant' | 'tool'",
-    content: 'string',
-    'toolCalls?': toolCall.array(),
-    'toolCallId?': 'string',
-    'name?': 'string',
-    'isError?': 'boolean',
-  });
+export const RunRecordSchema = open({
+  runId: str(), sessionId: str(), agent: str(), parentRunId: str().optional(), startedAt: str(), finishedAt: str().optional(),
+  stopReason: s.literal('final', 'limit', 'budget', 'loop', 'length', 'content_filter', 'aborted', 'error', 'suspended', 'running', 'crashed'),
+  notice: str().optional(), iterations: num(), toolCalls: num(), inputTokens: num(), outputTokens: num(),
+  cacheReadTokens: num().optional(), cacheWriteTokens: num().optional(), costUsd: num().optional(), retries: num(), durationMs: num(), errorCode: str().optional(),
+  continuation: anyObject.optional(),
+});
 
-  const RunRecordSchema = type({
-    runId: 'string', sessionId: 'string', agent: 'string', 'parentRunId?': 'string', startedAt: 'string', 'finishedAt?': 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'length' | 'content_filter' | 'aborted' | 'error' | 'suspended' | 'running' | 'crashed'",
-    'notice?': 'string', iterations: 'number', toolCalls: 'number', inputTokens: 'number', outputTokens: 'number',
-    'cacheReadTokens?': 'number', 'cacheWriteTokens?': 'number', 'costUsd?': 'number', retries: 'number', durationMs: 'number', 'errorCode?': 'string',
-    'continuation?': 'object',
-  });
+export const SessionWithMessages = open({
+  ...sessionProps,
+  children: s.array(Session),
+  messages: s.array(open({ seq: num(), message, createdAt: str() })),
+  runs: s.array(RunRecordSchema).optional(),
+});
 
-  const SessionWithMessages = Session.and({
-    children: Session.array(),
-    messages: type({ seq: 'number', message, createdAt: 'string' }).array(),
-    'runs?': RunRecordSchema.array(),
-  });
+export const SessionPage = open({ items: s.array(Session), nextCursor: str().optional() });
 
-  const SessionPage = type({ items: Session.array(), 'nextCursor?': 'string' });
+export const runResponseProps = {
+  runId: str(),
+  sessionId: str(),
+  answer: str(),
+  stopReason: s.literal('final', 'limit', 'budget', 'loop', 'length', 'content_filter', 'suspended'),
+  notice: str().optional(),
+  limit: open({ name: str(), value: num() }).optional(),
+  iterations: num(),
+  usage,
+  budget: open({ tokens: num(), toolCalls: num(), retries: num(), ms: num() }),
+  error: open({ code: str(), message: str(), hint: str().optional() }).optional(),
+  suspended: s.array(open({ toolCallId: str(), tool: str(), by: str(), reason: str(), data: anyObject.optional() })).optional(),
+  approval: open({ id: str(), tool: str(), summary: str(), expiresAt: str().optional() }).optional(),
+};
+export const RunResponse = open(runResponseProps);
 
-  const RunResponse = type({
-    runId: 'string',
-    sessionId: 'string',
-    answer: 'string',
-    stopReason: "'final' | 'limit' | 'budget' | 'loop' | 'length' | 'content_filter' | 'suspended'",
-    'notice?': 'string',
-    'limit?': { name: 'string', value: 'number' },
-    iterations: 'number',
-    usage,
-    budget: { tokens: 'number', toolCalls: 'number', retries: 'number', ms: 'number' },
-    'error?': { code: 'string', message: 'string', 'hint?': 'string' },
-    'suspended?': type({ toolCallId: 'string', tool: 'string', by: 'string', reason: 'string', 'data?': 'object' }).array(),
-    'approval?': { id: 'string', tool: 'string', summary: 'string', 'expiresAt?': 'string' },
-  });
+export const Health = open({ status: s.literal('ok') });
 
-  const Health = type({ status: "'ok'" });
+export const Info = open({
+  name: str(),
+  version: str(),
+  host: open({ name: str(), version: str(), packages: s.record(str()).optional() }).optional(),
+  uptimeSeconds: num(),
+  plugins: s.array(open({ name: str(), version: str() })),
+  agents: strings,
+  defaultAgent: str(),
+  identity: open({ name: str(), namesUsers: bool() }),
+});
 
-  const Info = type({
-    name: 'string',
-    version: 'string',
-    'host?': { name: 'string', version: 'string', 'packages?': 'Record<string, string>' },
-    uptimeSeconds: 'number',
-    plugins: type({ name: 'string', version: 'string' }).array(),
-    agents: 'string[]',
-    defaultAgent: 'string',
-    identity: { name: 'string', namesUsers: 'boolean' },
-  });
+export const AgentList = open({
+  items: s.array(open({
+    name: str(),
+    description: str(),
+    provider: str().optional(),
+    model: str().optional(),
+    tools: strings,
+    skills: strings,
+    agents: strings,
+    settings: s.record(s.union(num(), bool(), str(), anyObject)).optional(),
+    file: str(),
+    error: open({ code: str(), message: str() }).optional(),
+  })),
+});
 
-  const AgentList = type({
-    items: type({
-      name: 'string',
-      description: 'string',
-      'provider?': 'string',
-      'model?': 'string',
-      tools: 'string[]',
-      skills: 'string[]',
-      agents: 'string[]',
-      'settings?': 'Record<string, number | boolean | string | object>',
-      file: 'string',
-      'error?': { code: 'string', message: 'string' },
-    }).array(),
-  });
+const dated = s.array(open({ date: str(), text: str() }));
+export const MemoryResponse = open({
+  agent: str(),
+  scope: s.literal('agent', 'user', 'session').optional(),
+  user: str().optional(),
+  path: str(),
+  core: dated,
+  archive: dated,
+});
 
-  const MemoryResponse = type({
-    agent: 'string',
-    'scope?': "'agent' | 'user' | 'session'",
-    'user?': 'string',
-    path: 'string',
-    core: type({ date: 'string', text: 'string' }).array(),
-    archive: type({ date: 'string', text: 'string' }).array(),
-  });
+export const ToolList = open({
+  agent: str().optional(),
+  items: s.array(open({
+    name: str(), description: str(), source: s.literal('builtin', 'mcp', 'plugin'), plugin: str().optional(), inputSchema: anyObject,
+  })),
+  sources: s.array(open({ provider: str(), name: str(), ok: bool(), reason: str().optional(), tools: num() })),
+});
 
-  const ToolList = type({
-    'agent?': 'string',
-    items: type({
-      name: 'string', description: 'string', source: "'builtin' | 'mcp' | 'plugin'", 'plugin?': 'string',
-      inputSchema: 'Record<string, unknown>',
-    }).array(),
-    sources: type({ provider: 'string', name: 'string', ok: 'boolean', 'reason?': 'string', tools: 'number' }).array(),
-  });
+export const ModelList = open({
+  object: s.literal('list'),
+  data: s.array(open({ id: str(), object: s.literal('model'), created: num(), owned_by: str() })),
+});
 
-  const ModelList = type({
-    object: "'list'",
-    data: type({ id: 'string', object: "'model'", created: 'number', owned_by: 'string' }).array(),
-  });
-
-  const ChatCompletion = type({
-    id: 'string',
-    object: "'chat.completion'",
-    created: 'number',
-    model: 'string',
-    choices: type({
-      index: 'number',
-      message: { role: "'assistant'", content: 'string' },
-      finish_reason: "'stop' | 'length'",
-    }).array(),
-    usage: { prompt_tokens: 'number', completion_tokens: 'number', total_tokens: 'number' },
-  });
-  return { CreateSessionBody, ListSessionsQuery, SessionQuery, DeleteSessionQuery, ToolsQuery, MemoryQuery, ChatMessage, ChatCompletionBody, ErrorResponse, Session, RunRecordSchema, SessionWithMessages, SessionPage, RunResponse, Health, Info, AgentList, MemoryResponse, ToolList, ModelList, ChatCompletion };
-}
-
-let built: ReturnType<typeof build> | undefined;
-const all = () => (built ??= build());
-
-export const CreateSessionBody = lazyType(() => all().CreateSessionBody);
-export const ListSessionsQuery = lazyType(() => all().ListSessionsQuery);
-export const SessionQuery = lazyType(() => all().SessionQuery);
-export const DeleteSessionQuery = lazyType(() => all().DeleteSessionQuery);
-export const ToolsQuery = lazyType(() => all().ToolsQuery);
-export const MemoryQuery = lazyType(() => all().MemoryQuery);
-export const ChatMessage = lazyType(() => all().ChatMessage);
-export const ChatCompletionBody = lazyType(() => all().ChatCompletionBody);
-export const ErrorResponse = lazyType(() => all().ErrorResponse);
-export const Session = lazyType(() => all().Session);
-export const RunRecordSchema = lazyType(() => all().RunRecordSchema);
-export const SessionWithMessages = lazyType(() => all().SessionWithMessages);
-export const SessionPage = lazyType(() => all().SessionPage);
-export const RunResponse = lazyType(() => all().RunResponse);
-export const Health = lazyType(() => all().Health);
-export const Info = lazyType(() => all().Info);
-export const AgentList = lazyType(() => all().AgentList);
-export const MemoryResponse = lazyType(() => all().MemoryResponse);
-export const ToolList = lazyType(() => all().ToolList);
-export const ModelList = lazyType(() => all().ModelList);
-export const ChatCompletion = lazyType(() => all().ChatCompletion);
+export const ChatCompletion = open({
+  id: str(),
+  object: s.literal('chat.completion'),
+  created: num(),
+  model: str(),
+  choices: s.array(open({
+    index: num(),
+    message: open({ role: s.literal('assistant'), content: str() }),
+    finish_reason: s.literal('stop', 'length'),
+  })),
+  usage: open({ prompt_tokens: num(), completion_tokens: num(), total_tokens: num() }),
+});

@@ -1,12 +1,12 @@
 import { isOryxError } from '@oryxos/provider-spec';
 import type { PluginContext } from '@oryxos/kernel';
-import { type } from 'arktype';
+import { shape as s, type Shape } from '@oryxos/schema-kit';
 import type { Context } from 'hono';
 import { errorBody, webError } from './errors.ts';
 import { identityOf } from './principal.ts';
 import type { WebEnv } from './request-log.ts';
 import type { RouteTable } from './routes.ts';
-import { ErrorResponse } from './schemas.ts';
+import { ErrorResponse, closed, limit, open, orNull } from './schemas.ts';
 import { camelKeys, listJson } from '@oryxos/command-kit';
 
 /**
@@ -29,44 +29,43 @@ export function schedulerOf(kernel: Pick<PluginContext, 'service' | 'hasService'
   return kernel.hasService(name) ? kernel.service(name) as unknown as SchedulerPort : undefined;
 }
 
-/** The types of these routes, built only when they are registered (a scheduler is enabled). */
+/** The shapes of these routes. */
 function taskTypes() {
-  const TaskBody = type({
-    name: 'string > 0',
-    agent: 'string > 0',
-    message: 'string > 0',
-    'cron?': 'string',
-    'every?': 'string | number',
-    'at?': 'string',
-    'timezone?': 'string',
-    'session?': "'new' | 'task'",
-    'notify?': 'string',
-    'enabled?': 'boolean',
-    'timeoutMs?': 'number.integer >= 1000',
-    'overlap?': "'skip' | 'queue'",
-    'catchUp?': "'latest' | 'none' | 'all'",
-    '+': 'reject',
+  const str = s.string;
+  const maybe = <T>(shape: Shape<T>) => orNull(shape);
+  const TaskBody = closed({
+    name: str({ min: 1 }),
+    agent: str({ min: 1 }),
+    message: str({ min: 1 }),
+    cron: str().optional(),
+    every: s.union(str(), s.number()).optional(),
+    at: str().optional(),
+    timezone: str().optional(),
+    session: s.literal('new', 'task').optional(),
+    notify: str().optional(),
+    enabled: s.boolean().optional(),
+    timeoutMs: s.integer({ min: 1000 }).optional(),
+    overlap: s.literal('skip', 'queue').optional(),
+    catchUp: s.literal('latest', 'none', 'all').optional(),
   });
 
-  const Task = type({
-    name: 'string', agent: 'string', message: 'string', schedule: 'string', 'cron?': 'string', 'every?': 'string', 'everyMs?': 'number',
-    'at?': 'string', 'timezone?': 'string', session: "'new' | 'task'", 'sessionId?': 'string', 'notify?': 'string', enabled: 'boolean',
-    timeoutMs: 'number', overlap: "'skip' | 'queue'", catchUp: "'latest' | 'none' | 'all'", source: "'config' | 'runtime'", 'next?': 'string',
-    'last?': { slot: 'string', status: 'string', 'finishedAt?': 'string', 'errorCode?': 'string' }, 'createdAt?': 'string', 'updatedAt?': 'string',
+  const Task = open({
+    name: str(), agent: str(), message: str(), schedule: str(), cron: str().optional(), every: str().optional(), everyMs: s.number().optional(),
+    at: str().optional(), timezone: str().optional(), session: s.literal('new', 'task'), sessionId: str().optional(), notify: str().optional(), enabled: s.boolean(),
+    timeoutMs: s.number(), overlap: s.literal('skip', 'queue'), catchUp: s.literal('latest', 'none', 'all'), source: s.literal('config', 'runtime'), next: str().optional(),
+    last: open({ slot: str(), status: str(), finishedAt: str().optional(), errorCode: str().optional() }).optional(), createdAt: str().optional(), updatedAt: str().optional(),
   });
 
-  const Execution = type({
-    id: 'number', task: 'string', slot: 'string', status: "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting'",
-    firedBy: "'schedule' | 'catch-up' | 'manual'", owner: 'string | null', startedAt: 'string | null', finishedAt: 'string | null',
-    durationMs: 'number | null', sessionId: 'string | null', runId: 'string | null', stopReason: 'string | null', answer: 'string | null',
-    errorCode: 'string | null', error: 'string | null', iterations: 'number | null', inputTokens: 'number | null', outputTokens: 'number | null',
-    notifyStatus: 'string | null', notificationId: 'number | null', '+': 'ignore',
+  const executionStatus = s.literal('running', 'queued', 'ok', 'error', 'skipped', 'timeout', 'missed', 'waiting');
+  const Execution = open({
+    id: s.number(), task: str(), slot: str(), status: executionStatus,
+    firedBy: s.literal('schedule', 'catch-up', 'manual'), owner: maybe(str()), startedAt: maybe(str()), finishedAt: maybe(str()),
+    durationMs: maybe(s.number()), sessionId: maybe(str()), runId: maybe(str()), stopReason: maybe(str()), answer: maybe(str()),
+    errorCode: maybe(str()), error: maybe(str()), iterations: maybe(s.number()), inputTokens: maybe(s.number()), outputTokens: maybe(s.number()),
+    notifyStatus: maybe(str()), notificationId: maybe(s.number()),
   });
 
-  const ExecutionsQuery = type({
-    'limit?': type('string.integer.parse').pipe(type('1 <= number.integer <= 1000')),
-    'status?': "'running' | 'queued' | 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting'",
-  });
+  const ExecutionsQuery = open({ limit: limit(1000).optional(), status: executionStatus.optional() });
   return { TaskBody, Task, Execution, ExecutionsQuery };
 }
 
@@ -100,7 +99,7 @@ export function registerTaskRoutes(routes: RouteTable, scheduler: SchedulerPort)
   routes.add({
     method: 'get', path: '/api/tasks', tag: 'tasks',
     summary: 'Every scheduled task (from the config and added at run time): schedule, agent, next slot, last result.',
-    responses: { 200: { description: 'The tasks', schema: type({ items: Task.array() }) }, 401: err('Missing or wrong token'), 403: forbidden },
+    responses: { 200: { description: 'The tasks', schema: open({ items: s.array(Task) }) }, 401: err('Missing or wrong token'), 403: forbidden },
   }, guarded(async (c) => c.json(listJson(await scheduler.list()))));
 
   routes.add({
@@ -132,7 +131,7 @@ export function registerTaskRoutes(routes: RouteTable, scheduler: SchedulerPort)
     method: 'get', path: '/api/tasks/:name/executions', tag: 'tasks', params: { name: 'Task name' }, query: ExecutionsQuery,
     summary: 'A task\'s executions, newest slot first: status, session, run id, answer excerpt, error, what became of the result mail.',
     responses: {
-      200: { description: 'The executions', schema: type({ task: 'string', items: Execution.array() }) },
+      200: { description: 'The executions', schema: open({ task: s.string(), items: s.array(Execution) }) },
       400: err('Bad query parameter'), 401: err('Missing or wrong token'), 403: forbidden, 404: err('No such task'),
     },
   }, async (c, { query }) => guarded(async () => {

@@ -18,9 +18,9 @@ export interface CliServer {
   exit: Promise<number | null>;
 }
 
-/** Spawns `oryx web …args` in `dir`. */
-export function startCli(dir: string, args: string[], env: Record<string, string> = {}): CliServer {
-  const child = spawn(process.execPath, [bin, 'web', ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `oryx web …args` in `dir` (`node` takes `nodeArgs` first: `--import` a preload). */
+export function startCli(dir: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): CliServer {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'web', ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { err += d; });
@@ -40,8 +40,8 @@ export async function waitFor(s: CliServer, pattern: RegExp): Promise<RegExpMatc
 }
 
 /** Starts `oryx web --port 0 …args` and waits until it listens and has said how to authenticate. */
-export async function listening(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliServer> {
-  const s = startCli(dir, ['--port', '0', ...args], env);
+export async function listening(dir: string, args: string[] = [], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<CliServer> {
+  const s = startCli(dir, ['--port', '0', ...args], env, nodeArgs);
   s.url = (await waitFor(s, /listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   await waitFor(s, /^auth: .*$/m);
   // `oryx web` names the file that holds a generated token; it prints the token only with --show-token.

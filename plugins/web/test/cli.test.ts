@@ -1,6 +1,6 @@
 // End to end through the built CLI (build first: `npx tsc -b plugins/web && node scripts/manifest.mjs`;
 // `npm test` does it): `oryx web` in a child process, a real client, SIGTERM.
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -78,6 +78,31 @@ test('oryx web serves (ORYX_WEB_TOKEN guarding all but /health), and on SIGTERM 
   assert.is(await s.exit, 0, s.stderr());
   assert.match(s.stdout(), 'stopped: 1 run(s) finished, 0 aborted');
   assert.match(s.stdout(), / GET \/health 200 /, 'request log lines');
+});
+
+test('oryx web validates and documents its requests without arktype: a bad query, a bad body and the document, and no arktype module loaded', async () => {
+  await writeFile(path.join(dir, 'oryx.config.ts'), config(`{ token: '${TOKEN}' }`));
+  const trace = path.join(dir, 'loaded.txt');
+  await writeFile(trace, '');
+  const preload = path.resolve(import.meta.dirname, '../../../test/fixtures/trace-imports.mjs');
+  const s = await listening(dir, [], { ORYX_TRACE_FILE: trace }, ['--import', preload]);
+  servers.push(s);
+  const badLimit = await fetch(`${s.url}/api/sessions?limit=abc`, { headers: auth });
+  assert.is(badLimit.status, 400);
+  assert.is(((await badLimit.json()) as any).error.message, 'query parameter limit must be a whole number from 1 to 100 (was "abc")');
+  const badBody = await post(`${s.url}/api/sessions`, { agent: 'assistant', colour: 'red' }, auth);
+  assert.is(badBody.status, 400);
+  assert.is(((await badBody.json()) as any).error.message, 'colour must be removed (the body takes: agent, title)');
+  const page = await fetch(`${s.url}/api/sessions?limit=2`, { headers: auth });
+  assert.is(page.status, 200, 'a good limit reaches the route as a number');
+  const doc = (await (await fetch(`${s.url}/openapi.json`, { headers: auth })).json()) as any;
+  const limitParam = doc.paths['/api/sessions'].get.parameters.find((p: any) => p.name === 'limit');
+  assert.equal(limitParam.schema, { type: 'integer', minimum: 1, maximum: 100 });
+  s.child.kill('SIGTERM');
+  assert.is(await s.exit, 0);
+  const loaded = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
+  assert.ok(loaded.some((u) => u.includes('/plugins/web/dist/')), 'the trace saw the web plugin');
+  assert.equal(loaded.filter((u) => /node_modules\/(arktype|@ark)\//.test(u)), [], 'no arktype module loaded');
 });
 
 test('on SIGINT with --grace 0 the run in flight is aborted cleanly and the process exits 0', async () => {

@@ -1,5 +1,5 @@
-// The message body of POST /api/sessions/:id/messages is checked by a shape (the kernel's small
-// validator) rather than arktype: its problems still name the field, what was wrong and what was given.
+// The message body of POST /api/sessions/:id/messages is checked by a shape (`@oryxos/schema-kit`,
+// as every request is): its problems name the field, what was wrong and what was given.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startWeb } from './helpers.ts';

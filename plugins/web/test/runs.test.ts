@@ -11,7 +11,7 @@ import type { Plugin } from '@oryxos/kernel';
 import type { SessionStore } from '@oryxos/contracts';
 import { toolsPlugin, type Script, type TestAgent } from '@oryxos/kernel/testing';
 import audit from '@oryxos/plugin-audit';
-import { type } from 'arktype';
+import { issueText, shape as s } from '@oryxos/schema-kit';
 import sqlite from '@oryxos/plugin-sqlite';
 import approvals from '@oryxos/plugin-approvals';
 import { plain, step } from '../../audit/test/decided-sessions.ts';
@@ -70,8 +70,8 @@ test('GET /api/sessions/:id/trace draws each run from the audit trail: model cal
     assert.is((await post(`${h.url}/api/sessions/${id}/messages`, { message: 'two' }, h.auth)).status, 200);
     const { status, body } = await get(h, `/api/sessions/${id}/trace`);
     assert.is(status, 200);
-    const checked = TraceResponse(body);
-    assert.not.ok(checked instanceof type.errors, `the answer has the documented shape: ${checked}`);
+    const checked = s.check(TraceResponse, body);
+    assert.not.ok(checked, `the answer has the documented shape: ${checked && issueText(checked)}`);
     assert.is(body.sessionId, id);
     assert.is(body.agent, 'assistant');
     assert.is(body.moreRuns, false);
@@ -130,8 +130,8 @@ test('the trace says who approved or denied each tool call that waited for a per
     const calls = async (id: string) => {
       const { status, body } = await get(h, `/api/sessions/${id}/trace`);
       assert.is(status, 200);
-      const checked = TraceResponse(body);
-      assert.not.ok(checked instanceof type.errors, `the answer has the documented shape: ${checked}`);
+      const checked = s.check(TraceResponse, body);
+      assert.not.ok(checked, `the answer has the documented shape: ${checked && issueText(checked)}`);
       return body.runs.flatMap((r: any) => r.entries).filter((e: any) => e.kind === 'tool').map((e: any) => [e.toolCallId, e.status, e.approval]);
     };
     assert.equal(await calls(first), [
