@@ -60,6 +60,8 @@ async function crashAndLoseWal() {
     await loseWal();
     return { dir, file, held, lost, whole, cleanup };
   } catch (error) {
+    await writer.kill();
+    await reader?.kill();
     await cleanup();
     throw error;
   } finally {

@@ -1,26 +1,7 @@
 import { Shape, shape as s, type Props, type ShapeIssue } from '@oryxos/schema-kit';
 import { textProblem } from './text.ts';
 
-/**
- * A message to run: a string, not empty, without a NUL or a lone surrogate (see text.ts; the
- * problem names the position), not only whitespace (refused like an empty one, as on the CLI).
- */
-class MessageText extends Shape<string> {
-  readonly expected = 'a non-empty string';
-  private readonly base = s.string({ min: 1 });
-  accepts(value: unknown): boolean { return typeof value === 'string'; }
-  issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
-    const found = this.base.issue(value, path);
-    if (found) return found;
-    const problem = textProblem(value as string);
-    if (problem) return { path, problem: `must be text without NUL characters or lone surrogates (was ${problem})` };
-    if ((value as string).trim() === '') return { path, problem: 'must be text, not only whitespace (was only whitespace)' };
-    return undefined;
-  }
-  protected schema(): Record<string, unknown> { return this.base.json(); }
-}
-
-/** Text of any length without a NUL or a lone surrogate (a chat message's content). */
+/** Text of any length without a NUL or a lone surrogate (see text.ts; the problem names the position). */
 class Text extends Shape<string> {
   readonly expected = 'a string';
   accepts(value: unknown): boolean { return typeof value === 'string'; }
@@ -30,6 +11,21 @@ class Text extends Shape<string> {
     return problem ? { path, problem: `must be text without NUL characters or lone surrogates (was ${problem})` } : undefined;
   }
   protected schema(): Record<string, unknown> { return { type: 'string' }; }
+}
+
+/** A message to run: {@link Text}, not empty and not only whitespace (refused like an empty one, as on the CLI). */
+class MessageText extends Shape<string> {
+  readonly expected = 'a non-empty string';
+  private readonly base = s.string({ min: 1 });
+  private readonly text = new Text();
+  accepts(value: unknown): boolean { return typeof value === 'string'; }
+  issue(value: unknown, path: (string | number)[]): ShapeIssue | undefined {
+    const found = this.base.issue(value, path) ?? this.text.issue(value, path);
+    if (found) return found;
+    if ((value as string).trim() === '') return { path, problem: 'must be text, not only whitespace (was only whitespace)' };
+    return undefined;
+  }
+  protected schema(): Record<string, unknown> { return this.base.json(); }
 }
 
 /**
@@ -155,7 +151,7 @@ export const SessionWithMessages = open({
 
 export const SessionPage = open({ items: s.array(Session), nextCursor: str().optional() });
 
-export const runResponseProps = {
+const runResponseProps = {
   runId: str(),
   sessionId: str(),
   answer: str(),

@@ -1,6 +1,6 @@
 import { isOryxError } from '@oryxos/provider-spec';
 import type { PluginContext } from '@oryxos/kernel';
-import { shape as s, type Shape } from '@oryxos/schema-kit';
+import { shape as s } from '@oryxos/schema-kit';
 import type { Context } from 'hono';
 import { errorBody, webError } from './errors.ts';
 import { identityOf } from './principal.ts';
@@ -32,7 +32,6 @@ export function schedulerOf(kernel: Pick<PluginContext, 'service' | 'hasService'
 /** The shapes of these routes. */
 function taskTypes() {
   const str = s.string;
-  const maybe = <T>(shape: Shape<T>) => orNull(shape);
   const TaskBody = closed({
     name: str({ min: 1 }),
     agent: str({ min: 1 }),
@@ -59,10 +58,10 @@ function taskTypes() {
   const executionStatus = s.literal('running', 'queued', 'ok', 'error', 'skipped', 'timeout', 'missed', 'waiting');
   const Execution = open({
     id: s.number(), task: str(), slot: str(), status: executionStatus,
-    firedBy: s.literal('schedule', 'catch-up', 'manual'), owner: maybe(str()), startedAt: maybe(str()), finishedAt: maybe(str()),
-    durationMs: maybe(s.number()), sessionId: maybe(str()), runId: maybe(str()), stopReason: maybe(str()), answer: maybe(str()),
-    errorCode: maybe(str()), error: maybe(str()), iterations: maybe(s.number()), inputTokens: maybe(s.number()), outputTokens: maybe(s.number()),
-    notifyStatus: maybe(str()), notificationId: maybe(s.number()),
+    firedBy: s.literal('schedule', 'catch-up', 'manual'), owner: orNull(str()), startedAt: orNull(str()), finishedAt: orNull(str()),
+    durationMs: orNull(s.number()), sessionId: orNull(str()), runId: orNull(str()), stopReason: orNull(str()), answer: orNull(str()),
+    errorCode: orNull(str()), error: orNull(str()), iterations: orNull(s.number()), inputTokens: orNull(s.number()), outputTokens: orNull(s.number()),
+    notifyStatus: orNull(str()), notificationId: orNull(s.number()),
   });
 
   const ExecutionsQuery = open({ limit: limit(1000).optional(), status: executionStatus.optional() });
