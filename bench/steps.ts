@@ -14,6 +14,11 @@
 // b-trees each of their commits wrote (read from the WAL's frame headers; the peer harness's
 // step is two commits, each page it dirties one WAL frame of two `pwrite64` calls).
 // `npm run bench` runs it as part of bench/suite.ts.
+// Two what-ifs for the decisions issue 35's WAL target needs, measured through the whole product
+// (bench/step-shapes.ts models the same with raw statements), sqlite only:
+//   BENCH_NO_AUDIT_INDEXES=1  drops llm_calls_by_session and tool_invocations_by_session after start
+//   BENCH_ORDERED_IDS=1       every crypto.randomUUID() of the process (session and run ids) is
+//                             time-ordered, UUIDv7-like (48 bits of milliseconds, a counter, random)
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,6 +65,19 @@ const echo: Tool = {
 };
 const bench: Plugin = { name: 'bench', version: '1.0.0', kernel: '^1', setup(ctx) { ctx.registerProvider(provider); ctx.registerTool(echo); } };
 
+if (process.env.BENCH_ORDERED_IDS === '1') {
+  const random = crypto.randomUUID.bind(crypto);
+  let last = 0;
+  let counter = 0;
+  crypto.randomUUID = () => {
+    const now = Date.now();
+    counter = now === last ? counter + 1 : 0;
+    last = now;
+    const hex = `${now.toString(16).padStart(12, '0')}${counter.toString(16).padStart(3, '0')}`;
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(12, 15)}-${random().slice(19)}` as ReturnType<typeof random>;
+  };
+}
+
 const dir = await mkdtemp(path.join(tmpdir(), 'oryx-bench-steps-'));
 const plugins: Plugin[] = [bench, allowAll()];
 if (mode === 'sqlite') {
@@ -73,6 +91,10 @@ const runOnce = async () => {
   if (r.answer !== `done after ${K - 1} tool calls`) throw new Error(`unexpected answer ${JSON.stringify(r.answer)} (${r.stopReason})`);
 };
 
+if (mode === 'sqlite' && process.env.BENCH_NO_AUDIT_INDEXES === '1') {
+  const db = t.kernel.service('database') as Database;
+  for (const index of ['llm_calls_by_session', 'tool_invocations_by_session']) await db.execute(`DROP INDEX ${index}`);
+}
 if (fill > 0) await fillDatabase(t.kernel.service('database') as Database, fill);
 const w0 = performance.now();
 for (let i = 0; i < 20 || performance.now() - w0 < WARMUP_MS; i++) await runOnce();

@@ -173,8 +173,9 @@ test('@oclif/core loads from its one-file copy, required once, with nothing put 
         core: compiled.filter((f) => /node_modules\/@oclif\/core\//.test(f)), bundle: compiled.filter((f) => f.endsWith(path.join('kits', 'command', 'dist', 'oclif.cjs'))),
       };
     };
-    // Help, a read command, a usage error from oclif's parser, a command that is not there (oclif's hook and errors).
-    for (const args of [['--help'], ['agents'], ['agents', '--help'], ['agents', '--no-such-flag'], ['no-such-command']]) {
+    // Help, a read command, a usage error from oclif's parser, a command that is not there (oclif's
+    // hook and errors), and `oryx help` (once @oclif/plugin-help's command, which loaded oclif again by its package name).
+    for (const args of [['--help'], ['agents'], ['agents', '--help'], ['agents', '--no-such-flag'], ['no-such-command'], ['help', 'agents']]) {
       const bundled = run(args, 'bundle');
       const files = run(args, 'files');
       assert.equal(bundled.out, files.out, `oryx ${args.join(' ')}`);
