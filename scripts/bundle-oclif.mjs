@@ -9,8 +9,9 @@
 // '@oclif/core'` as an import of `@oryxos/command-kit/oclif`, so a process holds one oclif, read
 // from one file, with nothing put in Node's module caches by hand. The sources keep importing
 // `@oclif/core` (its types come from there); an added plugin's import of it is resolved to the same
-// module (bin/host-modules.js). oclif's own plugins (help, plugins) import the package as they
-// always did: those commands load it file by file, a second copy, which oclif is built to accept.
+// module (bin/host-modules.js). `@oclif/plugin-plugins` imports the package as it always did: its
+// commands load it file by file, a second copy, which oclif is built to accept (`oryx help` is the
+// CLI's own command, so it does not).
 // TypeScript loaders oclif may require for linked TypeScript plugins stay outside.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -16,7 +16,8 @@ import { originOf } from './origin.ts';
 
 const err = (description: string) => ({ description, schema: ErrorResponse });
 
-const status = s.literal('pending', 'approved', 'used', 'denied', 'expired');
+const STATUSES = ['pending', 'approved', 'used', 'denied', 'expired'] as const;
+const status = s.literal(...STATUSES);
 const approvalProps = {
   id: s.string(), runId: s.string(), sessionId: s.string(), agent: s.string(), tool: s.string(), toolCallId: s.string(), args: anyObject,
   asks: s.array(open({ action: anyObject.optional(), reason: s.string() })), status, requestedAt: s.string(), decidedBy: s.string().optional(),
@@ -26,7 +27,7 @@ const approvalProps = {
 export const Approval = open(approvalProps);
 export const ApprovalList = open({ items: s.array(Approval) });
 export const ApprovalsQuery = closed({
-  status: s.literal('pending', 'approved', 'used', 'denied', 'expired', 'all').optional(), session: s.string({ pattern: SESSION_ID }).optional(),
+  status: s.literal(...STATUSES, 'all').optional(), session: s.string({ pattern: SESSION_ID }).optional(),
   limit: limit(1000).optional(), diff: s.literal('true', 'false').optional(),
 });
 export const DecisionBody = closed({ decision: s.literal('approve', 'deny'), reason: s.string({ max: 2000 }).optional() });

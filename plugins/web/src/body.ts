@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { OptionalShape, issueText, type Shape } from '@oryxos/schema-kit';
+import { OptionalShape, issueText, type Props, type Shape } from '@oryxos/schema-kit';
 import { QueryInteger } from './schemas.ts';
 import { webError } from './errors.ts';
 
@@ -83,25 +83,29 @@ export function parseJson<T>(text: string, schema: Shape<T>): T {
   return check(schema, value, 'body');
 }
 
-/**
- * Validates a value (a parsed body or the query string); 400 naming the first bad field. A query
- * parameter whose shape reads a number from its text (a page size) reaches the route as that number.
- */
-export function check<T>(schema: Shape<T>, value: unknown, where: 'body' | 'query'): T {
+/** Validates a value (a parsed body or the query string); 400 naming the first bad field. */
+function check<T>(schema: Shape<T>, value: unknown, where: 'body' | 'query'): T {
   const found = schema.issue(value, []);
   if (found) {
     // A key the object does not take is named with those it does: `text must be removed (the body takes: message)`.
     const takes = found.known ? ` (the ${where} takes: ${found.known.join(', ')})` : '';
     throw badRequest(found.path.join('.'), `${found.path.length ? issueText(found) : found.problem}${takes}`, where);
   }
-  if (where !== 'query') return value as T;
-  const props = (schema as { props?: Record<string, Shape<unknown>> }).props ?? {};
-  const query = { ...(value as Record<string, string>) } as Record<string, unknown>;
-  for (const [key, prop] of Object.entries(props)) {
+  return value as T;
+}
+
+/**
+ * Validates the query string against its object shape; a parameter whose shape reads a number
+ * from its text (a page size, {@link QueryInteger}) reaches the route as that number.
+ */
+export function checkQuery<T>(schema: Shape<T> & { readonly props: Props }, query: Record<string, string>): T {
+  check(schema, query, 'query');
+  const checked: Record<string, unknown> = { ...query };
+  for (const [key, prop] of Object.entries(schema.props)) {
     const inner = prop instanceof OptionalShape ? prop.inner : prop;
-    if (inner instanceof QueryInteger && typeof query[key] === 'string') query[key] = Number(query[key]);
+    if (inner instanceof QueryInteger && typeof checked[key] === 'string') checked[key] = Number(checked[key]);
   }
-  return query as T;
+  return checked as T;
 }
 
 /** 400 ORYX_E_WEB_BAD_REQUEST naming the field (`message` begins with it when there is one). */

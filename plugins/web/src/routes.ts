@@ -1,11 +1,13 @@
-import type { Shape } from '@oryxos/schema-kit';
+import type { Props, Shape } from '@oryxos/schema-kit';
 import type { Context, Hono } from 'hono';
-import { check, parseJson, readBody } from './body.ts';
+import { checkQuery, parseJson, readBody } from './body.ts';
 import { incomingOf } from './incoming.ts';
 import type { WebEnv } from './request-log.ts';
 
 /** What a body or query is validated with, and what the document says of it: a shape (`@oryxos/schema-kit`). */
 export type RequestType = Shape<any>;
+/** What a query is validated with: an object shape, whose props say which parameters are numbers. */
+export type QueryType = RequestType & { readonly props: Props };
 
 /** What the document says about one response of a route. */
 export interface ResponseSpec {
@@ -19,7 +21,7 @@ export interface ResponseSpec {
  * One endpoint: the single description both the router and `GET /openapi.json` read, so the
  * validation that runs and the document that is served come from the same objects.
  */
-export interface RouteSpec<B extends RequestType = RequestType, Q extends RequestType = RequestType> {
+export interface RouteSpec<B extends RequestType = RequestType, Q extends QueryType = QueryType> {
   method: 'get' | 'post' | 'delete';
   /** Hono path syntax: `/api/sessions/:id`. */
   path: string;
@@ -41,7 +43,7 @@ export interface RouteSpec<B extends RequestType = RequestType, Q extends Reques
 type Out<T extends RequestType, Else> = [T] extends [never] ? Else : T extends Shape<infer U> ? U : never;
 
 /** What a handler gets: the validated body and query. */
-export interface RouteInput<B extends RequestType, Q extends RequestType> { body: Out<B, undefined>; query: Out<Q, Record<string, string>> }
+export interface RouteInput<B extends RequestType, Q extends QueryType> { body: Out<B, undefined>; query: Out<Q, Record<string, string>> }
 
 /**
  * Registers routes on a Hono app from their specs and keeps the specs for the document.
@@ -56,7 +58,7 @@ export class RouteTable {
 
   constructor(private readonly app: Hono<WebEnv>, private readonly defaultBodyLimit: number) {}
 
-  add<B extends RequestType = never, Q extends RequestType = never>(
+  add<B extends RequestType = never, Q extends QueryType = never>(
     spec: RouteSpec<B, Q>,
     handler: (c: Context<WebEnv>, input: RouteInput<B, Q>) => Response | Promise<Response>,
   ): void {
@@ -70,7 +72,7 @@ export class RouteTable {
       return;
     }
     this.app.on(method, spec.path, async (c) => {
-      const query = queryType ? check(queryType, c.req.query(), 'query') : c.req.query();
+      const query = queryType ? checkQuery(queryType, c.req.query()) : c.req.query();
       const body = bodyType ? parseJson(await readBody(c.req.raw, limit, incomingOf(c)), bodyType) : undefined;
       return handler(c, { body, query } as RouteInput<B, Q>);
     });

@@ -37,4 +37,18 @@ test('a bad message body is 400 naming the field, the problem and what was given
   }
 });
 
+test('a query is checked against its shape and a page size reaches the route as a number; other parameters stay text', async () => {
+  const { checkQuery } = await import('../src/body.ts');
+  const { ListSessionsQuery } = await import('../src/schemas.ts');
+  assert.equal(checkQuery(ListSessionsQuery, { limit: '5', agent: 'a' }), { limit: 5, agent: 'a' });
+  assert.equal(checkQuery(ListSessionsQuery, { agent: 'a' }), { agent: 'a' }, 'an absent limit stays absent');
+  try {
+    checkQuery(ListSessionsQuery, { limit: '0' });
+    assert.unreachable('a limit of 0 is refused');
+  } catch (error) {
+    assert.is((error as { code?: string }).code, 'ORYX_E_WEB_BAD_REQUEST');
+    assert.match((error as Error).message, 'query parameter limit must be a whole number from 1 to 100 (was "0")');
+  }
+});
+
 test.run();
