@@ -1,6 +1,7 @@
 // Every package of the workspace, checked the same way: a plugin's version, kernel range and
 // package name come from its package.json (never a hand-written copy), the range matches this
-// kernel, and no package but the CLI brings its own @oclif/core (one copy per install).
+// kernel, no package but the CLI brings its own @oclif/core (one copy per install), and no
+// package depends on a plugin package.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,6 +45,22 @@ test('only the CLI depends on @oclif/core; packages with commands take it (and t
   }
   const kernel = packages.find(({ pkg }) => pkg.name === '@oryxos/kernel')!.pkg;
   assert.not.ok(JSON.stringify(kernel.dependencies).includes('oclif'), 'the kernel depends on oclif');
+});
+
+test('no package depends on a plugin package or builds against one: plugins meet through kits and declared services', () => {
+  const pluginNames = new Set(packages.filter(({ pkg }) => pkg.oryx?.plugin).map(({ pkg }) => pkg.name));
+  const pluginDirs = new Set(packages.filter(({ pkg }) => pkg.oryx?.plugin).map(({ dir }) => dir));
+  for (const { dir, pkg } of packages) {
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+      for (const name of Object.keys(pkg[field] ?? {})) assert.not.ok(pluginNames.has(name), `${pkg.name} lists the plugin package ${name} in ${field}`);
+    }
+    // A project reference builds one package against another's output, whatever package.json says.
+    const tsconfig = JSON.parse(readFileSync(path.join(root, dir, 'tsconfig.json'), 'utf8')) as { references?: { path: string }[] };
+    for (const ref of tsconfig.references ?? []) {
+      const target = path.posix.normalize(path.posix.join(dir, ref.path));
+      assert.not.ok(pluginDirs.has(target), `${dir}/tsconfig.json references the plugin ${target}`);
+    }
+  }
 });
 
 test.run();

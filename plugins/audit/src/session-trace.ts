@@ -1,18 +1,7 @@
-import type { Database } from '@oryxos/contracts';
-import { approvalKey, sessionApprovals, type LlmCallRow, type ToolCallApproval, type ToolInvocationRow } from './queries.ts';
+import type { Database, SessionTraceRows, TracedToolInvocation } from '@oryxos/contracts';
+import { approvalKey, sessionApprovals, type LlmCallRow, type ToolInvocationRow } from './queries.ts';
 
-/** A `tool_invocations` row of a trace, with how a person decided the call (null: nobody was asked). */
-export type TracedToolInvocation = ToolInvocationRow & { approval: ToolCallApproval | null };
-
-/** What {@link sessionTrace} returns: the rows of a session's last runs, oldest first. */
-export interface SessionTraceRows {
-  /** Run ids, oldest first. */
-  runs: string[];
-  llmCalls: LlmCallRow[];
-  toolInvocations: TracedToolInvocation[];
-  /** Older runs exist that were left out (raise `runs`). */
-  moreRuns: boolean;
-}
+export type { SessionTraceRows, TracedToolInvocation };
 
 /**
  * The audit rows of a session's last `runs` runs (default 20, at most 100), each table oldest

@@ -1,4 +1,5 @@
 import { OryxError } from '@oryxos/provider-spec';
+import type { MemoryScope } from '@oryxos/contracts';
 import type { AgentDefinition } from '@oryxos/kernel';
 
 /**
@@ -6,8 +7,9 @@ import type { AgentDefinition } from '@oryxos/kernel';
  * - `agent`: one memory per agent, shared by everyone who talks to it;
  * - `user`: one memory per person (the run's `user`), plus the agent's;
  * - `session`: one memory per conversation, plus the agent's.
+ * (The contract's `MemoryScope`.)
  */
-export type MemoryScope = 'agent' | 'user' | 'session';
+export type { MemoryScope };
 
 export const MEMORY_SCOPES: readonly MemoryScope[] = Object.freeze(['agent', 'user', 'session']);
 

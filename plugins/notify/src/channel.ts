@@ -1,3 +1,4 @@
+import type { ChannelInfo } from '@oryxos/contracts';
 import { definedOptions, shape as s } from '@oryxos/schema-kit';
 import { notifyError } from './errors.ts';
 import { isSecretRef, type SecretRef } from './secret.ts';
@@ -42,20 +43,8 @@ export interface Channel {
   source: 'config' | 'runtime';
 }
 
-/** A channel as `oryx notify channels` shows it: never the password, only where it comes from. */
-export interface ChannelInfo {
-  name: string;
-  host: string;
-  port: number;
-  secure: boolean;
-  requireTLS: boolean;
-  user?: string;
-  /** `env SMTP_PASS`, `set in oryx.config.ts` or `none`. */
-  password: string;
-  from: string;
-  to: string[];
-  source: 'config' | 'runtime';
-}
+/** A channel as `oryx notify channels` shows it (the contract's): never the password, only where it comes from. */
+export type { ChannelInfo };
 
 export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+$/;

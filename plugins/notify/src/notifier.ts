@@ -1,7 +1,6 @@
-import type { NotifyMessage, NotifyService } from '@oryxos/contracts';
+import type { NotifyMessage, NotifyService, SandboxAction, SendResult as ContractSendResult } from '@oryxos/contracts';
 import { type PluginContext } from '@oryxos/kernel';
 import { isOryxError } from '@oryxos/provider-spec';
-import type { SandboxAction } from '@oryxos/contracts';
 import { enforceAction, readEnv } from '@oryxos/plugin-kit';
 import { channelInfo, isAddress, parseChannel, type Channel, type ChannelInfo } from './channel.ts';
 import { ERROR_CODES, notifyError, type NotifyErrorCode } from './errors.ts';
@@ -13,18 +12,8 @@ import { deliver } from './smtp.ts';
 /** One message to a channel (the contract's `NotifyMessage`). */
 export type Message = NotifyMessage;
 
-/** What became of a send; the `notifications` row `id` says the same. */
-export interface SendResult {
-  id: number;
-  status: 'sent' | 'failed' | 'denied';
-  attempts: number;
-  channel: string;
-  to: string[];
-  messageId?: string;
-  /** Recipients the server refused while it accepted others. */
-  rejected?: string[];
-  error?: { code: NotifyErrorCode; message: string; hint: string };
-}
+/** What became of a send (the contract's `SendResult`, its error code one of this plugin's); the `notifications` row `id` says the same. */
+export type SendResult = Omit<ContractSendResult, 'error'> & { error?: { code: NotifyErrorCode; message: string; hint: string } };
 
 const iso = () => new Date().toISOString();
 

@@ -1,26 +1,15 @@
+import { env, isEnvRef, type EnvRef } from '@oryxos/plugin-kit';
 import { pgError } from './errors.ts';
 
 /**
- * A value read from an environment variable when the plugin is set up, so the config file never
- * holds the password a database URL carries.
- */
-export interface EnvRef {
-  readonly env: string;
-}
-
-/**
- * Names the environment variable that holds the database URL.
+ * `env('ORYX_DATABASE_URL')` names the environment variable that holds the database URL, so the
+ * config file never holds the password it carries: plugin-kit's `env()`, the same reference the
+ * other plugins take.
  *
  * @example
  * postgres({ url: env('ORYX_DATABASE_URL') })
  */
-export function env(name: string): EnvRef {
-  return Object.freeze({ env: name, toJSON: () => `env(${name})`, toString: () => `env(${name})` });
-}
-
-export function isEnvRef(value: unknown): value is EnvRef {
-  return !!value && typeof value === 'object' && typeof (value as EnvRef).env === 'string';
-}
+export { env, isEnvRef, type EnvRef };
 
 /** True for a `postgres:` or `postgresql:` URL. */
 export function isPostgresUrl(url: string): boolean {

@@ -1,4 +1,4 @@
-import type { Database, DatabaseTx, SqlValue } from '@oryxos/contracts';
+import type { Database, DatabaseTx, ExecutionRow, SqlValue } from '@oryxos/contracts';
 import type { TaskDefinition } from './task.ts';
 
 /**
@@ -17,18 +17,12 @@ export interface TaskRow {
 
 /** Final statuses of an execution; `running` and `queued` are the states before. */
 /** `waiting`: the run stopped for an approval (announced on the notify channel; it expires after approvals({ timeoutMs: { scheduler } })). */
-export type ExecutionStatus = 'ok' | 'error' | 'skipped' | 'timeout' | 'missed' | 'waiting';
+export type ExecutionStatus = Exclude<ExecutionRow['status'], 'running' | 'queued'>;
 /** What made an execution: its slot came, a start caught up with it, or `oryx schedule run`. */
-export type FiredBy = 'schedule' | 'catch-up' | 'manual';
+export type FiredBy = ExecutionRow['fired_by'];
 
-/** A `task_executions` row, as stored. */
-export interface ExecutionRow {
-  id: number; task: string; slot: string; status: ExecutionStatus | 'running' | 'queued'; fired_by: FiredBy; owner: string | null;
-  heartbeat_at: string | null; started_at: string | null; finished_at: string | null; duration_ms: number | null;
-  session_id: string | null; run_id: string | null; stop_reason: string | null; answer: string | null; error_code: string | null;
-  error: string | null; iterations: number | null; input_tokens: number | null; output_tokens: number | null;
-  notify_status: string | null; notification_id: number | null;
-}
+/** A `task_executions` row, as stored (the contract's). */
+export type { ExecutionRow };
 
 /** An execution that may still be going, as overlap and recovery see it. */
 export type ActiveRow = Pick<ExecutionRow, 'id' | 'slot' | 'status' | 'owner' | 'heartbeat_at'>;

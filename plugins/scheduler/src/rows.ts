@@ -1,6 +1,7 @@
+import type { TaskInfo } from '@oryxos/contracts';
 import type { ExecutionRow, TaskRow } from './queries.ts';
 import { describeSchedule, formatEvery, nextSlot, type Schedule } from './schedule.ts';
-import type { CatchUp, Overlap, SessionMode, TaskDefinition } from './task.ts';
+import type { TaskDefinition } from './task.ts';
 
 /** A stored task as a definition. */
 export function definitionOf(row: TaskRow): TaskDefinition {
@@ -14,38 +15,12 @@ export function definitionOf(row: TaskRow): TaskDefinition {
   };
 }
 
-/**
- * A task as `oryx schedule list --json` and `GET /api/tasks` show it: its definition, where it
- * comes from, its next slot and its last execution.
- */
-export interface TaskInfo {
-  name: string;
-  agent: string;
-  message: string;
-  /** One line: `cron 0 8 * * 1-5 (Europe/Berlin)`, `every 5m`, `at 2026-12-01T08:00:00.000Z`. */
-  schedule: string;
-  cron?: string;
-  every?: string;
-  everyMs?: number;
-  at?: string;
-  timezone?: string;
-  session: SessionMode;
-  /** The continuing session of a `session: 'task'` task, once it has run. */
-  sessionId?: string;
-  notify?: string;
-  enabled: boolean;
-  timeoutMs: number;
-  overlap: Overlap;
-  catchUp: CatchUp;
-  /** `config`: declared in oryx.config.ts; `runtime`: added with `oryx schedule add` or the REST API. */
-  source: 'config' | 'runtime';
-  /** The next slot (ISO), when enabled and there is one. */
-  next?: string;
-  last?: { slot: string; status: string; finishedAt?: string; errorCode?: string };
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type { TaskInfo };
 
+/**
+ * A task as `oryx schedule list --json` and `GET /api/tasks` show it (the contract's `TaskInfo`):
+ * its definition, where it comes from, its next slot and its last execution.
+ */
 export function infoOf(def: TaskDefinition, source: TaskInfo['source'], row: TaskRow | undefined, last: ExecutionRow | undefined, now = Date.now()): TaskInfo {
   const s = def.schedule;
   const next = def.enabled ? nextSlot(s, now) : undefined;
