@@ -1,5 +1,5 @@
 import { OryxError } from '@oryxos/provider-spec';
-import { providerLabel, type ProviderCall } from './errors.ts';
+import { providerAbortError, providerLabel, type ProviderCall } from './errors.ts';
 import { redactUrl } from './url.ts';
 
 /** A timer that aborts one call attempt at `ms`, however steadily the server sends. */
@@ -67,4 +67,60 @@ export function providerCallCapError(ctx: ProviderCall, ms: number, option: stri
     hint: `The answer took longer than one call may: raise callTimeoutMs in ${option} for long answers, or ask for a shorter one. `
       + 'It was not retried (a retry would take as long); the session keeps every step committed before the cut.',
   });
+}
+
+/** Options of {@link guardedStream}. */
+export interface GuardedStreamOptions<Part, Out> {
+  /** The run's signal: an abort ends the stream with `ORYX_E_RUN_ABORTED`. */
+  signal?: AbortSignal;
+  /** How long the stream may send nothing once it is open (`timeoutMs`): a silent one is cut. */
+  idleMs: number;
+  /** How long the whole attempt may take however steadily it streams (`callTimeoutMs`). */
+  capMs: number;
+  /** Opens the stream with the attempt's signal (the SDK's own timeout covers the wait for its start). */
+  open(signal: AbortSignal): Promise<AsyncIterable<Part>>;
+  /** What each part of the stream gives (an assembler's deltas); what it throws is a failure of the stream. */
+  each(part: Part): Iterable<Out>;
+  /**
+   * The error to end with: `cap` when `capMs` cut it, `idle` when `idleMs` did, `failed` for any
+   * other failure (`cause`: what was thrown), classified by the provider.
+   */
+  fail(kind: 'cap' | 'idle' | 'failed', cause?: unknown): OryxError;
+}
+
+/**
+ * A streamed call attempt of an SDK, guarded as every provider's must be: cut when it goes silent
+ * for `idleMs` and when it reaches `capMs`, with its timers and listeners released however it
+ * ends (a consumer that stops early included). An SDK that ends its iteration quietly on an
+ * abort still ends the stream with the abort or the timeout that caused it.
+ *
+ * @example
+ * for await (const delta of guardedStream({ signal: request.signal, idleMs: 60_000, capMs: 180_000,
+ *   open: (signal) => client.chat.completions.create({ ...body, stream: true }, { signal }),
+ *   each: (chunk) => assembler.push(chunk), fail: (kind, cause) => errorOf(kind, cause) })) yield delta;
+ */
+export async function* guardedStream<Part, Out>(options: GuardedStreamOptions<Part, Out>): AsyncGenerator<Out, void, undefined> {
+  const { signal: run } = options;
+  const idle = new AbortController();
+  let idleTimer: NodeJS.Timeout | undefined;
+  const rearm = () => { clearTimeout(idleTimer); idleTimer = setTimeout(() => idle.abort(), options.idleMs); };
+  const cap = callCap(options.capMs);
+  try {
+    const stream = await options.open(cap.with(run, idle.signal));
+    rearm();
+    for await (const part of stream) {
+      rearm();
+      yield* options.each(part);
+    }
+  } catch (error) {
+    if (cap.fired && !run?.aborted) throw options.fail('cap', error);
+    if (idle.signal.aborted && !run?.aborted) throw options.fail('idle', error);
+    throw options.fail('failed', error);
+  } finally {
+    clearTimeout(idleTimer);
+    cap.clear();
+  }
+  if (run?.aborted) throw providerAbortError(run.reason);
+  if (cap.fired) throw options.fail('cap');
+  if (idle.signal.aborted) throw options.fail('idle');
 }

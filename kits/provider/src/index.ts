@@ -13,7 +13,7 @@ export {
 // A provider's options are checked as every plugin's are (the shapes of @oryxos/schema-kit).
 export { shape, validateOptions } from '@oryxos/schema-kit';
 export { PROVIDER_CALL_DEFAULTS, PROVIDER_CALL_SHAPE, retryPolicy, type ProviderCallOptions } from './options.ts';
-export { callCap, providerCallCapError, type CallCap } from './call-cap.ts';
+export { callCap, guardedStream, providerCallCapError, type CallCap, type GuardedStreamOptions } from './call-cap.ts';
 export { stableCallId } from './call-id.ts';
 export { normalizeFinishReason } from './finish.ts';
 export { parseToolArguments } from './tool-arguments.ts';

@@ -1,6 +1,6 @@
 import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/provider-spec';
 import {
-  ServerReportedError, callCap, causeChain, checkedFetch, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError,
+  ServerReportedError, callCap, causeChain, checkedFetch, guardedStream, providerAbortError, providerBadResponseError, providerCallCapError, providerConnectionError,
   providerLabel, providerServerError, providerStatusError, providerTimeoutError, serverErrorOf, serverReportedIn, type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -104,32 +104,15 @@ export function createAnthropicProvider(settings: AnthropicSettings): Provider {
     async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
       const c = await connect(request.model);
       const assembler = new MessageStreamAssembler();
-      // The SDK's timeout ends when the answer starts; a stream that then goes silent for
-      // timeoutMs (pings count as life) is cut here, so a stalled server cannot hang a run.
-      const idle = new AbortController();
-      let idleTimer: NodeJS.Timeout | undefined;
-      const rearm = () => { clearTimeout(idleTimer); idleTimer = setTimeout(() => idle.abort(), settings.timeoutMs); };
-      const cap = callCap(settings.callTimeoutMs);
-      const signal = cap.with(request.signal, idle.signal);
-      try {
-        const stream = await c.client.messages.create({ ...toRequestBody(request, settings), stream: true }, { signal, headers: request.headers });
-        rearm();
-        for await (const event of stream) {
-          rearm();
-          for (const delta of assembler.push(event as unknown as { type: string })) yield delta;
-        }
-      } catch (error) {
-        if (cap.fired && !request.signal?.aborted) throw callCapError(ctxOf(request, c), error);
-        if (idle.signal.aborted && !request.signal?.aborted) throw providerTimeoutError(error, ctxOf(request, c), where);
-        throw classify(error, request, c);
-      } finally {
-        clearTimeout(idleTimer);
-        cap.clear();
-      }
-      // The SDK ends the iteration quietly on abort; the kernel must still see an abort or a timeout.
-      if (request.signal?.aborted) throw providerAbortError(request.signal.reason);
-      if (cap.fired) throw callCapError(ctxOf(request, c));
-      if (idle.signal.aborted) throw providerTimeoutError(undefined, ctxOf(request, c), where);
+      // The SDK's timeout ends when the answer starts; then a stream silent for timeoutMs (pings
+      // count as life) is cut, and however steadily it streams, one attempt ends at callTimeoutMs.
+      yield* guardedStream({
+        signal: request.signal, idleMs: settings.timeoutMs, capMs: settings.callTimeoutMs,
+        open: (signal) => c.client.messages.create({ ...toRequestBody(request, settings), stream: true }, { signal, headers: request.headers }),
+        each: (event) => assembler.push(event as unknown as { type: string }),
+        fail: (kind, cause) => kind === 'cap' ? callCapError(ctxOf(request, c), cause)
+          : kind === 'idle' ? providerTimeoutError(cause, ctxOf(request, c), where) : classify(cause, request, c),
+      });
       if (!assembler.finished) {
         throw new OryxError('ORYX_E_LLM_CONNECTION', `${providerLabel(ctxOf(request, c))}: the stream from ${c.client.baseURL} ended before message_stop`, {
           retryable: true, hint: LLM_HINTS.ORYX_E_LLM_CONNECTION, data: { status: undefined, provider: settings.name, model: request.model },

@@ -236,6 +236,23 @@ export function providerWireSuite(test: Test, d: WireDialect): void {
     await s.server.closedEarlyOnce;
   }));
 
+  test(`${d.provider} wire: a stream that keeps sending is not cut by the idle limit, however much longer than it the answer takes`, () => {
+    const pieces = Array.from({ length: 16 }, (_, i) => `part${i} `);
+    const events = d.stream(pieces, [5, 8]);
+    // Each event 40 ms after the last: ~700 ms of streaming under a 400 ms idle limit.
+    const paced = async (send: (item: unknown) => void) => {
+      for (const event of events) { send(event); await new Promise((resolve) => setTimeout(resolve, 40)); }
+    };
+    return run([{ paced }], { ...d.idleTimeout(400), callTimeoutMs: 30_000 }, async (s) => {
+      const tokens: string[] = [];
+      const r = await s.t.service.process({ agent: 'assistant', message: 'go', stream: true, onEvent: tokensOf(tokens) });
+      assert.equal(r.error, undefined);
+      assert.equal(r.answer, pieces.join(''));
+      assert.deepEqual(tokens, pieces);
+      assert.equal(s.server.requests.length, 1);
+    });
+  });
+
   test(`${d.provider} wire: a stream cut after tokens were shown is not retried, and the hint says what the session keeps`, () => run([{ events: [d.piece('Half an ans')], cut: true }, { events: [d.piece('never')] }], {}, async (s) => {
     const tokens: string[] = [];
     const r = await s.t.service.process({ agent: 'assistant', message: 'go', stream: true, onEvent: tokensOf(tokens) });
