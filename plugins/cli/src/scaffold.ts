@@ -111,16 +111,22 @@ servers: {}
 #    headers:
 #      Authorization: Bearer \${EXAMPLE_TOKEN}
 `,
-    '.oryxos/.gitignore': `oryx.db
+    '.oryxos/.gitignore': `# This machine's: the database, its journals and the high-water mark kept beside it (shared, a
+# mark would make another machine's database look damaged), server logs, the REST token, caches,
+# the sandbox's records (file identities, quarantined files).
+oryx.db
 oryx.db-*
+oryx.db.seen.json
 logs/
 web-token
 cache/
+sandbox/
 **/MEMORY.md.lock
 **/MEMORY.md.*.tmp
 # What people said: per-user memories, and each conversation's memory and checkpoints.
 memory/users/
 memory/sessions/
+memory/migrated-checkpoints.md
 agents/*/users/
 `,
   };
