@@ -3,7 +3,7 @@ import { format } from 'node:util';
 import { Command, Flags, ux, type Interfaces } from '@oclif/core';
 import { Kernel, resolveConfig, type Runs, type Logger, type Plugin, type ResolvedConfig } from '@oryxos/kernel';
 import { OryxError, errorMessage, isOryxError } from '@oryxos/provider-spec';
-import { escapeControls } from '@oryxos/plugin-kit';
+import { didYouMean, escapeControls } from '@oryxos/plugin-kit';
 import { loadConfig } from './config-file.ts';
 import { loadDotEnv } from './dot-env.ts';
 import { pluginSources, versions } from './installation.ts';
@@ -111,7 +111,7 @@ export abstract class OryxCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number; oclif?: unknown }): Promise<unknown> {
     // What oclif could not parse (a bad flag value, an unknown flag) exits 2: in the same format as every other error.
     if (!isOryxError(error) && (error.oclif as { exit?: number } | undefined)?.exit === 2 && (error as { code?: string }).code !== 'EEXIT') {
-      error = usageError(error, `${this.config.bin} ${this.id ?? ''}`.trim());
+      error = usageError(error, `${this.config.bin} ${this.id ?? ''}`.trim(), [...flagNames({ ...this.ctor.baseFlags, ...this.ctor.flags }), ...(this.ctor.enableJsonFlag ? ['--json'] : [])]);
     }
     if (!isOryxError(error)) {
       if (error.oclif || (error as { code?: string }).code === 'EEXIT') throw error;
@@ -132,9 +132,19 @@ export abstract class OryxCommand extends Command {
  * oclif's parse error in the error format every other failure uses (code, message, hint) and
  * with the usage exit status: `error ORYX_E_CLI_USAGE: Expected --approval=maybe to be one of: ask, deny, wait`.
  */
-function usageError(error: Error, command: string): OryxError {
-  const message = error.message.split('\n').map((l) => l.trim()).filter((l) => l && !/^See more help with/.test(l)).join(': ');
+function usageError(error: Error, command: string, flags: string[]): OryxError {
+  let message = error.message.split('\n').map((l) => l.trim()).filter((l) => l && !/^See more help with/.test(l)).join(': ');
+  // An unknown flag (oclif's NonExistentFlagsError carries them as typed): each with the flag it is likely a typo of.
+  const unknown = (error as { flags?: unknown }).flags;
+  if (Array.isArray(unknown) && unknown.length && unknown.every((f) => typeof f === 'string')) {
+    message = `Nonexistent flag${unknown.length === 1 ? '' : 's'}: ${unknown.map((f: string) => `${f}${didYouMean(f.replace(/=.*$/s, ''), flags)}`).join(', ')}`;
+  }
   return new OryxError('ORYX_E_CLI_USAGE', message || 'The command line could not be read', { cause: error, hint: `See \`${command} --help\` for its flags and arguments.` });
+}
+
+/** A command's flags as they are typed: `--name` and `--alias` for each (one-letter `-c` flags are not suggested). */
+function flagNames(flags: Record<string, { aliases?: string[] }> | undefined): string[] {
+  return Object.entries(flags ?? {}).flatMap(([name, flag]) => [name, ...(flag.aliases ?? [])].map((n) => `--${n}`));
 }
 
 /** The default plugins that are installed, each created with its default options. */

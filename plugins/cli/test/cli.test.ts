@@ -228,6 +228,12 @@ test('errors print code, message and hint and exit non-zero', async () => {
   assert.match(JSON.parse(unknown.stdout).error.message, 'Parsing --limit: Expected an integer but received: abc');
   const nonexistent = await oryx(['run', 'hi', '--bogus']);
   assert.match(nonexistent.stderr, /^error ORYX_E_CLI_USAGE: Nonexistent flag: --bogus\n/);
+  // A likely typo names the flag meant: the command's own, an alias, the shared --config and --json.
+  const typos = await oryx(['run', 'hi', '--agnt', 'x', '--strem=1', '--confg', 'c']);
+  assert.is(typos.code, 2);
+  assert.match(typos.stderr, /^error ORYX_E_CLI_USAGE: Nonexistent flags: --agnt \(did you mean "--agent"\?\), --strem=1 \(did you mean "--stream"\?\), --confg \(did you mean "--config"\?\)\n/);
+  const jsonTypo = await oryx(['sessions', '--jsn']);
+  assert.match(jsonTypo.stderr, 'Nonexistent flag: --jsn (did you mean "--json"?)');
   await writeFile(path.join(dir, 'oryx.config.ts'), 'export default { plugins: "all" };');
   const bad = await oryx(['agents']);
   assert.is(bad.code, 1);
