@@ -2,7 +2,9 @@
 // `audit …`, `memory show|recall`, `mcp list|tools`, `db status`, `version`, `plugins`) leave the
 // project folder byte-identical, with or without a database, and say there is nothing yet.
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -64,6 +66,28 @@ test('in a project with no database, every read command creates nothing and says
     assert.match(said['mcp tools fx']!, 'echo', 'the MCP server was started and listed its tools');
     const json = await runOryx(['sessions', '--json'], { cwd: dir });
     assert.equal(JSON.parse(json.stdout), { items: [] });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('in a folder that is no project (no config, no .oryxos), a command that fails there leaves no file; db migrate creates the database', async () => {
+  // Outside the repository: its oryx.config.ts must not be found from here.
+  const dir = await mkdtemp(path.join(tmpdir(), 'oryx-no-project-'));
+  try {
+    const run = await runOryx(['run', 'hi'], { cwd: dir });
+    assert.is(run.code, 1);
+    assert.match(run.stderr, 'ORYX_E_AGENT_NOT_FOUND');
+    const web = await runOryx(['web', '--port', '0'], { cwd: dir });
+    assert.is(web.code, 1);
+    assert.match(web.stderr, 'ORYX_E_WEB_NOT_ENABLED');
+    const removed = await runOryx(['sessions', 'delete', 'abcd'], { cwd: dir });
+    assert.match(removed.stderr, 'ORYX_E_SESSION_NOT_FOUND');
+    assert.equal(await readdir(dir), [], 'no .oryxos, no database');
+    const migrated = await runOryx(['db', 'migrate', '--json'], { cwd: dir });
+    assert.is(migrated.code, 0, migrated.stderr);
+    assert.ok(existsSync(path.join(dir, '.oryxos', 'oryx.db')), 'asked for by name, the database is made');
+    assert.ok(JSON.parse(migrated.stdout).owners.some((o: { owner: string; to: number }) => o.owner === 'sqlite' && o.to > 0));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { format } from 'node:util';
 import { Command, Flags, ux, type Interfaces } from '@oclif/core';
@@ -53,7 +54,8 @@ export abstract class OryxCommand extends Command {
    * or `options.readOnly` says so.
    */
   protected async boot(options: { logger?: Logger; readOnly?: boolean; config?: ResolvedConfig; plugins?: Plugin[] } = {}): Promise<{ kernel: Kernel; service: Kernel['runs']; config: ResolvedConfig }> {
-    const loaded = options.config ?? (await this.loadConfig()) ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
+    const found = options.config ?? (await this.loadConfig());
+    const loaded = found ?? resolveConfig({ plugins: await defaultPlugins() }, process.cwd());
     // What the command itself brings (the terminal's door) goes with the config's plugins.
     const config = options.plugins?.length ? { ...loaded, plugins: [...loaded.plugins, ...options.plugins] } : loaded;
     const logger: Logger = options.logger ?? {
@@ -62,7 +64,11 @@ export abstract class OryxCommand extends Command {
       warn: (m) => this.logToStderr(`warning: ${escapeControls(m, { oneLine: true })}`),
     };
     const command = this.constructor as typeof OryxCommand;
-    const readOnly = options.readOnly ?? command.readOnly;
+    // No config and no workspace folder: this folder is no OryxOS project, so the defaults create
+    // no file in it (`oryx run` in the wrong folder fails on its missing agent without leaving a
+    // database there). A project with `.oryxos/` but no config still runs on the defaults.
+    const noProject = !found && !existsSync(loaded.workspaceDir);
+    const readOnly = options.readOnly ?? (command.readOnly || noProject);
     // The package versions (a package.json read per package) only when a plugin asks for them (`/api/info`).
     const cli = this.config;
     let packages: Record<string, string> | undefined;

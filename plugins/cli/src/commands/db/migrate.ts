@@ -12,7 +12,8 @@ export default class DbMigrate extends OryxCommand {
 
   async run(): Promise<{ dialect: string; url: string; owners: { owner: string; from: number; to: number; applied: number[] }[] }> {
     const control: MigrationControl = { mode: 'apply', reports: [] };
-    await withMigrationControl(control, () => this.boot());
+    // Asked for by name: the database is created even in a folder that is no project yet.
+    await withMigrationControl(control, () => this.boot({ readOnly: false }));
     const owners = control.reports.map((r) => ({ owner: r.owner, from: r.database, to: Math.max(r.database, ...r.applied), applied: r.applied }));
     const result = { dialect: control.database?.dialect ?? 'unknown', url: control.database?.url ?? '', owners };
     if (!this.jsonEnabled()) {
