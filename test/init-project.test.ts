@@ -3,7 +3,8 @@
 // bootstrap files, the agent's MEMORY.md), never what OryxOS keeps for this machine (the database
 // and its journals, the high-water mark beside it, the sandbox's records). What a run does not
 // write here (the web token, server logs, users' and conversations' memories) is checked with
-// `git check-ignore` against the paths the sandbox keeps from agents as the operator's.
+// `git check-ignore` against the paths the sandbox keeps from agents as the operator's; `oryx
+// doctor` says when a project's `.gitignore` misses any of it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -62,6 +63,30 @@ test('what OryxOS keeps for the operator elsewhere in .oryxos is ignored too', a
   assert.equal(ignored(operatorPaths), operatorPaths);
   // The person's own files stay visible.
   assert.equal(ignored(['.oryxos/memory/MEMORY.md', '.oryxos/agents/assistant/AGENT.md', 'oryx.config.ts']), []);
+});
+
+test('oryx doctor says whether git keeps this machine\'s files out, and names what to add or take out of git', async () => {
+  const gitCheck = async () => {
+    const r = await runOryx(['doctor', '--json'], { cwd: dir });
+    return (JSON.parse(r.stdout).items as { check: string; status: string; detail: string; fix?: string }[]).find((c) => c.check === 'git')!;
+  };
+  assert.is((await gitCheck()).status, 'ok');
+  // A project made before init wrote the last lines, with its high-water mark committed.
+  const ignoreFile = path.join(dir, '.oryxos', '.gitignore');
+  const full = await readFile(ignoreFile, 'utf8');
+  await writeFile(ignoreFile, full.replace('oryx.db.seen.json\n', '').replace('sandbox/\n', ''));
+  git('add', '-f', '.oryxos/oryx.db.seen.json');
+  const old = await gitCheck();
+  assert.is(old.status, 'warn');
+  assert.match(old.detail, 'oryx.db.seen.json, sandbox/');
+  assert.match(old.fix!, 'Add these lines to .oryxos/.gitignore: oryx.db.seen.json, sandbox/');
+  await writeFile(ignoreFile, full);
+  const committed = await gitCheck();
+  assert.is(committed.status, 'warn');
+  assert.match(committed.detail, 'committed although they are this machine\'s: .oryxos/oryx.db.seen.json');
+  assert.match(committed.fix!, 'git rm --cached .oryxos/oryx.db.seen.json');
+  git('rm', '-q', '--cached', '.oryxos/oryx.db.seen.json');
+  assert.is((await gitCheck()).status, 'ok');
 });
 
 test.run();

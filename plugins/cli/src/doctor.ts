@@ -4,11 +4,15 @@
  * booted kernel offers every host (providers, agents, tool sources, plugins' resolved options),
  * never a plugin's internals.
  */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import type { Database, DatabaseReport } from '@oryxos/contracts';
 import { errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { AgentDefinition, Kernel, ResolvedConfig } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
+import { scaffold } from './scaffold.ts';
 
 /** One line of `oryx doctor`. */
 export interface DoctorCheck {
@@ -217,4 +221,52 @@ export function sandboxSummary(config: ResolvedConfig): DoctorCheck {
     rules.confine === false ? 'programs NOT confined (confine: false)' : 'programs confined (bubblewrap)',
   ];
   return { check: 'sandbox', status: 'ok', detail: parts.join('; ') };
+}
+
+/** A path each line of a `.gitignore` covers: `logs/` → `logs/x`, `agents/*\/users/` → `agents/x/users/x`. */
+const coveredBy = (pattern: string) => pattern.replace(/\*\*\//g, 'x/').replace(/\*/g, 'x').replace(/\/$/, '/x');
+
+/** Runs git in `root` (no fsmonitor hook); its stdout, or undefined when git is missing or fails. */
+function git(root: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', ['-c', 'core.fsmonitor=false', ...args], { cwd: root, timeout: 10_000, encoding: 'utf8' }, (error, stdout) => {
+      // check-ignore exits 1 when it ignores none of the paths: an answer, not a failure.
+      resolve(!error || (error as { code?: unknown }).code === 1 ? stdout : undefined);
+    });
+  });
+}
+
+/**
+ * What the workspace keeps for this machine stays out of git: every line of the `.gitignore`
+ * that `oryx init` writes (the database, its journals and high-water mark, the sandbox's records,
+ * logs, the REST token, people's memories), tested with `git check-ignore` on a path it covers,
+ * and none of those files committed. Committed, the high-water mark makes a teammate's own
+ * database look damaged. Only in a git work tree with git installed; runs nothing but git.
+ */
+export async function checkGitIgnores(workspaceDir: string): Promise<DoctorCheck> {
+  let root = workspaceDir;
+  while (!existsSync(path.join(root, '.git'))) {
+    if (path.dirname(root) === root) return { check: 'git', status: 'skip', detail: 'not in a git work tree' };
+    root = path.dirname(root);
+  }
+  const lines = scaffold({ provider: 'openai' })['.oryxos/.gitignore']!.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const rel = (p: string) => path.relative(root, path.join(workspaceDir, p)).split(path.sep).join('/');
+  const samples = lines.map((line) => rel(coveredBy(line)));
+  const ignored = await git(root, ['check-ignore', '--no-index', '--', ...samples]);
+  const committed = await git(root, ['ls-files', '--cached', '--ignored', '--exclude-standard', '--', rel('.')]);
+  if (ignored === undefined || committed === undefined) return { check: 'git', status: 'skip', detail: 'git did not answer (is it installed?)' };
+  const shown = path.relative(process.cwd(), workspaceDir) || '.';
+  const said = new Set(ignored.split('\n').filter(Boolean));
+  const missing = lines.filter((_, i) => !said.has(samples[i]!));
+  const tracked = committed.split('\n').filter(Boolean);
+  if (missing.length) {
+    return {
+      check: 'git', status: 'warn', detail: `git does not ignore what ${shown}/ keeps for this machine: ${missing.join(', ')}`,
+      fix: `Add these lines to ${shown}/.gitignore: ${missing.join(', ')} (oryx init writes them in a new project)${tracked.length ? `; and take the committed ones out of git: git rm --cached ${tracked.join(' ')}` : ''}.`,
+    };
+  }
+  if (tracked.length) {
+    return { check: 'git', status: 'warn', detail: `committed although they are this machine's: ${tracked.join(', ')}`, fix: `git rm --cached ${tracked.join(' ')} (the files stay here; git stops tracking them).` };
+  }
+  return { check: 'git', status: 'ok', detail: `${shown}/: git ignores what it keeps for this machine (database, journals, sandbox records, logs, token, people's memories)` };
 }

@@ -3,14 +3,14 @@ import { Flags } from '@oclif/core';
 import type { AgentDefinition, Logger, ResolvedConfig } from '@oryxos/kernel';
 import { OryxCommand } from '@oryxos/command-kit';
 import {
-  checkDatabase, checkDoors, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
+  checkDatabase, checkDoors, checkGitIgnores, checkNode, failedCheck, checkProviders, checkToolSources, checkWebPort, sandboxSummary, type DoctorCheck,
 } from '../doctor.ts';
 import { listJson } from '@oryxos/command-kit';
 
 const MARK: Record<DoctorCheck['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '-' };
 
 export default class Doctor extends OryxCommand {
-  static override summary = 'Check this setup: Node, the config, every plugin, each provider, the database, MCP servers, the doors (channels), the web port, the sandbox.';
+  static override summary = 'Check this setup: Node, the config, every plugin, each provider, the database, MCP servers, the doors (channels), the web port, the sandbox, what git ignores.';
   static override description = 'One line per check, ✓ or ✗, and for each failure how to fix it (! is a warning, - a check that does not apply). '
     + 'Each provider gets a one-word request with the model its agents use; every tool source (MCP server) is started and listed; '
     + 'every door that can check itself (a channel) connects to its server and logs in, naming its credentials, never printing them. '
@@ -67,7 +67,7 @@ export default class Doctor extends OryxCommand {
     const toolAgent = agents.find((a) => a.name === config.defaultAgent) ?? agents[0];
     checks.push(...await checkToolSources(kernel, toolAgent));
     checks.push(...await checkDoors(kernel, flags.timeout));
-    checks.push(await checkWebPort(config), sandboxSummary(config));
+    checks.push(await checkWebPort(config), sandboxSummary(config), await checkGitIgnores(config.workspaceDir));
     if (config.file) checks.push(await checkConfigTypes(config.file, this.config.root));
     return this.report(checks);
   }
