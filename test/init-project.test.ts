@@ -3,8 +3,8 @@
 // bootstrap files, the agent's MEMORY.md), never what OryxOS keeps for this machine (the database
 // and its journals, the high-water mark beside it, the sandbox's records). What a run does not
 // write here (the web token, server logs, users' and conversations' memories) is checked with
-// `git check-ignore` against the paths the sandbox keeps from agents as the operator's; `oryx
-// doctor` says when a project's `.gitignore` misses any of it.
+// `git check-ignore` on one path of each, as plugins/sandbox/src/operator-files.ts lists the
+// operator's files; `oryx doctor` says when a project's `.gitignore` misses any of it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';

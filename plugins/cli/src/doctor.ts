@@ -12,7 +12,7 @@ import type { Database, DatabaseReport } from '@oryxos/contracts';
 import { errorMessage, isOryxError } from '@oryxos/provider-spec';
 import type { AgentDefinition, Kernel, ResolvedConfig } from '@oryxos/kernel';
 import satisfies from 'semver/functions/satisfies.js';
-import { scaffold } from './scaffold.ts';
+import { WORKSPACE_GITIGNORE } from './scaffold.ts';
 
 /** One line of `oryx doctor`. */
 export interface DoctorCheck {
@@ -249,7 +249,7 @@ export async function checkGitIgnores(workspaceDir: string): Promise<DoctorCheck
     if (path.dirname(root) === root) return { check: 'git', status: 'skip', detail: 'not in a git work tree' };
     root = path.dirname(root);
   }
-  const lines = scaffold({ provider: 'openai' })['.oryxos/.gitignore']!.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = WORKSPACE_GITIGNORE.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const rel = (p: string) => path.relative(root, path.join(workspaceDir, p)).split(path.sep).join('/');
   const samples = lines.map((line) => rel(coveredBy(line)));
   const ignored = await git(root, ['check-ignore', '--no-index', '--', ...samples]);

@@ -11,6 +11,29 @@ const PROVIDER_LINES: Record<InitProvider, [string, string]> = {
   ollama: ["import ollama from '@oryxos/plugin-ollama';", "    ollama({ defaultModel: 'qwen2.5:7b' }), // OLLAMA_HOST or http://127.0.0.1:11434"],
 };
 
+/**
+ * The `.gitignore` of the workspace: what `.oryxos/` keeps for this machine or of what people said.
+ * `oryx doctor` tests each of its lines against a project's git (doctor.ts).
+ */
+export const WORKSPACE_GITIGNORE = `# This machine's: the database, its journals and the high-water mark kept beside it (shared, a
+# mark would make another machine's database look damaged), server logs, the REST token, caches,
+# the sandbox's records (file identities, quarantined files).
+oryx.db
+oryx.db-*
+oryx.db.seen.json
+logs/
+web-token
+cache/
+sandbox/
+**/MEMORY.md.lock
+**/MEMORY.md.*.tmp
+# What people said: per-user memories, and each conversation's memory and checkpoints.
+memory/users/
+memory/sessions/
+memory/migrated-checkpoints.md
+agents/*/users/
+`;
+
 /** The files `oryx init` writes, relative to the project folder. */
 export function scaffold(options: { provider: InitProvider }): Record<string, string> {
   const [providerImport, providerLine] = PROVIDER_LINES[options.provider];
@@ -111,24 +134,7 @@ servers: {}
 #    headers:
 #      Authorization: Bearer \${EXAMPLE_TOKEN}
 `,
-    '.oryxos/.gitignore': `# This machine's: the database, its journals and the high-water mark kept beside it (shared, a
-# mark would make another machine's database look damaged), server logs, the REST token, caches,
-# the sandbox's records (file identities, quarantined files).
-oryx.db
-oryx.db-*
-oryx.db.seen.json
-logs/
-web-token
-cache/
-sandbox/
-**/MEMORY.md.lock
-**/MEMORY.md.*.tmp
-# What people said: per-user memories, and each conversation's memory and checkpoints.
-memory/users/
-memory/sessions/
-memory/migrated-checkpoints.md
-agents/*/users/
-`,
+    '.oryxos/.gitignore': WORKSPACE_GITIGNORE,
   };
 }
 

@@ -1,6 +1,6 @@
 import { OryxError, isOryxError, type ChatRequest, type ChatResponse, type Provider, type StreamEvent } from '@oryxos/provider-spec';
 import {
-  ChatChunkAssembler, ServerReportedError, callCap, causeChain, guardedStream, checkedFetch, providerAbortError, redactUrl, providerBadResponseError, providerCallCapError, providerConnectionError,
+  ChatChunkAssembler, ServerReportedError, callCap, causeChain, checkedFetch, guardedStream, providerAbortError, redactUrl, providerBadResponseError, providerCallCapError, providerConnectionError,
   providerLabel, providerServerError, providerStatusError, providerTimeoutError, serverErrorOf, serverReportedIn, type ProviderCall, type ProviderFix,
 } from '@oryxos/provider-kit';
 import type OpenAI from 'openai';
